@@ -1,0 +1,92 @@
+"""API-key and dashboard-session authentication; both resolve to one account.
+
+The key class comes first so an unauthenticated call gets 401 with WWW-Authenticate;
+it returns None without a Bearer header so the session class can try next. The session
+class keeps DRF's CSRF enforcement.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication
+from rest_framework.permissions import BasePermission
+
+from accounts.credentials import Credential
+from accounts.models import ApiKey
+from gitloom.errors import AuthenticationFailed, NotAuthenticated, PermissionDenied
+
+KEY_PREFIX = "glk_"
+# Writing last_used on every request would put a write on the retrieval hot path.
+LAST_USED_GRANULARITY = timedelta(seconds=60)
+
+
+def hash_secret(secret: str) -> str:
+    # SHA-256 is right for long random secrets: no dictionary to slow down.
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class ApiKeyUser:
+    """The request.user of an API-key request: the key's account, not a person."""
+
+    is_authenticated = True
+    is_anonymous = False
+    is_staff = False
+
+    def __init__(self, api_key: ApiKey):
+        self.api_key = api_key
+        self.pk = None
+
+    def __str__(self) -> str:
+        return f"api-key:{self.api_key.prefix}"
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    def authenticate(self, request):
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        if not header:
+            return None
+        scheme, _, secret = header.partition(" ")
+        if scheme.lower() != "bearer":
+            return None
+        secret = secret.strip()
+        if not secret:
+            raise AuthenticationFailed("Empty bearer token.")
+        key = (
+            ApiKey.objects.select_related("account")
+            .filter(key_hash=hash_secret(secret), revoked__isnull=True)
+            .first()
+        )
+        if key is None or not key.account.is_active:
+            raise AuthenticationFailed()
+        now = timezone.now()
+        if key.last_used is None or now - key.last_used > LAST_USED_GRANULARITY:
+            ApiKey.objects.filter(pk=key.pk).update(last_used=now)
+            key.last_used = now
+        return ApiKeyUser(key), Credential(account=key.account, type="api_key", api_key=key)
+
+    def authenticate_header(self, request) -> str:
+        return 'Bearer realm="gitloom"'
+
+
+class DashboardSessionAuthentication(SessionAuthentication):
+    def authenticate(self, request):
+        result = super().authenticate(request)  # enforces CSRF for logged-in sessions
+        if result is None:
+            return None
+        user, _ = result
+        from accounts.selectors import account_for_user
+
+        account = account_for_user(user=user)
+        if account is None:
+            raise PermissionDenied("This user belongs to no active account.", code="no_account")
+        return user, Credential(account=account, type="session", user=user)
+
+
+class HasAccount(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        if isinstance(request.auth, Credential):
+            return True
+        raise NotAuthenticated()

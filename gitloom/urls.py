@@ -1,0 +1,25 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from gitloom import exceptions
+
+v1_patterns = [
+    path("", include("accounts.urls")),
+    path("", include("namespaces.urls")),
+    path("", include("memories.urls")),
+    path("", include("retrieval.urls")),
+    path("schema", SpectacularAPIView.as_view(), name="schema"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Anything else under /v1/ is a JSON 404, not Django's HTML page.
+    re_path(r"^.*$", exceptions.api_not_found),
+]
+
+urlpatterns = [
+    path("v1/", include(v1_patterns)),
+    path("admin/", admin.site.urls),
+    path("", include("accounts.urls_dashboard")),
+]
+
+handler404 = "gitloom.exceptions.handler404"
+handler500 = "gitloom.exceptions.handler500"

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+from accounts.models import Account
+from gitloom.slugs import validate_slug
+from namespaces.errors import NamespaceExists
+from namespaces.models import Namespace
+
+
+def namespace_create(*, account: Account, name: str) -> Namespace:
+    validate_slug(name, what="namespace name")
+    try:
+        with transaction.atomic():
+            namespace = Namespace.objects.create(account=account, name=name)
+            _after_create(namespace)
+    except IntegrityError:
+        raise NamespaceExists() from None
+    return namespace
+
+
+def _after_create(namespace: Namespace) -> None:
+    # Inside the creating transaction: if the repository cannot be initialised the
+    # namespace does not exist either. A leftover repository of a deleted namespace of
+    # the same name is purged by namespace_delete before its row goes.
+    from namespaces import repository
+
+    repository.repository_init(prefix=namespace.storage_prefix)
+    from retrieval.services import index_namespace_create
+
+    index_namespace_create(namespace=namespace)
+
+
+def namespace_delete(*, namespace: Namespace) -> None:
+    """Forget a whole namespace: its index rows, its repository, then its row."""
+    from namespaces import repository
+    from retrieval.services import index_namespace_drop
+
+    with transaction.atomic():
+        locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
+        index_namespace_drop(namespace=locked)
+        repository.repository_delete(prefix=locked.storage_prefix)
+        locked.delete()
