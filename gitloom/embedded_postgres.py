@@ -11,6 +11,7 @@ it) and in the application database.
 from __future__ import annotations
 
 import fcntl
+import warnings
 from pathlib import Path
 
 APP_ROLE = "gitloom"
@@ -54,7 +55,10 @@ def _with_database(uri: str, database: str) -> str:
 
 def embedded_database_url(data_dir: Path) -> str:
     """Start (or join) the embedded server under ``data_dir`` and return the app's URL."""
-    import pgserver
+    with warnings.catch_warnings():
+        # platformdirs warns that XDG_RUNTIME_DIR is unset; pgserver copes, so do we.
+        warnings.simplefilter("ignore")
+        import pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / "postgres"

@@ -30,7 +30,11 @@ class InvalidName(GitLoomError):
 
 
 class NotAuthenticated(GitLoomError):
-    code, status, message = "not_authenticated", 401, "Authentication credentials were not provided."
+    code, status, message = (
+        "not_authenticated",
+        401,
+        "Authentication credentials were not provided.",
+    )
 
 
 class AuthenticationFailed(GitLoomError):

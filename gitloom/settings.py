@@ -8,8 +8,6 @@ the offline extractor and the offline MiniLM embedder.
 from __future__ import annotations
 
 import os
-import sys
-import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -57,12 +55,7 @@ SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 
-if USING_DEV_SECRET_KEY and not DEBUG and "pytest" not in sys.modules:
-    warnings.warn(
-        "GITLOOM_SECRET_KEY is not set: using the built-in development key, which is "
-        "fine for local use only. Set GITLOOM_SECRET_KEY before exposing GitLoom.",
-        stacklevel=1,
-    )
+# `manage.py serve` says so when the development key is in use.
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -75,6 +68,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_q",
+    "gitloom",
     "accounts",
     "namespaces",
     "memories",
@@ -83,6 +77,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "gitloom.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -141,6 +136,11 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = GITLOOM_DATA_DIR / "static"
+# whitenoise serves the admin and API-docs assets from gunicorn; no separate web server.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 
 # --- API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
