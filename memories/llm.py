@@ -1,0 +1,408 @@
+"""The one module that speaks to a model: the ``openai`` client, retries and validation.
+
+Everything else calls :class:`ModelClient` with domain-level arguments and gets parsed,
+validated data back, or one of two errors:
+
+* :class:`ModelUnavailable` (503) — the endpoint kept failing (429, 5xx, timeouts,
+  connection errors) after a bounded number of retries, or refused the request outright.
+* :class:`ModelOutputInvalid` — the endpoint answered, but kept answering something that
+  is not the JSON we asked for, after a bounded number of re-asks.
+
+Any OpenAI-compatible endpoint (hosted, vLLM, Ollama, llama.cpp server) works by
+configuration. Settings are read from ``django.conf.settings`` when Django is configured,
+else from the environment, under the same names:
+
+========================================  ===========================================
+``GITLOOM_LLM_MODEL``                      model name; empty means "no model" (offline)
+``GITLOOM_LLM_BASE_URL``                   e.g. ``http://localhost:11434/v1``; empty
+                                           means the client's default (api.openai.com)
+``GITLOOM_LLM_API_KEY``                    empty is allowed (local servers ignore it)
+``GITLOOM_LLM_TIMEOUT``                    seconds per HTTP request (default 60)
+``GITLOOM_LLM_MAX_RETRIES``                transient-error retries per call (default 4)
+``GITLOOM_LLM_INVALID_RETRIES``            re-asks after malformed output (default 2)
+``GITLOOM_LLM_BACKOFF_SCALE``              multiplies every wait; 0 in tests (default 1)
+``GITLOOM_LLM_MAX_WAIT``                   cap on one wait, seconds (default 30)
+``GITLOOM_LLM_RESPONSE_FORMAT``            ``json_object`` (default) or ``json_schema``
+``GITLOOM_LLM_TEMPERATURE``                sent only when set (reasoning models refuse it)
+``GITLOOM_LLM_MAX_TOKENS``                 sent only when set
+========================================  ===========================================
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import openai
+
+from gitloom.errors import GitLoomError, ServiceUnavailable
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class ModelOutputInvalid(GitLoomError):
+    code, status, message = (
+        "model_output_invalid",
+        502,
+        "The model kept answering with output that is not valid for this step.",
+    )
+
+
+class ModelUnavailable(ServiceUnavailable):
+    code, status, message = "model_unavailable", 503, "The model endpoint is unavailable."
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens spent; ``calls`` counts HTTP requests that reached the model and answered."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            calls=self.calls + other.calls,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "calls": self.calls,
+        }
+
+
+def setting(name: str, default: Any = None) -> Any:
+    """A setting from Django when it is configured, else from the environment."""
+    try:
+        from django.conf import settings
+
+        if settings.configured and hasattr(settings, name):
+            return getattr(settings, name)
+    except ImportError:  # pragma: no cover - Django is a hard dependency of the service
+        pass
+    return os.environ.get(name, default)
+
+
+def _number(name: str, default: float) -> float:
+    value = setting(name, None)
+    if value is None or value == "":
+        return default
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+
+
+class ModelClient:
+    """A configured chat/embeddings endpoint with bounded retries.
+
+    ``sleep`` is injectable so tests can observe the waits without taking them.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        invalid_retries: int = 2,
+        backoff_scale: float = 1.0,
+        max_wait: float = 30.0,
+        response_format: str = "json_object",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not model:
+            raise ValueError("ModelClient needs a model name")
+        if response_format not in ("json_object", "json_schema"):
+            raise ValueError("response_format must be 'json_object' or 'json_schema'")
+        self.model = model
+        self.base_url = base_url or None
+        self.max_retries = max(0, int(max_retries))
+        self.invalid_retries = max(0, int(invalid_retries))
+        self.backoff_scale = max(0.0, float(backoff_scale))
+        self.max_wait = max(0.0, float(max_wait))
+        self.response_format = response_format
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.sleep = sleep
+        # The client's own retries are off: ours honour Retry-After with a cap, are
+        # counted, and their sleep is injectable.
+        self._client = openai.OpenAI(
+            base_url=self.base_url,
+            # Local OpenAI-compatible servers need no key, but the client insists on one.
+            api_key=api_key or "not-needed",
+            timeout=timeout,
+            max_retries=0,
+        )
+
+    @classmethod
+    def from_settings(cls, **overrides: Any) -> ModelClient:
+        temperature = setting("GITLOOM_LLM_TEMPERATURE", None)
+        max_tokens = setting("GITLOOM_LLM_MAX_TOKENS", None)
+        kwargs: dict[str, Any] = {
+            "model": setting("GITLOOM_LLM_MODEL", "") or "",
+            "base_url": setting("GITLOOM_LLM_BASE_URL", None) or None,
+            "api_key": setting("GITLOOM_LLM_API_KEY", None) or None,
+            "timeout": _number("GITLOOM_LLM_TIMEOUT", 60.0),
+            "max_retries": int(_number("GITLOOM_LLM_MAX_RETRIES", 4)),
+            "invalid_retries": int(_number("GITLOOM_LLM_INVALID_RETRIES", 2)),
+            "backoff_scale": _number("GITLOOM_LLM_BACKOFF_SCALE", 1.0),
+            "max_wait": _number("GITLOOM_LLM_MAX_WAIT", 30.0),
+            "response_format": setting("GITLOOM_LLM_RESPONSE_FORMAT", "") or "json_object",
+            "temperature": None if temperature in (None, "") else float(temperature),
+            "max_tokens": None if max_tokens in (None, "") else int(max_tokens),
+        }
+        kwargs.update(overrides)
+        return cls(**kwargs)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> ModelClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- chat ------------------------------------------------------------------------
+
+    def chat_json(
+        self,
+        *,
+        system: str,
+        user: str,
+        schema_name: str,
+        validate: Callable[[Any], T],
+        schema: dict[str, Any] | None = None,
+    ) -> tuple[T, Usage]:
+        """Ask for one JSON object and return ``(validate(obj), usage)``.
+
+        ``validate`` receives the decoded JSON and returns the parsed value or raises
+        ``ValueError`` (pydantic's ``ValidationError`` is one) with a message the model
+        can act on: it is sent back as a re-ask. ``schema`` is sent only in
+        ``json_schema`` mode. Usage includes the tokens spent on rejected answers.
+        """
+        messages: list[dict[str, str]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
+        usage = Usage()
+        problem = ""
+        for attempt in range(self.invalid_retries + 1):
+            try:
+                completion = self._complete(
+                    messages=messages, schema_name=schema_name, schema=schema
+                )
+            except ValueError as exc:
+                # The HTTP body itself was not JSON: the endpoint answered, with garbage.
+                content, problem = None, f"the response body was not JSON ({_short(str(exc), 200)})"
+                usage += Usage(calls=1)
+            else:
+                usage += _usage_of(completion)
+                content, problem = _content_of(completion)
+            if content is not None:
+                try:
+                    return validate(json.loads(content)), usage
+                except ValueError as exc:  # includes JSONDecodeError and ValidationError
+                    problem = _short(str(exc))
+            log.warning(
+                "model %s gave invalid %s output (attempt %d): %s",
+                self.model,
+                schema_name,
+                attempt + 1,
+                problem,
+            )
+            # Re-ask in the same conversation so the model sees what it got wrong.
+            messages = [
+                *messages[:2],
+                {"role": "assistant", "content": _short(content or "", 4000)},
+                {
+                    "role": "user",
+                    "content": (
+                        f"That reply was not valid: {problem}\n"
+                        "Answer again with only the corrected JSON object."
+                    ),
+                },
+            ]
+        raise ModelOutputInvalid(
+            f"The model {self.model!r} gave invalid {schema_name} output "
+            f"{self.invalid_retries + 1} times; last problem: {problem}",
+            schema=schema_name,
+            usage=usage.as_dict(),
+        )
+
+    def _complete(
+        self, *, messages: list[dict[str, str]], schema_name: str, schema: dict[str, Any] | None
+    ) -> Any:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self.response_format == "json_schema" and schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": schema},
+            }
+        else:
+            kwargs["response_format"] = {"type": "json_object"}
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
+        return self._with_retries(lambda: self._client.chat.completions.create(**kwargs))
+
+    # -- embeddings ------------------------------------------------------------------
+
+    def embed(
+        self, *, texts: list[str], model: str | None = None
+    ) -> tuple[list[list[float]], Usage]:
+        """Embed ``texts`` in order; for an OpenAI-compatible embeddings endpoint."""
+        if not texts:
+            return [], Usage()
+        response = self._with_retries(
+            lambda: self._client.embeddings.create(model=model or self.model, input=texts)
+        )
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(texts):
+            raise ModelOutputInvalid(
+                f"The embeddings endpoint returned {len(data)} vectors for {len(texts)} texts."
+            )
+        usage = Usage(
+            prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
+            calls=1,
+        )
+        return [list(item.embedding) for item in data], usage
+
+    # -- retries ---------------------------------------------------------------------
+
+    def _with_retries(self, call: Callable[[], T]) -> T:
+        for attempt in range(self.max_retries + 1):
+            try:
+                return call()
+            except openai.APIStatusError as exc:
+                transient = exc.status_code in (408, 409, 429) or exc.status_code >= 500
+                if not transient:
+                    # 400/401/403/404: configuration or request problem; retrying won't help.
+                    raise ModelUnavailable(
+                        f"The model endpoint refused the request ({exc.status_code}): "
+                        f"{_short(exc.message)}",
+                        code="model_request_refused",
+                        upstream_status=exc.status_code,
+                    ) from exc
+                failure = f"HTTP {exc.status_code}"
+                wait = self._wait(attempt, retry_after=_retry_after(exc.response.headers))
+            except openai.APITimeoutError:
+                failure = "timeout"
+                wait = self._wait(attempt)
+            except openai.APIConnectionError as exc:
+                failure = f"connection error ({_short(str(exc.__cause__ or exc), 200)})"
+                wait = self._wait(attempt)
+            if attempt == self.max_retries:
+                break
+            log.warning(
+                "model %s: %s; retry %d/%d in %.2fs",
+                self.model,
+                failure,
+                attempt + 1,
+                self.max_retries,
+                wait,
+            )
+            self.sleep(wait)
+        raise ModelUnavailable(
+            f"The model endpoint kept failing ({failure}) after {self.max_retries + 1} attempts."
+        )
+
+    def _wait(self, attempt: int, *, retry_after: float | None = None) -> float:
+        """Exponential backoff (0.5s, 1s, 2s, ...), raised to the server's Retry-After."""
+        backoff = 0.5 * (2**attempt)
+        wait = max(backoff, retry_after) if retry_after is not None else backoff
+        return min(wait, self.max_wait) * self.backoff_scale
+
+
+def model_client(**overrides: Any) -> ModelClient | None:
+    """The configured model, or ``None`` when no model is configured (offline mode)."""
+    if not (setting("GITLOOM_LLM_MODEL", "") or overrides.get("model")):
+        return None
+    return ModelClient.from_settings(**overrides)
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds from ``Retry-After-Ms``/``Retry-After`` (delta-seconds or an HTTP date)."""
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _usage_of(completion: Any) -> Usage:
+    usage = getattr(completion, "usage", None)
+    return Usage(
+        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        calls=1,
+    )
+
+
+def _content_of(completion: Any) -> tuple[str | None, str]:
+    """The message text, or ``(None, why not)`` for answers with nothing usable."""
+    try:
+        choice = completion.choices[0]
+        finish_reason = getattr(choice, "finish_reason", None)
+        content = choice.message.content
+    except (AttributeError, IndexError, KeyError, TypeError):
+        # Lenient parsing lets a malformed completion through as odd types; same thing.
+        return None, "the response was not a chat completion with a message"
+    if finish_reason == "length":
+        return None, "the answer was cut off at the token limit; answer more briefly"
+    if not isinstance(content, str) or not content.strip():
+        return None, "the answer was empty"
+    return _strip_fence(content), ""
+
+
+def _strip_fence(content: str) -> str:
+    """Some local servers wrap JSON in a markdown fence even in JSON mode."""
+    text = content.strip()
+    if text.startswith("```"):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+        if text.rstrip().endswith("```"):
+            text = text.rstrip()[:-3]
+    return text
+
+
+def _short(text: str, limit: int = 500) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

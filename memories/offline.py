@@ -1,0 +1,570 @@
+"""The offline extractor: all four stages, deterministically, without a model.
+
+It keeps the whole write path working on a fresh machine and always says it is the
+offline one (``name == "offline"``; jobs and commits carry that name). It is a set of
+plain rules, good enough to make a transcript searchable, not a substitute for a model:
+
+* **Extract**: each message from a user (or any named speaker; unnamed assistant,
+  system and tool messages are skipped) is split into sentences; a list under a
+  ``...:`` line stays one memory (a roster stays a roster), a sentence that opens with
+  a pronoun ("He is a beagle.") stays with the one before it, and greetings, questions
+  and fragments are dropped. Relative dates ("yesterday", "last week", "3 days ago",
+  "last Friday") are rewritten as absolute dates from the message's timestamp. A
+  named speaker's memories read ``Name: ...``.
+* **Tier**: ``preferences`` for "I like/love/prefer/hate/enjoy..." and "favourite",
+  ``events`` for dated happenings (a resolved relative date or an explicit date),
+  ``facts`` otherwise.
+* **Cue**: templates filled with the memory's distinguishing terms (proper nouns,
+  numbers, dates; its longest words when it has none), so every cue carries one.
+* **Relate**: memories sharing a distinguishing term that is not a speaker's name
+  (``same-entity``), or only a date (``same-date``); neighbouring memories from one
+  message (``same-context``).
+* **Reconcile**: a candidate of the same tier whose words overlap the new memory's by
+  Jaccard >= ``SAME_SUBJECT`` and that shares its distinguishing terms is the same
+  subject: its body keeps every old sentence the new one does not restate (all of the
+  old sentence's words reappear in a new one) and the new sentences follow, so the
+  latest statement comes last. A model can tell a contradiction; these rules cannot,
+  so they keep rather than drop.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+
+from memories.llm import Usage
+from memories.pipeline import (
+    Candidate,
+    Decision,
+    Draft,
+    DraftLink,
+    Message,
+    Rewrite,
+)
+
+NAME = "offline"
+SAME_SUBJECT = 0.5  # Jaccard of content words at which two memories are one subject
+CONFIDENCE = 0.6  # rules are less sure than a model
+MAX_LINKS_PER_MEMORY = 6
+MAX_UNIT_CHARS = 600
+
+_STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing done down during
+    each few for from further get got had has have having he her here hers herself him
+    himself his how i if in into is it its itself just let like me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own really same
+    she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up us very was we were what when where
+    which while who whom why will with would you your yours yourself yourselves i'm i've
+    i'd i'll it's that's don't didn't can't won't isn't wasn't aren't we're they're you're
+    he's she's there's what's let's yeah yes oh ok okay well much many lot lots thing
+    things something anything one ever even still yet though via per going gonna want
+    wanted make made take took know knew think thought feel felt see saw say said tell
+    told come came go went back way time times day days"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+_GREETING = re.compile(
+    r"^(hi|hey|hello|hiya|thanks|thank you|thx|ok|okay|sure|great|cool|wow|yes|no|yeah|yep|"
+    r"nope|bye|goodbye|good (morning|night|evening|afternoon)|lol|haha|awesome|nice|"
+    r"congrats|congratulations|sounds good|of course)\b",
+    re.IGNORECASE,
+)
+_PREFERENCE = re.compile(
+    r"\b(i|we|i'm|we're)\s+(really\s+|absolutely\s+|just\s+|totally\s+|kind of\s+|"
+    r"do\s+|don't\s+|do not\s+|still\s+|also\s+)?"
+    r"(like|love|loved|prefer|hate|enjoy|dislike|adore|detest|fond of|into)\b"
+    r"|\bfavou?rites?\b|\bcan'?t stand\b",
+    re.IGNORECASE,
+)
+_MONTHS = (
+    "|".join(calendar.month_name[1:])
+    + "|"
+    + "|".join(m for m in calendar.month_abbr[1:] if m != "May")
+)
+_EXPLICIT_DATE = re.compile(
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+    rf"|\b(?:{_MONTHS})\s+\d{{4}}\b",
+)
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
+_PRONOUN_START = re.compile(r"^(it|he|she|they|that|this|these|those|its|his|her|their)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"”’')\]]*\s+")
+_ABBREVIATIONS_TEXT = (
+    "mr mrs ms dr prof st vs etc e.g i.e jr sr inc ltd co mt no approx dept est fig"
+)
+_ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
+_TOKEN = re.compile(r"[₹$€£]?\d[\d,./:-]*\d|[₹$€£]?\d|[\w’'&-]+", re.UNICODE)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# Capitalised but not distinguishing on their own ("on Friday", "in May").
+_CALENDAR_WORDS = frozenset(
+    [d.lower() for d in calendar.day_name] + [m.lower() for m in calendar.month_name[1:]]
+)
+_PREPOSITIONS_TEXT = "since until till from by before after on of in during around"
+_PREPOSITIONS = frozenset(_PREPOSITIONS_TEXT.split())
+
+
+class OfflineExtractor:
+    """Deterministic Extract+Cue and Relate+Reconcile; see the module docstring."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        # Speakers' names are in nearly every memory of a conversation, so they link
+        # nothing; extract() records them for relate().
+        self._speakers: set[str] = set()
+
+    def extract(self, *, messages: Sequence[Message], now: datetime) -> tuple[list[Draft], Usage]:
+        drafts: list[Draft] = []
+        by_body: dict[str, int] = {}
+        self._speakers = {m.name.casefold() for m in messages if m.name}
+        for message in messages:
+            if not _speaks_facts(message):
+                continue
+            when = message.timestamp or now
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)
+            for unit in split_units(message.content):
+                text, dated = resolve_relative_dates(unit, when.date())
+                body = f"{message.name}: {text}" if message.name else text
+                seen = by_body.get(body.casefold())
+                if seen is not None:  # the same statement twice: one memory, both sources
+                    old = drafts[seen]
+                    if message.id not in old.sources:
+                        drafts[seen] = _with_source(old, message.id, when)
+                    continue
+                tier = tier_of(text, dated=dated)
+                distinguishing = terms(text, exclude=self._speakers)
+                by_body[body.casefold()] = len(drafts)
+                drafts.append(
+                    Draft(
+                        key=f"n{len(drafts) + 1}",
+                        tier=tier,
+                        topic=_topic(distinguishing, text),
+                        title=" ".join(_TOKEN.findall(text)[:8]),
+                        body=body,
+                        tags=tuple(_tags(distinguishing, text)),
+                        cues=tuple(
+                            cues_for(text=text, tier=tier, who=message.name, terms=distinguishing)
+                        ),
+                        sources=(message.id,),
+                        confidence=CONFIDENCE,
+                        when=when,
+                    )
+                )
+        return drafts, Usage()
+
+    def relate(
+        self,
+        *,
+        drafts: Sequence[Draft],
+        candidates: Sequence[Candidate],
+        candidates_for: Mapping[str, Sequence[str]],
+    ) -> tuple[Decision, Usage]:
+        candidates_by_key = {c.key: c for c in candidates}
+        rewrites = self._reconcile(drafts, candidates_by_key, candidates_for)
+        links = self._relate(drafts, candidates)
+        return Decision(links=tuple(links), rewrites=tuple(rewrites)), Usage()
+
+    # -- relate ----------------------------------------------------------------------
+
+    def _relate(self, drafts: Sequence[Draft], candidates: Sequence[Candidate]) -> list[DraftLink]:
+        term_sets = {d.key: _term_keys(d.body, self._speakers) for d in drafts}
+        term_sets.update({c.key: _term_keys(c.memory.text, self._speakers) for c in candidates})
+        # A term in most of a big job's memories is the conversation's subject, not a
+        # distinguishing one (a speaker named only in third person, say).
+        counts = Counter(t for d in drafts for t in term_sets[d.key])
+        common = {t for t, n in counts.items() if len(drafts) >= 4 and n > len(drafts) / 2}
+        links: list[DraftLink] = []
+        degree: Counter[str] = Counter()
+        others = [d.key for d in drafts] + [c.key for c in candidates]
+        for i, draft in enumerate(drafts):
+            for other in others[i + 1 :]:
+                if degree[draft.key] >= MAX_LINKS_PER_MEMORY:
+                    break
+                if degree[other] >= MAX_LINKS_PER_MEMORY:
+                    continue
+                shared = (term_sets[draft.key] & term_sets[other]) - common
+                if not shared:
+                    continue
+                kind = "same-date" if all(_ISO_DATE.fullmatch(t) for t in shared) else "same-entity"
+                links.append(DraftLink(source=draft.key, target=other, type=kind))
+                degree[draft.key] += 1
+                degree[other] += 1
+        linked = {(link.source, link.target) for link in links}
+        for before, after in zip(drafts, drafts[1:], strict=False):
+            if (
+                before.sources == after.sources
+                and (before.key, after.key) not in linked
+                and degree[before.key] < MAX_LINKS_PER_MEMORY
+                and degree[after.key] < MAX_LINKS_PER_MEMORY
+            ):
+                links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
+                degree[before.key] += 1
+                degree[after.key] += 1
+        return links
+
+    # -- reconcile -------------------------------------------------------------------
+
+    def _reconcile(
+        self,
+        drafts: Sequence[Draft],
+        candidates_by_key: Mapping[str, Candidate],
+        candidates_for: Mapping[str, Sequence[str]],
+    ) -> list[Rewrite]:
+        folded_into: dict[str, list[Draft]] = {}
+        for draft in drafts:
+            best, best_score = None, 0.0
+            for key in candidates_for.get(draft.key, ()):
+                candidate = candidates_by_key[key]
+                score = same_subject_score(
+                    draft, candidate.memory.text, candidate.memory.header.tier
+                )
+                if score > best_score:
+                    best, best_score = key, score
+            if best is not None:
+                folded_into.setdefault(best, []).append(draft)
+        rewrites = []
+        for key, parts in folded_into.items():
+            old = candidates_by_key[key].memory.text
+            rewrites.append(
+                Rewrite(
+                    target=key,
+                    drafts=tuple(d.key for d in parts),
+                    body=merge_bodies(old, [d.body for d in parts]),
+                )
+            )
+        return rewrites
+
+
+# --- extract ------------------------------------------------------------------------
+
+
+def _speaks_facts(message: Message) -> bool:
+    role = (message.role or "").lower()
+    if role in ("system", "tool", "function", "developer"):
+        return False
+    return role == "user" or bool(message.name)
+
+
+def split_units(content: str) -> list[str]:
+    """A message's statements worth keeping, in order (see the module docstring)."""
+    units: list[str] = []
+    lines = [line.rstrip() for line in content.replace("\r\n", "\n").split("\n")]
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if not line:
+            continue
+        sentences = split_sentences(_BULLET.sub("", line))
+        if line.endswith(":") and i < len(lines) and _BULLET.match(lines[i]):
+            items = []
+            while i < len(lines) and _BULLET.match(lines[i]):
+                items.append(_BULLET.sub("", lines[i]).strip())
+                i += 1
+            # A roster stays a roster: the heading and every item in one memory.
+            heading = sentences.pop()
+            roster = heading + "\n" + "\n".join(f"- {item}" for item in items if item)
+        else:
+            roster = None
+        for sentence in sentences:
+            if (
+                _PRONOUN_START.match(sentence)
+                and units
+                and len(units[-1]) < MAX_UNIT_CHARS
+                and _worth_keeping(units[-1])
+            ):
+                units[-1] = f"{units[-1]} {sentence}"
+                continue
+            units.append(sentence)
+        if roster is not None:
+            units.append(roster)
+    return [unit for unit in units if _worth_keeping(unit)]
+
+
+def split_sentences(text: str) -> list[str]:
+    pieces = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    sentences: list[str] = []
+    for piece in pieces:
+        last = sentences[-1].rsplit(None, 1)[-1].rstrip(".").lower() if sentences else ""
+        if sentences and (last in _ABBREVIATIONS or len(last) == 1):
+            sentences[-1] = f"{sentences[-1]} {piece}"  # "Dr. Smith", "J. R. R. Tolkien"
+        else:
+            sentences.append(piece)
+    return sentences
+
+
+def _worth_keeping(unit: str) -> bool:
+    if unit.rstrip().endswith("?") and "\n" not in unit:
+        return False
+    tokens = _TOKEN.findall(unit)
+    if len(tokens) < 3:
+        return False
+    if _GREETING.match(unit) and len(tokens) < 6:
+        return False
+    return any(t.lower() not in STOPWORDS and len(t) > 2 for t in tokens)
+
+
+def tier_of(text: str, *, dated: bool) -> str:
+    if _PREFERENCE.search(text):
+        return "preferences"
+    if dated or _EXPLICIT_DATE.search(text):
+        return "events"
+    return "facts"
+
+
+def _with_source(draft: Draft, message_id: str, when: datetime) -> Draft:
+    return replace(draft, sources=(*draft.sources, message_id), when=max(draft.when, when))
+
+
+# --- relative dates -----------------------------------------------------------------
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "a couple of": 2,
+}  # fmt: skip
+_WEEKDAYS = [d.lower() for d in calendar.day_name]
+_VAGUE = ("a few", "few", "several")
+
+
+def _iso(day: date) -> str:
+    return day.isoformat()
+
+
+def _month(day: date, delta: int) -> str:
+    index = day.year * 12 + day.month - 1 + delta
+    return f"{calendar.month_name[index % 12 + 1]} {index // 12}"
+
+
+def _relative(phrase: str, day: date) -> tuple[str, str] | None:
+    """(preposition, absolute phrase) for one relative-date phrase, lowercased."""
+    p = " ".join(phrase.split())
+    fixed = {
+        "the day before yesterday": ("on", _iso(day - timedelta(days=2))),
+        "yesterday": ("on", _iso(day - timedelta(days=1))),
+        "today": ("on", _iso(day)),
+        "tomorrow": ("on", _iso(day + timedelta(days=1))),
+        "the day after tomorrow": ("on", _iso(day + timedelta(days=2))),
+        "last night": ("on", f"the night of {_iso(day - timedelta(days=1))}"),
+        "tonight": ("on", f"the evening of {_iso(day)}"),
+        "last week": ("in", f"the week before {_iso(day)}"),
+        "this week": ("in", f"the week of {_iso(day)}"),
+        "next week": ("in", f"the week after {_iso(day)}"),
+        "last month": ("in", _month(day, -1)),
+        "this month": ("in", _month(day, 0)),
+        "next month": ("in", _month(day, 1)),
+        "last year": ("in", str(day.year - 1)),
+        "this year": ("in", str(day.year)),
+        "next year": ("in", str(day.year + 1)),
+    }
+    if p in fixed:
+        return fixed[p]
+    if p in ("last weekend", "this weekend", "next weekend"):
+        # Weekends are named by their Saturday; "this weekend" on a Sunday is yesterday's.
+        this = (
+            day - timedelta(days=1)
+            if day.weekday() == 6
+            else day + timedelta(days=5 - day.weekday())
+        )
+        shift = {"last weekend": -7, "this weekend": 0, "next weekend": 7}[p]
+        return "on", f"the weekend of {_iso(this + timedelta(days=shift))}"
+    m = re.fullmatch(r"(yesterday|this) (morning|afternoon|evening)", p)
+    if m:
+        base = day - timedelta(days=1) if m.group(1) == "yesterday" else day
+        return "on", f"the {m.group(2)} of {_iso(base)}"
+    m = re.fullmatch(r"(last|next) (\w+day)", p)
+    if m and m.group(2) in _WEEKDAYS:
+        target = _WEEKDAYS.index(m.group(2))
+        if m.group(1) == "last":
+            found = day - timedelta(days=(day.weekday() - target) % 7 or 7)
+        else:
+            found = day + timedelta(days=(target - day.weekday()) % 7 or 7)
+        return "on", f"{calendar.day_name[target]} {_iso(found)}"
+    m = re.fullmatch(r"(.+?) (day|week|month|year)s? ago", p)
+    if m:
+        amount, unit = m.group(1), m.group(2)
+        if amount in _VAGUE:
+            return "", f"{amount} {unit}s before {_iso(day)}"
+        n = int(amount) if amount.isdigit() else _NUMBERS.get(amount)
+        if n is None:
+            return None
+        if unit == "day":
+            return "on", _iso(day - timedelta(days=n))
+        if unit == "week":
+            return "in", f"the week of {_iso(day - timedelta(weeks=n))}"
+        if unit == "month":
+            return "in", _month(day, -n)
+        return "in", str(day.year - n)
+    return None
+
+
+_AMOUNT = r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several|a couple of|couple of)"
+_RELATIVE = re.compile(
+    r"\b(?:the day before yesterday|the day after tomorrow|yesterday (?:morning|afternoon|evening)"
+    r"|this (?:morning|afternoon|evening)|yesterday|today|tomorrow|last night|tonight"
+    r"|(?:last|this|next) (?:week|weekend|month|year)"
+    rf"|(?:last|next) (?:{'|'.join(_WEEKDAYS)})"
+    rf"|{_AMOUNT} (?:day|week|month|year)s? ago)\b",
+    re.IGNORECASE,
+)
+
+
+def resolve_relative_dates(text: str, day: date) -> tuple[str, bool]:
+    """``text`` with relative dates made absolute against ``day``; and whether any were."""
+    found = False
+
+    def absolute(match: re.Match[str]) -> str:
+        nonlocal found
+        resolved = _relative(match.group(0).lower(), day)
+        if resolved is None:
+            return match.group(0)
+        found = True
+        preposition, phrase = resolved
+        before = text[: match.start()].rstrip().rsplit(None, 1)
+        if not preposition or (before and before[-1].lower() in _PREPOSITIONS):
+            return phrase
+        return f"{preposition} {phrase}"
+
+    return _RELATIVE.sub(absolute, text), found
+
+
+# --- terms and cues -----------------------------------------------------------------
+
+
+def content_words(text: str) -> set[str]:
+    return {
+        t.lower().strip("'’-")
+        for t in _TOKEN.findall(text)
+        if t.lower() not in STOPWORDS and (len(t) > 2 or any(c.isdigit() for c in t))
+    }
+
+
+def terms(text: str, *, exclude: Set[str] = frozenset()) -> list[str]:
+    """Distinguishing terms: runs of capitalised words, numbers, dates, model names.
+
+    A run breaks at punctuation and at dates, so "Melanie: Lake Tahoe" is two terms.
+    """
+    found: list[str] = []
+    run: list[str] = []
+
+    def close_run() -> None:
+        if run:
+            phrase = " ".join(run)
+            if phrase.casefold() not in exclude:
+                found.append(phrase)
+            run.clear()
+
+    for sentence in split_sentences(text.replace("\n", ". ")):
+        end = 0
+        for match in _TOKEN.finditer(sentence):
+            token = match.group(0)
+            if sentence[end : match.start()].strip():
+                close_run()  # punctuation between the words
+            end = match.end()
+            if _ISO_DATE.fullmatch(token):
+                close_run()
+                found.append(token)  # a date is a term of its own, never part of a name
+                continue
+            distinctive = any(c.isdigit() for c in token) or (
+                token[0].isupper()
+                and token.lower() not in STOPWORDS
+                and token.lower() not in _CALENDAR_WORDS
+                and token != "I"
+            )
+            if distinctive:
+                run.append(token)
+            else:
+                close_run()
+        close_run()
+    return list(dict.fromkeys(found))
+
+
+def _term_keys(text: str, speakers: Set[str]) -> set[str]:
+    keys = set()
+    for term in terms(text, exclude=speakers):
+        key = term.casefold()
+        if key.isdigit() and len(key) < 3:
+            continue  # "2 dogs" and "2 tickets" are not one entity
+        keys.add(key)
+    return keys
+
+
+def _topic(distinguishing: list[str], text: str) -> str:
+    for term in distinguishing:
+        if any(c.isalpha() for c in term) and not _ISO_DATE.search(term):
+            return term
+    words = sorted(content_words(text), key=lambda w: (-len(w), w))
+    return words[0] if words else "general"
+
+
+def _tags(distinguishing: list[str], text: str) -> list[str]:
+    tags = [t.lower() for t in distinguishing if not _ISO_DATE.fullmatch(t)][:3]
+    if not tags:
+        tags = sorted(content_words(text), key=lambda w: (-len(w), w))[:2]
+    return [t[:60] for t in tags]
+
+
+def cues_for(*, text: str, tier: str, who: str | None, terms: list[str]) -> list[str]:
+    """3-5 short keys, each carrying a distinguishing term (or the memory's longest words)."""
+    subject = who or "I"
+    does = "do" if subject == "I" else "does"
+    did = "did"
+    keys = [t for t in terms if t.casefold() != subject.casefold()]
+    if not keys:
+        keys = sorted(content_words(text), key=lambda w: (-len(w), w))[:2]
+    dates = [t for t in keys if _ISO_DATE.fullmatch(t)]
+    names = [t for t in keys if t not in dates]
+    head = " ".join(_TOKEN.findall(split_sentences(text.split("\n", 1)[0])[0])[:10])
+    cues = [f"{subject} {head}" if who else head]
+    if tier == "preferences":
+        cues.append(f"what {does} {subject} like")
+        cues += [f"how {does} {subject} feel about {t}" for t in names[:2]]
+    elif tier == "events":
+        cues += [f"what {did} {subject} do on {d}" for d in dates[:1]]
+        cues += [f"what happened with {t}" for t in names[:2]]
+    cues += [f"what {did} {subject} say about {t}" for t in (names or keys)[:2]]
+    return [c[:300] for c in dict.fromkeys(" ".join(c.split()) for c in cues)][:5]
+
+
+# --- reconcile ----------------------------------------------------------------------
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def same_subject_score(draft: Draft, text: str, tier: str) -> float:
+    """Jaccard of content words when ``text`` is the same subject as ``draft``, else 0."""
+    if tier != draft.tier:
+        return 0.0
+    score = jaccard(content_words(draft.body), content_words(text))
+    if score < SAME_SUBJECT:
+        return 0.0
+    mine, theirs = set(map(str.casefold, terms(draft.body))), set(map(str.casefold, terms(text)))
+    if mine and theirs and not mine & theirs:
+        return 0.0
+    return score
+
+
+def merge_bodies(old: str, news: Sequence[str]) -> str:
+    """Old sentences the new ones do not restate, then the new sentences (latest last)."""
+    new_sentences = list(dict.fromkeys(s for body in news for s in _statements(body)))
+    new_words = [content_words(s) for s in new_sentences]
+    kept = [
+        s
+        for s in _statements(old)
+        if s not in new_sentences and not any(content_words(s) <= words for words in new_words)
+    ]
+    parts = kept + new_sentences
+    return ("\n" if any("\n" in part for part in parts) else " ").join(parts)
+
+
+def _statements(body: str) -> list[str]:
+    # Lists stay whole: a roster's lines restate nothing on their own.
+    if "\n- " in body:
+        return [body.strip()]
+    return split_sentences(" ".join(body.split()))

@@ -1,0 +1,241 @@
+"""The model client, driven through the real openai client over HTTP against the scripted
+model server: structured JSON, validation, bounded retries, clear errors."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+from pydantic import BaseModel
+
+from memories.llm import ModelClient, ModelOutputInvalid, ModelUnavailable, Usage, model_client
+from tests.support.model_server import ModelServer, Reply
+
+
+class Answer(BaseModel):
+    answer: str
+
+
+@pytest.fixture
+def server():
+    with ModelServer() as running:
+        yield running
+
+
+@pytest.fixture
+def waits():
+    return []
+
+
+@pytest.fixture
+def client(server, waits):
+    with ModelClient(
+        model="scripted-model",
+        base_url=server.base_url,
+        api_key="sk-test",
+        timeout=5,
+        max_retries=3,
+        invalid_retries=2,
+        sleep=waits.append,  # record the waits instead of taking them
+    ) as made:
+        yield made
+
+
+def ask(client):
+    return client.chat_json(
+        system="Say hello as JSON.",
+        user="hello?",
+        schema_name="answer",
+        validate=Answer.model_validate,
+    )
+
+
+def test_chat_json_asks_for_json_and_returns_the_validated_object_with_usage(server, client):
+    server.enqueue(Reply.chat({"answer": "hi"}, prompt_tokens=12, completion_tokens=3))
+
+    parsed, usage = ask(client)
+
+    assert parsed == Answer(answer="hi")
+    assert usage == Usage(prompt_tokens=12, completion_tokens=3, calls=1)
+    (request,) = server.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == "Bearer sk-test"
+    assert request.json["model"] == "scripted-model"
+    assert request.json["response_format"] == {"type": "json_object"}
+    assert request.system == "Say hello as JSON."
+    assert request.user == "hello?"
+
+
+def test_json_schema_mode_sends_the_schema(server):
+    server.enqueue(Reply.chat({"answer": "hi"}))
+    with ModelClient(
+        model="m", base_url=server.base_url, response_format="json_schema", backoff_scale=0
+    ) as client:
+        client.chat_json(
+            system="s",
+            user="u",
+            schema_name="answer",
+            validate=Answer.model_validate,
+            schema=Answer.model_json_schema(),
+        )
+
+    sent = server.requests[0].json["response_format"]
+    assert sent["type"] == "json_schema"
+    assert sent["json_schema"]["name"] == "answer"
+    assert sent["json_schema"]["schema"]["required"] == ["answer"]
+
+
+def test_rate_limit_is_retried_after_the_servers_retry_after(server, client, waits):
+    server.enqueue(
+        Reply.error(429, "slow down", retry_after=2),
+        Reply.chat({"answer": "hi"}),
+    )
+
+    parsed, usage = ask(client)
+
+    assert parsed.answer == "hi"
+    assert len(server.requests) == 2
+    assert waits == [2.0]  # the server's Retry-After, not the shorter first backoff
+    assert usage.calls == 1  # the 429 spent no tokens
+
+
+def test_server_errors_back_off_exponentially_then_the_model_is_unavailable(server, client, waits):
+    server.enqueue(*[Reply.error(500, "boom")] * 4)
+
+    with pytest.raises(ModelUnavailable) as caught:
+        ask(client)
+
+    assert caught.value.code == "model_unavailable"
+    assert caught.value.status == 503
+    assert "HTTP 500" in caught.value.message
+    assert len(server.requests) == 4  # one try and max_retries=3 retries, no more
+    assert waits == [0.5, 1.0, 2.0]
+
+
+def test_waits_are_capped_and_scaled_by_settings(server, waits):
+    server.enqueue(Reply.error(429, retry_after=3600), Reply.chat({"answer": "hi"}))
+    with ModelClient(
+        model="m", base_url=server.base_url, max_wait=10, backoff_scale=0.5, sleep=waits.append
+    ) as client:
+        ask(client)
+
+    assert waits == [5.0]  # min(3600, max_wait=10) * backoff_scale=0.5
+
+
+def test_a_slow_model_times_out_and_the_call_is_retried(server, waits):
+    server.enqueue(Reply.chat({"answer": "late"}, delay=1.5), Reply.chat({"answer": "hi"}))
+    with ModelClient(
+        model="m", base_url=server.base_url, timeout=0.3, sleep=waits.append
+    ) as client:
+        parsed, _ = ask(client)
+
+    assert parsed.answer == "hi"
+    assert len(server.requests) == 2
+    assert len(waits) == 1
+
+
+def test_a_refused_request_is_not_retried(server, client):
+    server.enqueue(Reply.error(401, "bad key"))
+
+    with pytest.raises(ModelUnavailable) as caught:
+        ask(client)
+
+    assert caught.value.code == "model_request_refused"
+    assert "401" in caught.value.message
+    assert len(server.requests) == 1
+
+
+def test_malformed_output_is_reasked_with_the_problem_then_fails_clearly(server, client):
+    server.enqueue(
+        Reply.chat("this is not json", prompt_tokens=10, completion_tokens=5),
+        Reply.chat({"reply": "wrong key"}, prompt_tokens=10, completion_tokens=5),
+        Reply.chat('{"answer": ', prompt_tokens=10, completion_tokens=5),
+    )
+
+    with pytest.raises(ModelOutputInvalid) as caught:
+        ask(client)
+
+    error = caught.value
+    assert error.code == "model_output_invalid"
+    assert "3 times" in error.message
+    # Rejected answers cost tokens too; the job's usage must show them.
+    assert error.details["usage"] == {
+        "prompt_tokens": 30,
+        "completion_tokens": 15,
+        "total_tokens": 45,
+        "calls": 3,
+    }
+    assert len(server.requests) == 3
+    # The re-ask shows the model its own answer and what was wrong with it.
+    reask = server.requests[1].messages
+    assert reask[2] == {"role": "assistant", "content": "this is not json"}
+    assert "not valid" in reask[3]["content"]
+    assert "answer" in server.requests[2].messages[3]["content"]  # the missing field
+
+
+def test_malformed_then_valid_output_succeeds_with_both_calls_counted(server, client):
+    server.enqueue(
+        Reply.chat("```json\n{broken", prompt_tokens=7, completion_tokens=2),
+        Reply.chat('```json\n{"answer": "fenced"}\n```', prompt_tokens=9, completion_tokens=4),
+    )
+
+    parsed, usage = ask(client)
+
+    assert parsed.answer == "fenced"
+    assert usage == Usage(prompt_tokens=16, completion_tokens=6, calls=2)
+
+
+def test_a_truncated_answer_is_reasked(server, client):
+    server.enqueue(
+        Reply.chat('{"answer": "hi"}', finish_reason="length"),
+        Reply.chat({"answer": "short"}),
+    )
+
+    parsed, _ = ask(client)
+
+    assert parsed.answer == "short"
+    assert "token limit" in server.requests[1].messages[3]["content"]
+
+
+def test_a_response_body_that_is_not_json_counts_as_invalid_output(server, client):
+    server.enqueue(*[Reply.raw(b"<html>gateway hiccup</html>")] * 3)
+
+    with pytest.raises(ModelOutputInvalid) as caught:
+        ask(client)
+
+    assert "not JSON" in caught.value.message
+    assert len(server.requests) == 3
+
+
+def test_embeddings_come_back_in_input_order(server):
+    with ModelClient(model="embedder", base_url=server.base_url) as client:
+        vectors, usage = client.embed(texts=["alpha", "beta", "alpha"])
+
+    assert len(vectors) == 3 and len(vectors[0]) == server.embedding_dim
+    assert vectors[0] == vectors[2] != vectors[1]
+    assert usage.calls == 1
+    assert server.requests[0].path == "/v1/embeddings"
+    assert server.requests[0].json["input"] == ["alpha", "beta", "alpha"]
+
+
+def test_no_model_configured_means_offline(monkeypatch):
+    monkeypatch.delenv("GITLOOM_LLM_MODEL", raising=False)
+    with override_settings(GITLOOM_LLM_MODEL=""):
+        assert model_client() is None
+
+
+def test_model_client_is_built_from_settings(server, monkeypatch):
+    monkeypatch.setenv("GITLOOM_LLM_BACKOFF_SCALE", "0")
+    monkeypatch.setenv("GITLOOM_LLM_MAX_RETRIES", "1")
+    server.enqueue(Reply.error(503), Reply.error(503))
+    with override_settings(
+        GITLOOM_LLM_MODEL="llama-local",
+        GITLOOM_LLM_BASE_URL=server.base_url,
+        GITLOOM_LLM_API_KEY="",
+    ):
+        client = model_client()
+
+    assert client is not None and client.model == "llama-local"
+    with client, pytest.raises(ModelUnavailable):
+        ask(client)
+    assert len(server.requests) == 2  # GITLOOM_LLM_MAX_RETRIES=1 came from the environment
+    assert server.requests[0].json["model"] == "llama-local"

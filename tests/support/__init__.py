@@ -1,0 +1,1 @@
+"""Test helpers that stand up real services (the scripted model server)."""
