@@ -7,8 +7,8 @@ plain rules, good enough to make a transcript searchable, not a substitute for a
 * **Extract**: each message from a user (or any named speaker; unnamed assistant,
   system and tool messages are skipped) is split into sentences; a list under a
   ``...:`` line stays one memory (a roster stays a roster), a sentence that opens with
-  a pronoun ("He is a beagle.") stays with the one before it, and greetings, questions
-  and fragments are dropped. Relative dates ("yesterday", "last week", "3 days ago",
+  a pronoun ("He is a beagle.") stays with the one before it, and greetings, questions,
+  reactions ("That's great, Mel!") and fragments are dropped. Relative dates ("yesterday", "last week", "3 days ago",
   "last Friday") are rewritten as absolute dates from the message's timestamp. A
   named speaker's memories read ``Name: ...``.
 * **Tier**: ``preferences`` for "I like/love/prefer/hate/enjoy..." and "favourite",
@@ -19,7 +19,7 @@ plain rules, good enough to make a transcript searchable, not a substitute for a
 * **Relate**: memories sharing a distinguishing term that is not a speaker's name
   (``same-entity``), or only a date (``same-date``); neighbouring memories from one
   message (``same-context``).
-* **Reconcile**: a candidate of the same tier whose words overlap the new memory's by
+* **Reconcile**: a candidate of the same tier and speaker whose words overlap the new memory's by
   Jaccard >= ``SAME_SUBJECT`` and that shares its distinguishing terms is the same
   subject: its body keeps every old sentence the new one does not restate (all of the
   old sentence's words reappear in a new one) and the new sentences follow, so the
@@ -67,10 +67,16 @@ _STOPWORDS_TEXT = """a about above after again against all also am an and any ar
     told come came go went back way time times day days"""
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
+_REACTION_TEXT = """amazing great awesome cool nice glad happy wonderful fantastic incredible
+    proud sweet exciting excited beautiful fun lovely totally agree sounds looks seems
+    definitely absolutely true right sure thanks thank appreciate means mean kind words
+    super really so good bad sorry hear hope wow love loved hard tough stuff glad"""
+_REACTION = frozenset(_REACTION_TEXT.split())
+
 _GREETING = re.compile(
     r"^(hi|hey|hello|hiya|thanks|thank you|thx|ok|okay|sure|great|cool|wow|yes|no|yeah|yep|"
     r"nope|bye|goodbye|good (morning|night|evening|afternoon)|lol|haha|awesome|nice|"
-    r"congrats|congratulations|sounds good|of course)\b",
+    r"congrats|congratulations|sounds good|of course|long time no)\b",
     re.IGNORECASE,
 )
 _PREFERENCE = re.compile(
@@ -98,6 +104,7 @@ _ABBREVIATIONS_TEXT = (
 )
 _ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
 _TOKEN = re.compile(r"[₹$€£]?\d[\d,./:-]*\d|[₹$€£]?\d|[\w’'&-]+", re.UNICODE)
+_SPEAKER = re.compile(r"([^:\n]{1,64}): ")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # Capitalised but not distinguishing on their own ("on Friday", "in May").
 _CALENDAR_WORDS = frozenset(
@@ -127,7 +134,7 @@ class OfflineExtractor:
             when = message.timestamp or now
             if when.tzinfo is None:
                 when = when.replace(tzinfo=UTC)
-            for unit in split_units(message.content):
+            for unit in split_units(message.content, names=self._speakers):
                 text, dated = resolve_relative_dates(unit, when.date())
                 body = f"{message.name}: {text}" if message.name else text
                 seen = by_body.get(body.casefold())
@@ -250,8 +257,12 @@ def _speaks_facts(message: Message) -> bool:
     return role == "user" or bool(message.name)
 
 
-def split_units(content: str) -> list[str]:
-    """A message's statements worth keeping, in order (see the module docstring)."""
+def split_units(content: str, *, names: Set[str] = frozenset()) -> list[str]:
+    """A message's statements worth keeping, in order (see the module docstring).
+
+    ``names`` (casefolded speakers) do not count as information: "Glad, Caroline!" is
+    still a reaction.
+    """
     units: list[str] = []
     lines = [line.rstrip() for line in content.replace("\r\n", "\n").split("\n")]
     i = 0
@@ -276,14 +287,14 @@ def split_units(content: str) -> list[str]:
                 _PRONOUN_START.match(sentence)
                 and units
                 and len(units[-1]) < MAX_UNIT_CHARS
-                and _worth_keeping(units[-1])
+                and _worth_keeping(units[-1], names)
             ):
                 units[-1] = f"{units[-1]} {sentence}"
                 continue
             units.append(sentence)
         if roster is not None:
             units.append(roster)
-    return [unit for unit in units if _worth_keeping(unit)]
+    return [unit for unit in units if _worth_keeping(unit, names)]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -298,7 +309,7 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def _worth_keeping(unit: str) -> bool:
+def _worth_keeping(unit: str, names: Set[str] = frozenset()) -> bool:
     if unit.rstrip().endswith("?") and "\n" not in unit:
         return False
     tokens = _TOKEN.findall(unit)
@@ -306,7 +317,19 @@ def _worth_keeping(unit: str) -> bool:
         return False
     if _GREETING.match(unit) and len(tokens) < 6:
         return False
-    return any(t.lower() not in STOPWORDS and len(t) > 2 for t in tokens)
+    # A reaction ("That's great, Mel!", "Totally agree") states nothing to remember:
+    # keep a unit only if it has a number or two words that are not filler or praise.
+    if any(c.isdigit() for c in unit):
+        return True
+    informative = [
+        t
+        for t in tokens
+        if (w := t.lower()) not in STOPWORDS
+        and w not in _REACTION
+        and w not in names
+        and len(w) > 2
+    ]
+    return len(informative) >= 2
 
 
 def tier_of(text: str, *, dated: bool) -> str:
@@ -541,6 +564,9 @@ def same_subject_score(draft: Draft, text: str, tier: str) -> float:
     """Jaccard of content words when ``text`` is the same subject as ``draft``, else 0."""
     if tier != draft.tier:
         return 0.0
+    mine, theirs = _SPEAKER.match(draft.body), _SPEAKER.match(text)
+    if mine and theirs and mine.group(1) != theirs.group(1):
+        return 0.0  # one person's statement never rewrites another's
     score = jaccard(content_words(draft.body), content_words(text))
     if score < SAME_SUBJECT:
         return 0.0

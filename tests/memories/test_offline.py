@@ -267,3 +267,30 @@ def test_the_same_statement_twice_is_one_memory_citing_both_messages():
 
     ((path, memory),) = result.created.items()
     assert memory.sources == ["x1", "x2"] and result.sources[path] == ["x1", "x2"]
+
+
+def test_reactions_are_not_memories_but_statements_are():
+    result = ingest(
+        [
+            Message(id="r1", role="user", name="Caroline", content="That's great, Melanie!"),
+            Message(id="r2", role="user", name="Melanie", content="Totally agree, Caroline."),
+            Message(id="r3", role="user", name="Melanie", content="Long time no talk!"),
+            Message(id="r4", role="user", name="Melanie", content="I ran 10 km today."),
+        ]
+    )
+
+    assert [m.sources for m in result.created.values()] == [["r4"]]
+
+
+def test_one_speakers_statement_never_rewrites_anothers():
+    first = ingest(
+        [Message(id="a1", role="user", name="Caroline", content="My dog Bailey loves the beach.")]
+    )
+    ((old_path, old),) = first.created.items()
+
+    second = ingest(
+        [Message(id="b1", role="user", name="Melanie", content="My dog Bailey loves the beach.")],
+        existing=lambda text, limit: [as_existing(old_path, old)],
+    )
+
+    assert second.rewritten == {} and len(second.created) == 1

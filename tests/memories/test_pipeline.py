@@ -12,7 +12,7 @@ from memories import prompts
 from memories.format import Link, Memory, parse_memory, render_memory
 from memories.llm import ModelClient, ModelOutputInvalid
 from memories.pipeline import ExistingMemory, Message, ModelExtractor, run_pipeline
-from tests.support.model_server import ModelServer, RecordedRequest, Reply
+from tests.support.model_server import ModelServer, Reply, pipeline_responder
 
 JULY_31 = datetime(2026, 7, 31, 9, 30, tzinfo=UTC)
 
@@ -306,16 +306,6 @@ def test_a_rate_limited_job_still_completes(server, extractor):
     assert result.usage.calls == 1 and len(server.requests) == 2
 
 
-def scripted_model(request: RecordedRequest) -> Reply:
-    """Answers any extract/relate request: one memory per message, no links or rewrites."""
-    if request.system == prompts.EXTRACT_SYSTEM:
-        lines = [json.loads(line) for line in request.user.splitlines()[1:]]
-        return Reply.chat(
-            {"memories": [memory(f"Fact {i['id']}: {i['text']}", sources=[i["id"]]) for i in lines]}
-        )
-    return Reply.chat({"links": [], "rewrites": []})
-
-
 @pytest.mark.parametrize("namespace_size", [10, 5000])
 def test_model_calls_per_job_do_not_grow_with_the_namespace(server, extractor, namespace_size):
     namespace = [
@@ -326,12 +316,12 @@ def test_model_calls_per_job_do_not_grow_with_the_namespace(server, extractor, n
     def lookup(text, limit):
         return namespace[:limit]  # a real index returns the top few, whatever its size
 
-    server.responder = scripted_model
+    server.responder = pipeline_responder
     messages = [Message(id=f"m{n}", role="user", content=f"Statement {n}.") for n in range(5)]
 
     result = run(extractor, messages, existing=lookup)
 
-    assert len(result.created) == 5
+    assert sorted(m.body for m in result.created.values()) == [f"Statement {n}." for n in range(5)]
     assert len(server.requests) == 2  # one extract+cue call, one relate+reconcile call
     relate_prompt = server.requests[1].user
     assert relate_prompt.count('"key": "e') == 3  # candidates are bounded, and shared

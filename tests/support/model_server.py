@@ -286,3 +286,29 @@ def hash_vector(text: str, dim: int) -> list[float]:
     raw = [(byte - 127.5) / 127.5 for byte in digest[:dim]]
     norm = math.sqrt(sum(v * v for v in raw)) or 1.0
     return [v / norm for v in raw]
+
+
+def pipeline_responder(request: RecordedRequest) -> Reply:
+    """A plausible model for the ingestion pipeline, for tests about jobs and queues.
+
+    Extract: one ``facts`` memory per message, quoting it, citing it, with one cue.
+    Relate: no links, no rewrites. Use with ``server.responder = pipeline_responder``
+    (and ``server.delay`` for a slow model).
+    """
+    from memories import prompts
+
+    if request.system == prompts.EXTRACT_SYSTEM:
+        items = [json.loads(line) for line in request.user.splitlines()[1:] if line.strip()]
+        memories = [
+            {
+                "tier": "facts",
+                "topic": "conversation",
+                "title": f"message {item['id']}",
+                "text": item["text"],
+                "cues": [f"what was said in message {item['id']}"],
+                "sources": [item["id"]],
+            }
+            for item in items
+        ]
+        return Reply.chat({"memories": memories})
+    return Reply.chat({"links": [], "rewrites": []})
