@@ -1,4 +1,7 @@
+from __future__ import annotations
+
 from django import forms
+from django.contrib.auth.forms import AuthenticationForm
 
 from gitloom.slugs import is_slug
 
@@ -8,15 +11,43 @@ class SignupForm(forms.Form):
         label="Account id",
         max_length=64,
         help_text="1-64 characters: lowercase letters a-z, digits and '-'. It cannot change.",
+        widget=forms.TextInput(attrs={"autocomplete": "organization", "spellcheck": "false"}),
     )
-    username = forms.CharField(max_length=150)
-    email = forms.EmailField(required=False)
-    password = forms.CharField(widget=forms.PasswordInput, min_length=8)
+    username = forms.CharField(
+        max_length=150, widget=forms.TextInput(attrs={"autocomplete": "username"})
+    )
+    email = forms.EmailField(
+        required=False, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
+    password = forms.CharField(
+        min_length=8,
+        help_text="At least 8 characters, not a common password.",
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
 
     def clean_account_id(self) -> str:
+        # Checked here too so the person sees it beside the field; the service is the guard.
         value = self.cleaned_data["account_id"]
         if not is_slug(value):
             raise forms.ValidationError(
                 "Use only lowercase letters a-z, digits and '-' (1-64 characters)."
             )
         return value
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form; the subclass only exists to keep the dashboard's wording."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": "That username and password do not match. Both are case-sensitive.",
+    }
+
+
+class ApiKeyCreateForm(forms.Form):
+    name = forms.CharField(
+        label="Key name",
+        max_length=100,
+        help_text="What uses this key, e.g. 'production chat app'. Only you see it.",
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )

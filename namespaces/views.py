@@ -1,0 +1,63 @@
+"""Dashboard pages for namespaces. Each fetch goes through namespace_get_for_account with
+the signed-in person's account, so another account's namespace is the same 404 as a
+missing one."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from accounts.models import Account
+from accounts.views import dashboard_view
+from gitloom.errors import GitLoomError
+from namespaces.forms import NamespaceCreateForm, NamespaceDeleteForm
+from namespaces.selectors import namespace_get_for_account, namespace_list
+from namespaces.services import namespace_create, namespace_delete
+
+
+@require_http_methods(["GET", "POST"])
+@dashboard_view
+def namespaces(request: HttpRequest, *, account: Account) -> HttpResponse:
+    form = NamespaceCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            namespace = namespace_create(account=account, name=form.cleaned_data["name"])
+        except GitLoomError as exc:
+            form.add_error("name", exc.message)
+        else:
+            messages.success(request, f"Created namespace “{namespace.name}”.")
+            return redirect("dash-namespace", name=namespace.name)
+    context = {
+        "section": "namespaces",
+        "account": account,
+        "form": form,
+        "namespaces": namespace_list(account=account),
+    }
+    return render(request, "namespaces/list.html", context, status=400 if form.errors else 200)
+
+
+@dashboard_view
+def namespace_detail(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    context = {
+        "section": "namespaces",
+        "tab": "memories",
+        "namespace": namespace,
+        "base_url": request.build_absolute_uri("/").rstrip("/"),
+    }
+    return render(request, "namespaces/detail.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@dashboard_view
+def namespace_delete_confirm(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    form = NamespaceDeleteForm(request.POST or None, namespace_name=namespace.name)
+    if request.method == "POST" and form.is_valid():
+        namespace_delete(namespace=namespace)
+        messages.success(request, f"Deleted namespace “{name}” and all its memories.")
+        return redirect("dash-namespaces")
+    context = {"section": "namespaces", "tab": "delete", "namespace": namespace, "form": form}
+    return render(request, "namespaces/delete.html", context, status=400 if form.errors else 200)
