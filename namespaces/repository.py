@@ -117,12 +117,12 @@ EMPTY_TREE = Tree().id.decode()
 # the merge costs about as much as the small packs).  A background job may call
 # repository_consolidate earlier; this is the safety net that keeps reads fast even
 # if no job runs.
-AUTO_CONSOLIDATE_PACKS = 32
+AUTO_CONSOLIDATE_PACKS = 16
 MAX_WRITE_ATTEMPTS = 64
 DEFAULT_GC_GRACE = timedelta(hours=1)
 # Bundle import limits: a bundle is attacker-controlled compressed data.
 MAX_IMPORT_OBJECT_BYTES = 16 * 1024 * 1024
-MAX_IMPORT_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_IMPORT_TOTAL_BYTES = 256 * 1024 * 1024
 MAX_IMPORT_OBJECTS = 2_000_000
 MAX_PATH_LENGTH = 1024
 
@@ -392,10 +392,12 @@ _pack_cache = _PackCache()
 
 class _TreeCache:
     """Parsed trees by id.  Trees are immutable and the same folders are read by
-    every write to a namespace; parsing a 200-entry tree costs more than finding it."""
+    every write to a namespace; parsing a 200-entry tree costs more than finding it.
+    Bounded by total entries (a parsed entry costs ~100 bytes of Python objects)."""
 
-    def __init__(self, limit: int = 4096) -> None:
-        self._limit = limit
+    def __init__(self, max_entries: int = 200_000) -> None:
+        self._max_entries = max_entries
+        self._entries = 0
         self._trees: OrderedDict[bytes, Tree] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -408,9 +410,13 @@ class _TreeCache:
 
     def put(self, tree: Tree) -> None:
         with self._lock:
+            if tree.id in self._trees:
+                return
             self._trees[tree.id] = tree
-            while len(self._trees) > self._limit:
-                self._trees.popitem(last=False)
+            self._entries += len(tree) + 1
+            while self._entries > self._max_entries and len(self._trees) > 1:
+                _sha, old = self._trees.popitem(last=False)
+                self._entries -= len(old) + 1
 
 
 _tree_cache = _TreeCache()

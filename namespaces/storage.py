@@ -286,7 +286,7 @@ class LocalObjectStore(ObjectStore):
     def get_versioned(self, key: str) -> tuple[bytes, str] | None:
         try:
             data = self._path(key).read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
         self._count_get(len(data))
         return data, _etag_of(data)
@@ -491,8 +491,10 @@ class S3ObjectStore(ObjectStore):
 
         try:
             yield
-        except ClientError:
-            raise
+        except ClientError as exc:  # anything the caller did not expect and handle
+            raise ServiceUnavailable(
+                f"Object storage refused the request: {self._code(exc) or exc}"
+            ) from exc
         except BotoCoreError as exc:  # connection refused, timeouts, bad endpoint
             raise ServiceUnavailable(f"Object storage is unavailable: {exc}") from exc
 

@@ -194,3 +194,13 @@ def test_unreachable_s3_is_a_service_unavailable_error(fake_aws_env, tmp_path):
     )
     with pytest.raises(ServiceUnavailable):
         store.get("acme#a/head.json")
+
+
+def test_a_missing_bucket_is_a_service_unavailable_error(moto_server, tmp_path):
+    store = S3ObjectStore(
+        bucket="gitloom-never-created", endpoint_url=moto_server, cache_dir=tmp_path
+    )
+    with pytest.raises(ServiceUnavailable):
+        store.get("acme#a/head.json")
+    with pytest.raises(ServiceUnavailable):
+        store.put("acme#a/head.json", b"x")

@@ -57,7 +57,7 @@ def _path(i: int) -> str:
     return f"{tier}/topic-{folder:04d}/memory-{i:06d}-{digest}.md"
 
 
-def _bench_one(size: int, writes: int, workdir: Path) -> dict[str, Any]:
+def _load(size: int, workdir: Path) -> tuple[Any, float]:
     from namespaces import repository
     from namespaces.storage import LocalObjectStore, using_object_store
 
@@ -69,47 +69,26 @@ def _bench_one(size: int, writes: int, workdir: Path) -> dict[str, Any]:
         repository.repository_commit(
             prefix=PREFIX, apply=lambda _s: files, message=f"Bench: load {size} memories"
         )
-        build_s = time.perf_counter() - started
-        files.clear()  # let the bulk content go before timing
+        return store, time.perf_counter() - started
 
-        times, uploads, reads = [], [], []
-        for j in range(writes):
-            # Alternate a new memory and a rewrite of an existing one.
-            target = _path(size + j) if j % 2 == 0 else _path((j * 7919) % size)
-            content = _memory(size + j, revision=j + 1)
-            started = time.perf_counter()
-            result = repository.repository_commit(
-                prefix=PREFIX,
-                apply=lambda _s, t=target, c=content: {t: c},
-                message=f"Bench: write {j}",
-                trailers={"Gitloom-Job": f"bench-{j}"},
-            )
-            times.append((time.perf_counter() - started) * 1000)
-            uploads.append(result.uploaded_bytes)
-            started = time.perf_counter()
-            repository.repository_snapshot(prefix=PREFIX).read(target)
-            reads.append((time.perf_counter() - started) * 1000)
 
-        # A fresh worker: nothing opened, nothing cached locally.
-        repository._pack_cache.clear()
-        shutil.rmtree(store.cache_dir, ignore_errors=True)
-        started = time.perf_counter()
-        repository.repository_commit(
-            prefix=PREFIX,
-            apply=lambda _s: {_path(size + writes): _memory(size + writes)},
-            message="Bench: cold write",
-        )
-        cold_ms = (time.perf_counter() - started) * 1000
-        pack_bytes = sum(o.size for o in store.list(PREFIX + "packs/"))
-        repository._pack_cache.clear()
-    return {
-        "write_ms": statistics.median(times),
-        "upload_bytes": statistics.median(uploads),
-        "build_s": build_s,
-        "read_ms": statistics.median(reads),
-        "cold_write_ms": cold_ms,
-        "repository_bytes": pack_bytes,
-    }
+def _timed_write(size: int, j: int) -> tuple[float, int, float]:
+    from namespaces import repository
+
+    # Alternate a new memory and a rewrite of an existing one.
+    target = _path(size + j) if j % 2 == 0 else _path((j * 7919) % size)
+    content = _memory(size + j, revision=j + 1)
+    started = time.perf_counter()
+    result = repository.repository_commit(
+        prefix=PREFIX,
+        apply=lambda _s: {target: content},
+        message=f"Bench: write {j}",
+        trailers={"Gitloom-Job": f"bench-{j}"},
+    )
+    write_ms = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    repository.repository_snapshot(prefix=PREFIX).read(target)
+    return write_ms, result.uploaded_bytes, (time.perf_counter() - started) * 1000
 
 
 def run_bench(
@@ -118,14 +97,17 @@ def run_bench(
     writes: int = 15,
     workdir: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the benchmark; returns ``{"write_ms": {size: ms}, "upload_bytes": {...}, ...}``."""
+    """Run the benchmark; returns ``{"write_ms": {size: ms}, "upload_bytes": {...}, ...}``.
+
+    All repositories are loaded first; then the timed writes go round-robin across the
+    sizes, so a noisy neighbour on the disk or CPU slows every size alike.
+    """
+    from namespaces import repository
+    from namespaces.storage import using_object_store
+
     scratch = Path(tempfile.mkdtemp(prefix="bench-store-", dir=workdir))
-    try:
-        per_size = {size: _bench_one(size, writes, scratch / str(size)) for size in sizes}
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    result: dict[str, Any] = {
-        key: {str(size): round(figures[key], 3) for size, figures in per_size.items()}
+    figures: dict[str, dict[str, float]] = {
+        key: {}
         for key in (
             "write_ms",
             "upload_bytes",
@@ -134,6 +116,39 @@ def run_bench(
             "cold_write_ms",
             "repository_bytes",
         )
+    }
+    try:
+        stores = {}
+        for size in sizes:
+            stores[size], figures["build_s"][str(size)] = _load(size, scratch / str(size))
+        samples: dict[int, list[tuple[float, int, float]]] = {size: [] for size in sizes}
+        for j in range(writes):
+            for size in sizes:
+                with using_object_store(stores[size]):
+                    samples[size].append(_timed_write(size, j))
+        for size in sizes:
+            key, store = str(size), stores[size]
+            figures["write_ms"][key] = statistics.median(s[0] for s in samples[size])
+            figures["upload_bytes"][key] = statistics.median(s[1] for s in samples[size])
+            figures["read_ms"][key] = statistics.median(s[2] for s in samples[size])
+            # A fresh worker: nothing opened, nothing cached locally.
+            repository._pack_cache.clear()
+            shutil.rmtree(store.cache_dir, ignore_errors=True)
+            with using_object_store(store):
+                started = time.perf_counter()
+                repository.repository_commit(
+                    prefix=PREFIX,
+                    apply=lambda _s, n=size + writes: {_path(n): _memory(n)},
+                    message="Bench: cold write",
+                )
+                figures["cold_write_ms"][key] = (time.perf_counter() - started) * 1000
+            figures["repository_bytes"][key] = sum(o.size for o in store.list(PREFIX + "packs/"))
+    finally:
+        repository._pack_cache.clear()
+        shutil.rmtree(scratch, ignore_errors=True)
+    result: dict[str, Any] = {
+        name: {size: round(value, 3) for size, value in values.items()}
+        for name, values in figures.items()
     }
     smallest, largest = str(min(sizes)), str(max(sizes))
     result["write_ratio"] = round(result["write_ms"][largest] / result["write_ms"][smallest], 3)
