@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke
 from gitloom.errors import DashboardOnly
-from gitloom.serializers import StrictSerializer
+from gitloom.serializers import StrictCharField, StrictSerializer
 
 
 class WhoAmIApi(APIView):
@@ -56,7 +56,7 @@ class DashboardOnlyMixin:
 
 class KeyListCreateApi(DashboardOnlyMixin, APIView):
     class InputSerializer(StrictSerializer):
-        name = serializers.CharField(max_length=100)
+        name = StrictCharField(max_length=100)
 
     class CreatedSerializer(KeyOutputSerializer):
         secret = serializers.CharField()

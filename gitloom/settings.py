@@ -136,6 +136,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = GITLOOM_DATA_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing one
 # whitenoise serves the admin and API-docs assets from gunicorn; no separate web server.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -155,6 +156,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": None,
     "UNAUTHENTICATED_USER": None,
+    # `?format=` is ours (export format), not DRF's renderer override.
+    "URL_FORMAT_OVERRIDE": None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "GitLoom API",
@@ -171,6 +174,7 @@ SPECTACULAR_SETTINGS = {
 # Largest JSON body accepted by /v1/ (transcripts); bigger is 413.
 GITLOOM_MAX_BODY_BYTES = env_int("GITLOOM_MAX_BODY_BYTES", 2 * 1024 * 1024)
 GITLOOM_MAX_IMPORT_BYTES = env_int("GITLOOM_MAX_IMPORT_BYTES", 64 * 1024 * 1024)
+GITLOOM_MAX_TRANSCRIPT_CHARS = env_int("GITLOOM_MAX_TRANSCRIPT_CHARS", 400_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(GITLOOM_MAX_BODY_BYTES, GITLOOM_MAX_IMPORT_BYTES) + 1024
 
 # --- Object storage ----------------------------------------------------------------
@@ -193,6 +197,8 @@ GITLOOM_EMBEDDING_DIMENSIONS = env_int("GITLOOM_EMBEDDING_DIMENSIONS", 384)
 
 # --- Queue -------------------------------------------------------------------------
 GITLOOM_WORKERS = env_int("GITLOOM_WORKERS", 2)
+# Run queued jobs inline (tests of the API without a worker cluster).
+GITLOOM_QUEUE_SYNC = env_bool("GITLOOM_QUEUE_SYNC", False)
 Q_CLUSTER = {
     "name": "gitloom",
     "orm": "default",

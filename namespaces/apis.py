@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gitloom.serializers import StrictSerializer
+from gitloom.serializers import StrictCharField, StrictSerializer
 from namespaces.selectors import namespace_get_for_account, namespace_list
 from namespaces.services import namespace_create, namespace_delete
 
@@ -19,7 +19,7 @@ class NamespaceOutputSerializer(serializers.Serializer):
 
 class NamespaceListCreateApi(APIView):
     class InputSerializer(StrictSerializer):
-        name = serializers.CharField(max_length=64, trim_whitespace=False)
+        name = StrictCharField(max_length=64, trim_whitespace=False)
 
     @extend_schema(responses=NamespaceOutputSerializer(many=True), summary="List namespaces")
     def get(self, request):

@@ -1070,6 +1070,35 @@ def _decode_text(data: bytes) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines(keepends=True)
 
 
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
+    commit: str
+    time: datetime
+    message: str
+    trailers: dict[str, str]
+
+
+def repository_log(
+    *, prefix: str, start: str | None = None, limit: int | None = None
+) -> Iterator[LogEntry]:
+    """Commits newest first from ``start`` (default: the head), following first parents."""
+    _check_prefix(prefix)
+    manifest, _etag, objects = _load(object_store(), prefix)
+    sha: bytes | None = _check_sha(start).encode() if start else manifest.commit.encode()
+    count = 0
+    while sha is not None and (limit is None or count < limit):
+        commit = objects.commit(sha)
+        text, trailers = _parse_message(commit.message.decode("utf-8", errors="replace"))
+        yield LogEntry(
+            commit=sha.decode(),
+            time=datetime.fromtimestamp(commit.commit_time, tz=UTC),
+            message=text,
+            trailers=trailers,
+        )
+        count += 1
+        sha = commit.parents[0] if commit.parents else None
+
+
 def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> list[Version]:
     """Every version of one file, newest first, each with a unified diff to the one
     before (following first parents, as ``git log --first-parent -- path``)."""

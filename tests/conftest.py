@@ -13,7 +13,24 @@ os.environ.setdefault("GITLOOM_DATA_DIR", tempfile.mkdtemp(prefix="gitloom-test-
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest  # noqa: E402
-from rest_framework.test import APIClient  # noqa: E402
+
+from tests.fixtures_storage import (  # noqa: E402, F401
+    fake_aws_env,
+    local_store,
+    moto_server,
+    object_store,
+    s3_store,
+)
+
+
+@pytest.fixture(autouse=True)
+def fresh_object_store(tmp_path):
+    """Each test gets an empty object store, as each test gets an empty database."""
+    from namespaces.storage import LocalObjectStore, using_object_store
+
+    store = LocalObjectStore(tmp_path / "objects", cache_dir=tmp_path / "cache")
+    with using_object_store(store):
+        yield store
 
 
 @pytest.fixture
@@ -31,6 +48,8 @@ def other_account(db):
 
 
 def _key_client(account, name="test"):
+    from rest_framework.test import APIClient
+
     from accounts.services import api_key_create
 
     _, secret = api_key_create(account=account, name=name)
@@ -53,12 +72,16 @@ def other_api(other_account):
 
 @pytest.fixture
 def anon():
+    from rest_framework.test import APIClient
+
     return APIClient()
 
 
 @pytest.fixture
 def dashboard(db):
     """A logged-in dashboard session (CSRF enforced) of a freshly signed-up account."""
+    from rest_framework.test import APIClient
+
     from accounts.services import account_signup
 
     user = account_signup(account_id="dash", username="dana", password="correct-horse-42")

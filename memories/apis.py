@@ -1,0 +1,266 @@
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from gitloom.errors import InvalidInput
+from gitloom.serializers import StrictSerializer
+from memories.format import TIERS
+from memories.selectors import (
+    job_get_for_account,
+    job_list,
+    memory_get,
+    memory_history,
+    memory_list,
+)
+from memories.services import job_accept, memory_delete, memory_import
+from namespaces import repository
+from namespaces.selectors import namespace_get_for_account
+
+NAMESPACE_PARAM = OpenApiParameter("namespace", str, description="Namespace (default `default`).")
+
+
+def _namespace(request, name: str | None = None):
+    if name is None:
+        name = request.query_params.get("namespace")
+    return namespace_get_for_account(account=request.auth.account, name=name)
+
+
+def _memory_header(memory) -> dict:
+    return {
+        "tier": memory.tier,
+        "tags": memory.tags,
+        "created": memory.created.isoformat().replace("+00:00", "Z"),
+        "updated": memory.updated.isoformat().replace("+00:00", "Z"),
+        "confidence": memory.confidence,
+        "cues": memory.cues,
+        "related": [{"type": link.type, "path": link.path} for link in memory.related],
+        "sources": memory.sources,
+    }
+
+
+class JobSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="public_id")
+    namespace = serializers.CharField(source="namespace.name")
+    status = serializers.CharField()
+    session_id = serializers.CharField()
+    created = serializers.DateTimeField()
+    started = serializers.DateTimeField(allow_null=True)
+    finished = serializers.DateTimeField(allow_null=True)
+    attempts = serializers.IntegerField()
+    extractor = serializers.CharField()
+    prompt_version = serializers.CharField()
+    commit = serializers.CharField()
+    result = serializers.DictField()
+    usage = serializers.DictField()
+    error = serializers.SerializerMethodField()
+
+    def get_error(self, job) -> dict | None:
+        if not job.error_code:
+            return None
+        return {"code": job.error_code, "message": job.error_message}
+
+
+class MemoryListCreateApi(APIView):
+    class InputSerializer(StrictSerializer):
+        # Only shape here; the transcript's rules live in memories.transcripts.
+        namespace = serializers.CharField(required=False, allow_null=True)
+        messages = serializers.JSONField()
+        session_id = serializers.JSONField(required=False)
+        metadata = serializers.JSONField(required=False)
+
+    class ListOutputSerializer(serializers.Serializer):
+        path = serializers.CharField()
+        blob = serializers.CharField()
+        tier = serializers.CharField()
+        tags = serializers.ListField(child=serializers.CharField())
+        cues = serializers.ListField(child=serializers.CharField())
+        updated = serializers.CharField()
+
+    @extend_schema(
+        summary="List memories (paginated)",
+        parameters=[
+            NAMESPACE_PARAM,
+            OpenApiParameter("tier", str, enum=list(TIERS)),
+            OpenApiParameter("tag", str),
+            OpenApiParameter("cursor", str, description="`next_cursor` of the previous page"),
+            OpenApiParameter("limit", int, description="1-200, default 50"),
+        ],
+    )
+    def get(self, request):
+        params = request.query_params
+        tier = params.get("tier") or None
+        if tier is not None and tier not in TIERS:
+            raise InvalidInput(f"tier must be one of {', '.join(TIERS)}.", code="invalid_tier")
+        limit = _int_param(params.get("limit"), default=50, low=1, high=200, name="limit")
+        page = memory_list(
+            namespace=_namespace(request),
+            tier=tier,
+            tag=params.get("tag") or None,
+            cursor=params.get("cursor") or None,
+            limit=limit,
+        )
+        items = [
+            {"path": item.path, "blob": item.blob, **_memory_header(item.memory)}
+            for item in page.items
+        ]
+        keep = ("path", "blob", "tier", "tags", "cues", "updated")
+        return Response(
+            {
+                "commit": page.commit,
+                "memories": [{k: item[k] for k in keep} for item in items],
+                "next_cursor": page.next_cursor,
+            }
+        )
+
+    @extend_schema(
+        summary="Post a conversation; returns a job at once",
+        request=InputSerializer,
+        responses={202: JobSerializer},
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER)],
+    )
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        job, _created = job_accept(
+            account=request.auth.account,
+            namespace=fields.get("namespace"),
+            messages=fields["messages"],
+            session_id=fields.get("session_id"),
+            metadata=fields.get("metadata"),
+            idempotency_key=request.headers.get("Idempotency-Key"),
+        )
+        return Response({"job": JobSerializer(job).data}, status=202)
+
+
+def _int_param(value: str | None, *, default: int, low: int, high: int, name: str) -> int:
+    if value in (None, ""):
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        number = low - 1
+    if not low <= number <= high:
+        raise InvalidInput(f"{name} must be an integer from {low} to {high}.", code="invalid")
+    return number
+
+
+class MemoryDetailApi(APIView):
+    @extend_schema(summary="One memory: header, body, raw markdown", parameters=[NAMESPACE_PARAM])
+    def get(self, request, path: str):
+        item = memory_get(namespace=_namespace(request), path=path)
+        return Response(
+            {
+                "path": item.path,
+                "blob": item.blob,
+                "commit": item.commit,
+                **_memory_header(item.memory),
+                "body": item.memory.body,
+                "raw": item.raw.decode("utf-8"),
+            }
+        )
+
+    @extend_schema(
+        summary="Forget a memory (a commit that removes it)", parameters=[NAMESPACE_PARAM]
+    )
+    def delete(self, request, path: str):
+        result = memory_delete(namespace=_namespace(request), path=path)
+        return Response({"path": path, "deleted": True, "commit": result.commit})
+
+
+class MemoryHistoryApi(APIView):
+    @extend_schema(summary="Every version of a memory, with diffs", parameters=[NAMESPACE_PARAM])
+    def get(self, request, path: str):
+        versions = memory_history(namespace=_namespace(request), path=path)
+        return Response(
+            {
+                "path": path,
+                "versions": [
+                    {
+                        "commit": v.commit,
+                        "time": v.time.isoformat().replace("+00:00", "Z"),
+                        "message": v.message,
+                        "trailers": v.trailers,
+                        "change": v.kind,
+                        "blob": v.blob,
+                        "diff": v.diff_text,
+                    }
+                    for v in versions
+                ],
+            }
+        )
+
+
+class JobListApi(APIView):
+    @extend_schema(summary="Recent jobs of a namespace", parameters=[NAMESPACE_PARAM])
+    def get(self, request):
+        limit = _int_param(
+            request.query_params.get("limit"), default=50, low=1, high=200, name="limit"
+        )
+        jobs = job_list(namespace=_namespace(request))[:limit]
+        return Response({"jobs": JobSerializer(jobs, many=True).data})
+
+
+class JobDetailApi(APIView):
+    @extend_schema(summary="A write's status and outcome", responses=JobSerializer)
+    def get(self, request, job_id: str):
+        job = job_get_for_account(account=request.auth.account, job_id=job_id)
+        return Response({"job": JobSerializer(job).data})
+
+
+EXPORT_TYPES = {"bundle": "application/x-git-bundle", "tar": "application/gzip"}
+
+
+class NamespaceExportApi(APIView):
+    @extend_schema(
+        summary="The namespace's repository, to take away",
+        parameters=[OpenApiParameter("format", str, enum=["bundle", "tar"])],
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+    )
+    def get(self, request, name: str):
+        namespace = _namespace(request, name)
+        fmt = request.query_params.get("format", "bundle")
+        if fmt == "bundle":
+            data = repository.repository_export_bundle(prefix=namespace.storage_prefix)
+            filename = f"{namespace.name}.bundle"
+        elif fmt == "tar":
+            data = repository.repository_export_tar(prefix=namespace.storage_prefix)
+            filename = f"{namespace.name}.tar.gz"
+        else:
+            raise InvalidInput("format is `bundle` or `tar`.", code="invalid_format")
+        response = HttpResponse(data, content_type=EXPORT_TYPES[fmt])
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class NamespaceImportApi(APIView):
+    parser_classes: list = []  # the body is read raw: a tar.gz or a git bundle
+
+    @extend_schema(
+        summary="Import a tar.gz of memory files or a git bundle (all or nothing)",
+        parameters=[OpenApiParameter("format", str, enum=["tar", "bundle"])],
+        request={"application/octet-stream": OpenApiTypes.BINARY},
+    )
+    def post(self, request, name: str):
+        namespace = _namespace(request, name)
+        data = request.body
+        if not data:
+            raise InvalidInput("Send the archive as the request body.", code="empty_body")
+        fmt = request.query_params.get("format") or (
+            "bundle" if data.startswith(b"# v2 git bundle") else "tar"
+        )
+        result = memory_import(namespace=namespace, data=data, kind=fmt)
+        return Response(
+            {
+                "commit": result.commit,
+                "created": result.created,
+                "modified": result.modified,
+                "deleted": result.deleted,
+            },
+            status=201 if not result.noop else 200,
+        )

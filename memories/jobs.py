@@ -1,0 +1,93 @@
+"""The per-namespace write queue on django-q2.
+
+A job row is written (status ``queued``) before ``POST /v1/memories`` answers, so an
+accepted write is never lost. The queue carries only "drain namespace N": the task takes
+the namespace's advisory lock and runs its queued jobs one by one in acceptance order
+(``seq``), so writes to one namespace are serialised and writes to different namespaces
+run in parallel on different workers. A task that cannot take the lock leaves: the
+holder re-checks for new jobs after releasing it, so no job is stranded.
+
+A worker that dies mid-job leaves the job ``running``; its Postgres session ends, which
+frees the lock, and django-q2 redelivers the unacknowledged task after ``Q_CLUSTER
+["retry"]`` seconds. The job then runs again, but first looks for its own commit (the
+``Gitloom-Job`` trailer) in the repository, so its commit appears exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memories.models import Job
+
+logger = logging.getLogger("gitloom.jobs")
+
+# First key of the two-key advisory lock; the second is the namespace id.
+_LOCK_CLASS = 7_146_001
+
+
+def enqueue_drain(*, namespace_id: int) -> None:
+    """Ask a worker to drain the namespace (after the accepting transaction commits)."""
+    from django_q.tasks import async_task
+
+    async_task(
+        "memories.jobs.drain_namespace",
+        namespace_id,
+        task_name=f"drain-namespace-{namespace_id}",
+        sync=getattr(settings, "GITLOOM_QUEUE_SYNC", False),
+    )
+
+
+def _try_lock(namespace_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_LOCK_CLASS, namespace_id])
+        return bool(cursor.fetchone()[0])
+
+
+def _unlock(namespace_id: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_LOCK_CLASS, namespace_id])
+
+
+def _next_job(namespace_id: int) -> Job | None:
+    return (
+        Job.objects.filter(
+            namespace_id=namespace_id, status__in=[Job.Status.QUEUED, Job.Status.RUNNING]
+        )
+        .order_by("seq")
+        .first()
+    )
+
+
+def drain_namespace(namespace_id: int) -> int:
+    """Run the namespace's pending jobs in acceptance order; returns how many ran."""
+    from memories.services import job_run
+
+    ran = 0
+    while True:
+        if not _try_lock(namespace_id):
+            return ran  # another worker holds the namespace and will see our job
+        try:
+            while (job := _next_job(namespace_id)) is not None:
+                job_run(job=job)
+                ran += 1
+        finally:
+            _unlock(namespace_id)
+        # A job accepted between our last look and the unlock would otherwise wait for
+        # its own task; look once more now that the lock is free.
+        if _next_job(namespace_id) is None:
+            return ran
+
+
+def job_mark_running(*, job: Job) -> Job:
+    with transaction.atomic():
+        Job.objects.filter(pk=job.pk).update(
+            status=Job.Status.RUNNING,
+            started=timezone.now(),
+            attempts=job.attempts + 1,
+        )
+    job.refresh_from_db()
+    return job

@@ -1,0 +1,106 @@
+"""Validating a posted transcript before anything is queued."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.conf import settings
+
+from gitloom.errors import InvalidInput, PayloadTooLarge
+from memories.pipeline import Message
+
+ROLES = {"user", "assistant", "system", "tool"}
+MAX_MESSAGES = 1000
+MAX_MESSAGE_CHARS = 32_000
+MAX_ID_CHARS = 200
+
+
+def _bad(message: str) -> InvalidInput:
+    return InvalidInput(message, code="invalid_transcript")
+
+
+def validate_transcript(*, messages: object, session_id: object, metadata: object) -> dict:
+    """Return the canonical payload stored on the job, or raise 400/413."""
+    if not isinstance(messages, list) or not messages:
+        raise _bad("`messages` must be a non-empty list of {role, content} objects.")
+    if len(messages) > MAX_MESSAGES:
+        raise PayloadTooLarge(f"At most {MAX_MESSAGES} messages per request.")
+    total = 0
+    seen_ids: set[str] = set()
+    clean: list[dict] = []
+    for index, raw in enumerate(messages):
+        where = f"messages[{index}]"
+        if not isinstance(raw, dict):
+            raise _bad(f"{where} must be an object.")
+        unknown = set(raw) - {"role", "content", "id", "name", "timestamp"}
+        if unknown:
+            raise _bad(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.")
+        role, content = raw.get("role"), raw.get("content")
+        if role not in ROLES:
+            raise _bad(f"{where}.role must be one of {', '.join(sorted(ROLES))}.")
+        if not isinstance(content, str) or not content.strip():
+            raise _bad(f"{where}.content must be a non-empty string.")
+        if "\x00" in content:
+            raise _bad(f"{where}.content contains a NUL character.")
+        if len(content) > MAX_MESSAGE_CHARS:
+            raise PayloadTooLarge(f"{where}.content is over {MAX_MESSAGE_CHARS} characters.")
+        total += len(content)
+        item: dict = {"role": role, "content": content}
+        for field in ("id", "name"):
+            value = raw.get(field)
+            if value is None:
+                continue
+            if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_CHARS:
+                raise _bad(f"{where}.{field} must be a non-empty string of at most 200 characters.")
+            if any(ch in value for ch in "\x00\n\r"):
+                raise _bad(f"{where}.{field} may not contain control characters.")
+            item[field] = value
+        if "id" in item:
+            if item["id"] in seen_ids:
+                raise _bad(f"{where}.id {item['id']!r} repeats an earlier message id.")
+            seen_ids.add(item["id"])
+        if raw.get("timestamp") is not None:
+            item["timestamp"] = _timestamp(raw["timestamp"], where)
+        clean.append(item)
+    if total > settings.GITLOOM_MAX_TRANSCRIPT_CHARS:
+        raise PayloadTooLarge(
+            f"The transcript is over {settings.GITLOOM_MAX_TRANSCRIPT_CHARS} characters."
+        )
+    if session_id is not None and (
+        not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200
+    ):
+        raise _bad("`session_id` must be a non-empty string of at most 200 characters.")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise _bad("`metadata` must be an object.")
+    return {"messages": clean, "session_id": session_id, "metadata": metadata or {}}
+
+
+def _timestamp(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise _bad(f"{where}.timestamp must be an ISO 8601 string.")
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise _bad(f"{where}.timestamp {value!r} is not ISO 8601.") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)  # documented: a naive time is UTC
+    return parsed.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def payload_messages(payload: dict, *, job_tag: str) -> list[Message]:
+    """Messages as the pipeline sees them; a message without an id gets a stable one."""
+    out = []
+    for index, item in enumerate(payload["messages"]):
+        timestamp = item.get("timestamp")
+        out.append(
+            Message(
+                id=item.get("id") or f"{job_tag}-m{index + 1}",
+                role=item["role"],
+                content=item["content"],
+                name=item.get("name"),
+                timestamp=datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+                if timestamp
+                else None,
+            )
+        )
+    return out

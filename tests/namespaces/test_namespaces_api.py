@@ -1,0 +1,89 @@
+import pytest
+
+NAMESPACE_ROUTES = [
+    ("get", "/v1/namespaces/{ns}"),
+    ("delete", "/v1/namespaces/{ns}"),
+]
+
+
+def test_namespace_lifecycle(api):
+    created = api.post("/v1/namespaces", {"name": "user-8213"}, format="json")
+    assert created.status_code == 201
+    assert created.json()["name"] == "user-8213"
+    assert [n["name"] for n in api.get("/v1/namespaces").json()["namespaces"]] == ["user-8213"]
+    assert api.get("/v1/namespaces/user-8213").json()["name"] == "user-8213"
+    assert api.delete("/v1/namespaces/user-8213").status_code == 204
+    gone = api.get("/v1/namespaces/user-8213")
+    assert gone.status_code == 404
+    assert gone.json()["error"]["code"] == "namespace_not_found"
+    assert api.get("/v1/namespaces").json()["namespaces"] == []
+
+
+def test_deleted_namespace_name_can_be_reused(api):
+    assert api.post("/v1/namespaces", {"name": "again"}, format="json").status_code == 201
+    assert api.delete("/v1/namespaces/again").status_code == 204
+    assert api.post("/v1/namespaces", {"name": "again"}, format="json").status_code == 201
+
+
+def test_duplicate_namespace_is_409(api):
+    assert api.post("/v1/namespaces", {"name": "dup"}, format="json").status_code == 201
+    response = api.post("/v1/namespaces", {"name": "dup"}, format="json")
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "namespace_exists"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", "UPPER", "has space", "a#b", "a/b", "../x", "é", "x" * 65, "dot.ted", "under_score"],
+)
+def test_namespace_names_use_the_slug_charset(api, name):
+    response = api.post("/v1/namespaces", {"name": name}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] in {"invalid_name", "invalid"}
+    assert api.get("/v1/namespaces").json()["namespaces"] == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"name": 5}, {"name": ["a"]}, {"name": None}, {}, {"name": "ok", "extra": True}, [1, 2]],
+)
+def test_wrong_types_and_unknown_fields_are_400(api, body):
+    response = api.post("/v1/namespaces", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+    assert api.get("/v1/namespaces").json()["namespaces"] == []
+
+
+def test_another_accounts_namespace_is_indistinguishable_from_missing(api, other_api):
+    assert other_api.post("/v1/namespaces", {"name": "secret"}, format="json").status_code == 201
+    for method, route in NAMESPACE_ROUTES:
+        theirs = getattr(api, method)(route.format(ns="secret"))
+        missing = getattr(api, method)(route.format(ns="nope"))
+        assert theirs.status_code == missing.status_code == 404
+        assert theirs.json() == missing.json()
+    assert other_api.get("/v1/namespaces/secret").status_code == 200
+    assert api.get("/v1/namespaces").json()["namespaces"] == []
+
+
+def test_same_name_in_two_accounts_are_separate(api, other_api):
+    assert api.post("/v1/namespaces", {"name": "default"}, format="json").status_code == 201
+    assert other_api.post("/v1/namespaces", {"name": "default"}, format="json").status_code == 201
+    assert api.delete("/v1/namespaces/default").status_code == 204
+    assert other_api.get("/v1/namespaces/default").status_code == 200
+
+
+def test_session_and_key_reach_the_same_namespace_endpoints(dashboard):
+    from tests.conftest import csrf_token
+
+    token = csrf_token(dashboard)
+    created = dashboard.post(
+        "/v1/namespaces", {"name": "web"}, format="json", HTTP_X_CSRFTOKEN=token
+    )
+    assert created.status_code == 201
+    key = dashboard.post("/v1/keys", {"name": "k"}, format="json", HTTP_X_CSRFTOKEN=token)
+    from rest_framework.test import APIClient
+
+    keyed = APIClient()
+    keyed.credentials(HTTP_AUTHORIZATION=f"Bearer {key.json()['secret']}")
+    assert [n["name"] for n in keyed.get("/v1/namespaces").json()["namespaces"]] == ["web"]
+    assert dashboard.get("/v1/namespaces").json() == keyed.get("/v1/namespaces").json()
