@@ -128,8 +128,8 @@ def _job_commit_in_history(*, prefix: str, job: Job) -> str | None:
 
 def job_run(*, job: Job) -> Job:
     """Run one job: pipeline, one commit, index. Safe to call again after a crash."""
+    from memories.candidates import memory_candidates
     from memories.pipeline import default_extractor, run_pipeline
-    from retrieval.selectors import memory_candidates
 
     job = job_mark_running(job=job)
     namespace = job.namespace
@@ -160,7 +160,7 @@ def job_run(*, job: Job) -> Job:
             messages=payload_messages(job.payload, job_tag=job.public_id.hex[:8]),
             session_id=job.payload.get("session_id"),
             existing=lambda text, limit: memory_candidates(
-                namespace=namespace, text=text, limit=limit, snapshot=snapshot
+                namespace=namespace, text=text, limit=limit
             ),
             extractor=extractor,
             topic_sizes=lambda folder: sum(1 for _ in snapshot.walk(folder)),

@@ -1,0 +1,41 @@
+"""Reconcile's candidate lookup: the namespace's own index, asked like a retrieval.
+
+One fused query per new fact, with a bounded limit, so the work per job does not grow
+with the namespace (the pipeline caps candidates per fact and per job).
+"""
+
+from __future__ import annotations
+
+from memories.format import Link, Memory
+from memories.pipeline import ExistingMemory
+from namespaces.models import Namespace
+from retrieval.embeddings import embed_query
+from retrieval.query import fused_search
+
+
+def memory_candidates(*, namespace: Namespace, text: str, limit: int) -> list[ExistingMemory]:
+    found = fused_search(
+        namespace=namespace,
+        query=text[:1000],
+        embedding=embed_query(text[:1000]),
+        limit=limit,
+        arms=("lexical", "semantic"),
+    )
+    return [
+        ExistingMemory(
+            path=hit.path,
+            text=hit.content,
+            header=Memory(
+                tier=hit.tier,
+                tags=hit.tags,
+                created=hit.created,
+                updated=hit.updated,
+                confidence=hit.confidence,
+                cues=hit.cues,
+                related=[Link(type=link["type"], path=link["path"]) for link in hit.related],
+                sources=hit.sources,
+                body=hit.content,
+            ),
+        )
+        for hit in found.hits
+    ]

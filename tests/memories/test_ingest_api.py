@@ -1,0 +1,190 @@
+"""POST /v1/memories end to end in one process: jobs run inline (GITLOOM_QUEUE_SYNC)."""
+
+import pytest
+
+from tests.support.model_server import ModelServer, Reply, pipeline_responder
+
+TRANSCRIPT = {
+    "session_id": "sess-1",
+    "messages": [
+        {
+            "id": "msg-1",
+            "role": "user",
+            "name": "Priya",
+            "content": "I bought a Sony A7III camera yesterday from Fotocentre in Bengaluru.",
+            "timestamp": "2026-07-31T10:00:00Z",
+        },
+        {"id": "msg-2", "role": "assistant", "content": "Nice! Enjoy the new camera."},
+    ],
+}
+
+
+@pytest.fixture
+def ns(api):
+    assert api.post("/v1/namespaces", {"name": "default"}, format="json").status_code == 201
+
+
+@pytest.fixture
+def run_inline(settings, django_capture_on_commit_callbacks):
+    settings.GITLOOM_QUEUE_SYNC = True
+
+    def post(api, body, **headers):
+        with django_capture_on_commit_callbacks(execute=True):
+            return api.post("/v1/memories", body, format="json", **headers)
+
+    return post
+
+
+def test_offline_write_becomes_a_commit_visible_to_retrieval(api, ns, run_inline):
+    response = run_inline(api, TRANSCRIPT)
+    assert response.status_code == 202
+    job_id = response.json()["job"]["id"]
+    job = api.get(f"/v1/jobs/{job_id}").json()["job"]
+    assert job["status"] == "done", job
+    assert job["extractor"] == "offline"
+    assert job["result"]["created"], job
+    path = job["result"]["created"][0]
+    memory = api.get(f"/v1/memories/{path}").json()
+    assert memory["sources"] == ["msg-1"]
+    assert "2026-07-30" in memory["body"]  # "yesterday" resolved against the message time
+    assert memory["commit"] == job["commit"]
+    history = api.get(f"/v1/memories/{path}/history").json()["versions"]
+    assert history[0]["trailers"]["Gitloom-Job"] == job_id
+    assert history[0]["trailers"]["Gitloom-Extractor"] == "offline"
+    assert history[0]["trailers"]["Gitloom-Session"] == "sess-1"
+    found = api.get("/v1/retrieve?query=which camera did Priya buy").json()["results"]
+    assert found and found[0]["path"] == path
+    listed = api.get("/v1/jobs?namespace=default").json()["jobs"]
+    assert [j["id"] for j in listed] == [job_id]
+
+
+def test_idempotency_key_returns_the_same_job(api, ns, run_inline):
+    first = run_inline(api, TRANSCRIPT, HTTP_IDEMPOTENCY_KEY="retry-1").json()["job"]
+    again = run_inline(api, TRANSCRIPT, HTTP_IDEMPOTENCY_KEY="retry-1").json()["job"]
+    assert again["id"] == first["id"]
+    assert len(api.get("/v1/jobs").json()["jobs"]) == 1
+    changed = dict(TRANSCRIPT, session_id="other")
+    conflict = run_inline(api, changed, HTTP_IDEMPOTENCY_KEY="retry-1")
+    assert conflict.status_code == 409
+    assert conflict.json()["error"]["code"] == "idempotency_key_reused"
+
+
+@pytest.mark.parametrize(
+    "body,status,code",
+    [
+        ({}, 400, "invalid"),
+        ({"messages": []}, 400, "invalid_transcript"),
+        ({"messages": "hello"}, 400, "invalid_transcript"),
+        ({"messages": [{"role": "user"}]}, 400, "invalid_transcript"),
+        ({"messages": [{"role": "wizard", "content": "x"}]}, 400, "invalid_transcript"),
+        ({"messages": [{"role": "user", "content": "x", "extra": 1}]}, 400, "invalid_transcript"),
+        (
+            {"messages": [{"role": "user", "content": "x", "timestamp": "yesterday"}]},
+            400,
+            "invalid_transcript",
+        ),
+        (
+            {
+                "messages": [
+                    {"role": "user", "content": "a", "id": "1"},
+                    {"role": "user", "content": "b", "id": "1"},
+                ]
+            },
+            400,
+            "invalid_transcript",
+        ),
+        ({"messages": [{"role": "user", "content": "x" * 40_000}]}, 413, "payload_too_large"),
+        ({"messages": [{"role": "user", "content": "x"}], "surprise": 1}, 400, "invalid"),
+        (
+            {"namespace": "nope", "messages": [{"role": "user", "content": "x"}]},
+            404,
+            "namespace_not_found",
+        ),
+    ],
+)
+def test_bad_transcripts_are_refused_before_anything_is_queued(
+    api, ns, run_inline, body, status, code
+):
+    response = run_inline(api, body)
+    assert response.status_code == status, response.json()
+    assert response.json()["error"]["code"] == code
+    assert api.get("/v1/jobs").json()["jobs"] == []
+
+
+def test_another_account_cannot_see_a_job(api, other_api, ns, run_inline):
+    job_id = run_inline(api, TRANSCRIPT).json()["job"]["id"]
+    response = other_api.get(f"/v1/jobs/{job_id}")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "job_not_found"
+    assert other_api.get("/v1/jobs/not-a-uuid").status_code == 404
+
+
+@pytest.fixture
+def model(settings):
+    with ModelServer() as server:
+        settings.GITLOOM_LLM_BASE_URL = server.base_url
+        settings.GITLOOM_LLM_API_KEY = "test"
+        settings.GITLOOM_LLM_MODEL = "scripted-model"
+        settings.GITLOOM_LLM_BACKOFF_SCALE = 0
+        yield server
+
+
+def test_model_write_names_the_model_and_records_usage(api, ns, run_inline, model):
+    model.responder = pipeline_responder
+    job = run_inline(api, TRANSCRIPT).json()["job"]
+    job = api.get(f"/v1/jobs/{job['id']}").json()["job"]
+    assert job["status"] == "done", job
+    assert job["extractor"] == "scripted-model"
+    assert job["usage"]["prompt_tokens"] > 0
+    paths = job["result"]["created"]
+    assert len(paths) == 2  # pipeline_responder: one memory per message
+    sources = sorted(api.get(f"/v1/memories/{p}").json()["sources"][0] for p in paths)
+    assert sources == ["msg-1", "msg-2"]
+    trailers = api.get(f"/v1/memories/{paths[0]}/history").json()["versions"][0]["trailers"]
+    assert trailers["Gitloom-Extractor"] == "scripted-model"
+    assert trailers["Gitloom-Prompt-Version"]
+
+
+def test_model_garbage_fails_the_job_and_writes_nothing(api, ns, run_inline, model):
+    model.responder = lambda request: Reply.chat("this is not json")
+    before = api.get("/v1/memories").json()["commit"]
+    job = run_inline(api, TRANSCRIPT).json()["job"]
+    job = api.get(f"/v1/jobs/{job['id']}").json()["job"]
+    assert job["status"] == "failed"
+    assert job["error"]["code"] == "model_output_invalid"
+    assert job["commit"] == ""
+    assert api.get("/v1/memories").json() == {"commit": before, "memories": [], "next_cursor": None}
+
+
+def test_rate_limited_model_is_retried_then_succeeds(api, ns, run_inline, model):
+    model.enqueue(Reply.error(429, retry_after=0))
+    model.responder = pipeline_responder
+    job = run_inline(api, TRANSCRIPT).json()["job"]
+    job = api.get(f"/v1/jobs/{job['id']}").json()["job"]
+    assert job["status"] == "done", job
+    assert model.requests[0].path.endswith("/chat/completions")
+    assert len(model.chat_requests()) >= 2
+
+
+def test_rerun_after_a_crash_finds_its_commit_and_does_not_apply_twice(api, ns, settings):
+    """A worker died after committing but before recording it: the re-run adopts it."""
+    from accounts.models import Account
+    from memories.models import Job
+    from memories.services import job_accept, job_run
+    from namespaces import repository
+
+    account = Account.objects.get(id="acme")
+    job, _ = job_accept(account=account, namespace="default", messages=TRANSCRIPT["messages"])
+    done = job_run(job=job)
+    assert done.status == "done" and done.commit
+    # Simulate the crash: the commit landed but the job row still says running.
+    Job.objects.filter(pk=job.pk).update(status="running", commit="", result={})
+    rerun = job_run(job=Job.objects.get(pk=job.pk))
+    assert rerun.status == "done" and rerun.commit == done.commit
+    assert rerun.result["created"] == done.result["created"]
+    prefix = job.namespace.storage_prefix
+    mine = [
+        e
+        for e in repository.repository_log(prefix=prefix)
+        if e.trailers.get("Gitloom-Job") == str(job.public_id)
+    ]
+    assert len(mine) == 1
