@@ -1,11 +1,96 @@
-"""Index lifecycle hooks called by namespace services (filled in by the index work)."""
+"""Writes to the index: namespace lifecycle hooks and the indexer entry point.
+
+``index_namespace_create`` / ``index_namespace_drop`` are called by
+``namespaces.services`` inside the transaction that creates or deletes the namespace.
+``index_namespace`` (re-exported from ``retrieval.indexer``) is called after every
+commit to a namespace's repository.
+"""
 
 from __future__ import annotations
 
+import logging
+
+from django.db import connection, transaction
+
+from retrieval.indexer import IndexResult, index_namespace
+from retrieval.models import INDEX_TABLES
+from retrieval.scope import namespace_scope
+
+logger = logging.getLogger("gitloom.retrieval")
+
+__all__ = [
+    "IndexResult",
+    "index_namespace",
+    "index_namespace_create",
+    "index_namespace_drop",
+    "index_orphans_drop",
+]
+
+
+def _partition(namespace_id: int) -> str:
+    return f"retrieval_cue_ns_{int(namespace_id)}"
+
 
 def index_namespace_create(*, namespace) -> None:
-    """Prepare a new namespace's index storage."""
+    """Prepare a new namespace's index: its cue partition (with its own HNSW index) and
+    its index state at the repository's first commit. Runs in the caller's transaction,
+    so a namespace whose creation rolls back leaves no partition behind."""
+    index_namespace(namespace=namespace)
 
 
 def index_namespace_drop(*, namespace) -> None:
-    """Remove a namespace's index rows."""
+    """Remove a namespace's index rows, in the caller's transaction.
+
+    The cue partition is emptied with TRUNCATE (a lock on that partition only) and
+    detached and dropped after the transaction commits: dropping or plainly detaching
+    a partition locks the whole cue table, which would stall every other namespace's
+    retrieval for as long as the deleting transaction runs.
+    """
+    namespace_id = int(namespace.pk)
+    partition = _partition(namespace_id)
+    with namespace_scope(namespace), connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [partition])
+        if cursor.fetchone()[0]:
+            cursor.execute(f'TRUNCATE "{partition}"')
+        for table in INDEX_TABLES:
+            if table != "retrieval_cue":
+                cursor.execute(f"DELETE FROM {table} WHERE namespace_id = %s", [namespace_id])  # noqa: S608
+    transaction.on_commit(lambda: _drop_partition(namespace_id), robust=True)
+
+
+def _drop_partition(namespace_id: int) -> None:
+    """Detach (without locking the parent against readers) and drop a cue partition."""
+    partition = _partition(namespace_id)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT inhdetachpending FROM pg_inherits"
+            " WHERE inhparent = 'retrieval_cue'::regclass AND inhrelid = to_regclass(%s)",
+            [partition],
+        )
+        row = cursor.fetchone()
+        if row is not None:
+            # CONCURRENTLY cannot run inside a transaction block; on_commit callbacks
+            # run in autocommit. A detach interrupted half-way is finished by FINALIZE.
+            mode = "FINALIZE" if row[0] else "CONCURRENTLY"
+            cursor.execute(f'ALTER TABLE retrieval_cue DETACH PARTITION "{partition}" {mode}')
+        cursor.execute(f'DROP TABLE IF EXISTS "{partition}"')
+
+
+def index_orphans_drop() -> list[str]:
+    """Drop cue partitions whose namespace no longer exists (a delete that crashed
+    between its commit and the partition drop, or a whole account deleted). Must be
+    called outside a transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname FROM pg_class c"
+            " WHERE c.relname ~ '^retrieval_cue_ns_[0-9]+$'"
+            "   AND NOT EXISTS (SELECT 1 FROM namespaces_namespace n"
+            "                   WHERE c.relname = 'retrieval_cue_ns_' || n.id)"
+        )
+        orphans = [row[0] for row in cursor.fetchall()]
+    for name in orphans:
+        try:
+            _drop_partition(int(name.rsplit("_", 1)[1]))
+        except Exception:
+            logger.exception("dropping orphaned cue partition %s failed", name)
+    return orphans

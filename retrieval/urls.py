@@ -1,1 +1,7 @@
-urlpatterns: list = []
+from django.urls import path
+
+from retrieval import apis
+
+urlpatterns = [
+    path("retrieve", apis.RetrieveApi.as_view(), name="retrieve"),
+]

@@ -1,0 +1,461 @@
+"""The tree-diff indexer: brings a namespace's index rows up to its repository's head.
+
+:func:`index_namespace` runs in one transaction per namespace, inside
+:func:`namespace_scope`, holding the namespace's ``retrieval_index_state`` row lock:
+
+1. read the head commit from object storage; if it is the indexed commit, stop;
+2. diff the indexed commit's tree against the head's (``repository_diff``: subtrees
+   whose hash is unchanged are never read), so only changed memory files are visited;
+3. for every changed path, drop the old document with its postings, cues and edges
+   (taking its terms out of the BM25 statistics), and for every added or modified
+   file insert the new document, keyed by the blob hash it was built from;
+4. embed only cue texts this namespace has no vector for yet; vectors of cue texts
+   already present (in this or any other memory of the namespace) are copied;
+5. record the head as the indexed commit.
+
+Running it twice is a no-op; a crash rolls the whole transaction back, so the index
+stays at the previous commit and the next run redoes the diff. Two runs for one
+namespace serialise on the state row lock; different namespaces run in parallel.
+
+BM25 terms come from a weighted tsvector: the cues with weight A, the body with weight
+B (Postgres's ``english`` text-search configuration: stemming, stop words). Postings
+keep a term's frequency in the cues and in the body separately, and documents their
+cue and body lengths, so the query weighs cues against bodies at query time
+(``FusionParams.cue_weight`` / ``body_weight``) without reindexing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from gitloom.errors import InvalidInput, NotFound
+from memories.format import InvalidMemory, Memory, parse_memory, validate_memory_path
+from retrieval.embeddings import embed_texts, vector_literal
+from retrieval.scope import namespace_scope
+
+logger = logging.getLogger("gitloom.retrieval")
+
+TEXT_SEARCH_CONFIG = "english"
+# Rows per INSERT statement: keeps one statement's parameter (a JSON array) a few MB.
+BATCH = 500
+
+
+@dataclass
+class IndexResult:
+    """What one indexer run did. ``embedded`` counts cue texts sent to the embedder."""
+
+    namespace_id: int
+    previous_commit: str | None
+    commit: str | None
+    added: int = 0
+    modified: int = 0
+    deleted: int = 0
+    embedded: int = 0
+    reused: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.commit != self.previous_commit
+
+
+@dataclass(frozen=True)
+class Change:
+    """One changed file between the indexed commit and the head."""
+
+    kind: str  # "add", "modify" or "delete"
+    path: str
+    new_blob: str | None
+
+
+def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
+    """Index ``namespace`` up to its repository head; see the module docstring.
+
+    ``rebuild=True`` forgets the namespace's index rows and builds them again from the
+    repository alone (``manage.py reindex``), still in one transaction.
+    """
+    from namespaces.repository import repository_diff, repository_head, repository_snapshot
+
+    prefix = namespace.storage_prefix
+    namespace_id = int(namespace.pk)
+    with namespace_scope(namespace):
+        previous = _lock_state(namespace_id)
+        head = repository_head(prefix=prefix)
+        result = IndexResult(namespace_id=namespace_id, previous_commit=previous, commit=head)
+        if head == previous and not rebuild:
+            return result
+        if head is None:
+            # The repository is gone: nothing is retrievable any more.
+            _forget_all(namespace_id)
+            _set_commit(namespace_id, "")
+            result.commit = None
+            return result
+        changes: list[Change] | None = None
+        if previous and not rebuild:
+            try:
+                changes = [
+                    Change(kind=c.kind, path=c.path, new_blob=c.new_blob)
+                    for c in repository_diff(prefix=prefix, old=previous, new=head)
+                ]
+            except NotFound as exc:  # the indexed commit is not in this repository
+                if exc.code != "commit_not_found":
+                    raise
+                logger.warning("index of %s: commit %s is gone; rebuilding", prefix, previous)
+        snapshot = repository_snapshot(prefix=prefix, commit=head)
+        if changes is None:
+            _forget_all(namespace_id)
+            changes = [
+                Change(kind="add", path=path, new_blob=blob) for path, blob in snapshot.walk()
+            ]
+        _apply(namespace_id, changes, snapshot.read_blob, result)
+        _set_commit(namespace_id, head)
+    if result.added or result.modified or result.deleted or rebuild:
+        logger.info(
+            "indexed %s at %s: +%d ~%d -%d, %d cue texts embedded, %d reused",
+            prefix,
+            head,
+            result.added,
+            result.modified,
+            result.deleted,
+            result.embedded,
+            result.reused,
+        )
+    return result
+
+
+def index_changes(
+    *,
+    namespace,
+    changes: Iterable[Change],
+    read_blob: Callable[[str], bytes],
+    commit: str,
+) -> IndexResult:
+    """Apply a list of changes directly (the bench and tests that build rows without a
+    repository); :func:`index_namespace` is the normal entry point."""
+    namespace_id = int(namespace.pk)
+    with namespace_scope(namespace):
+        previous = _lock_state(namespace_id)
+        result = IndexResult(namespace_id=namespace_id, previous_commit=previous, commit=commit)
+        _apply(namespace_id, list(changes), read_blob, result)
+        _set_commit(namespace_id, commit)
+    return result
+
+
+# --- steps ------------------------------------------------------------------------------
+
+
+def _lock_state(namespace_id: int) -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO retrieval_index_state (namespace_id) VALUES (%s)"
+            " ON CONFLICT (namespace_id) DO NOTHING",
+            [namespace_id],
+        )
+        cursor.execute(
+            "SELECT indexed_commit FROM retrieval_index_state WHERE namespace_id = %s FOR UPDATE",
+            [namespace_id],
+        )
+        (commit,) = cursor.fetchone()
+        # The partition normally exists from index_namespace_create; this covers
+        # namespaces made before the index existed. A no-op when it is there, and
+        # under the state row lock so two first runs cannot both create it.
+        cursor.execute("SELECT retrieval_cue_partition_create(%s)", [namespace_id])
+        return commit or None
+
+
+def _set_commit(namespace_id: int, commit: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE retrieval_index_state SET indexed_commit = %s, updated = now()"
+            " WHERE namespace_id = %s",
+            [commit, namespace_id],
+        )
+
+
+def _forget_all(namespace_id: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM retrieval_cue WHERE namespace_id = %s", [namespace_id])
+        for table in ("retrieval_edge", "retrieval_posting", "retrieval_term_stat"):
+            cursor.execute(f"DELETE FROM {table} WHERE namespace_id = %s", [namespace_id])  # noqa: S608
+        cursor.execute("DELETE FROM retrieval_document WHERE namespace_id = %s", [namespace_id])
+        cursor.execute(
+            "UPDATE retrieval_index_state"
+            " SET doc_count = 0, cue_length_total = 0, body_length_total = 0"
+            " WHERE namespace_id = %s",
+            [namespace_id],
+        )
+
+
+def _apply(
+    namespace_id: int,
+    changes: list[Change],
+    read_blob: Callable[[str], bytes],
+    result: IndexResult,
+) -> None:
+    changes = [c for c in changes if _is_memory_path(c.path)]
+    if not changes:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, path, blob_sha FROM retrieval_document"
+            " WHERE namespace_id = %s AND path = ANY(%s)",
+            [namespace_id, sorted({c.path for c in changes})],
+        )
+        existing = {path: (doc_id, blob) for doc_id, path, blob in cursor.fetchall()}
+
+    remove: list[int] = []
+    new_docs: list[tuple[str, str, Memory]] = []
+    for change in changes:
+        old = existing.get(change.path)
+        if change.kind == "delete":
+            if old:
+                remove.append(old[0])
+                result.deleted += 1
+            continue
+        if old and old[1] == change.new_blob:
+            continue  # already indexed from this very blob
+        try:
+            memory = parse_memory(read_blob(change.new_blob), path=change.path)
+        except InvalidMemory as exc:
+            # An unparseable file is not retrievable; it must not block the others.
+            logger.warning("not indexing %s: %s", change.path, exc.message)
+            result.skipped.append(change.path)
+            memory = None
+        if old:
+            remove.append(old[0])
+        if memory is None:
+            if old:
+                result.deleted += 1
+            continue
+        if old:
+            result.modified += 1
+        else:
+            result.added += 1
+        new_docs.append((change.path, change.new_blob, memory))
+
+    vectors = _vectors_for(namespace_id, new_docs, result)
+    if remove:
+        _remove_documents(namespace_id, remove)
+    if new_docs:
+        _insert_documents(namespace_id, new_docs, vectors)
+
+
+def _is_memory_path(path: str) -> bool:
+    # Other files (a README someone committed by hand) are not memories.
+    try:
+        validate_memory_path(path)
+    except InvalidInput:
+        return False
+    return True
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _vectors_for(
+    namespace_id: int, new_docs: list[tuple[str, str, Memory]], result: IndexResult
+) -> dict[str, str]:
+    """cue text -> pgvector literal, reusing the namespace's vectors before embedding.
+
+    Read before the old rows are deleted, so a rewritten memory keeps its cues' vectors.
+    """
+    wanted = _unique(cue for _, _, memory in new_docs for cue in memory.cues)
+    if not wanted:
+        return {}
+    vectors: dict[str, str] = {}
+    with connection.cursor() as cursor:
+        for start in range(0, len(wanted), BATCH):
+            cursor.execute(
+                "SELECT DISTINCT ON (cue) cue, embedding::text FROM retrieval_cue"
+                " WHERE namespace_id = %s AND cue = ANY(%s)",
+                [namespace_id, wanted[start : start + BATCH]],
+            )
+            vectors.update(cursor.fetchall())
+    missing = [cue for cue in wanted if cue not in vectors]
+    result.reused += len(wanted) - len(missing)
+    result.embedded += len(missing)
+    for cue, vector in zip(missing, embed_texts(missing), strict=True):
+        vectors[cue] = vector_literal(vector)
+    return vectors
+
+
+def _remove_documents(namespace_id: int, ids: list[int]) -> None:
+    with connection.cursor() as cursor:
+        # Take the documents' terms out of the BM25 statistics first: a term whose last
+        # document goes is deleted (df stays > 0), the rest are decremented.
+        args = {"ns": namespace_id, "ids": ids}
+        cursor.execute(_DROP_TERM_STATS, args)
+        cursor.execute(_DECREMENT_TERM_STATS, args)
+        cursor.execute(_SUBTRACT_STATE, args)
+        cursor.execute(
+            "DELETE FROM retrieval_cue WHERE namespace_id = %s AND document_id = ANY(%s)",
+            [namespace_id, ids],
+        )
+        cursor.execute(
+            "DELETE FROM retrieval_posting WHERE namespace_id = %s AND document_id = ANY(%s)",
+            [namespace_id, ids],
+        )
+        cursor.execute(
+            "DELETE FROM retrieval_edge WHERE namespace_id = %s AND src_document_id = ANY(%s)",
+            [namespace_id, ids],
+        )
+        cursor.execute(
+            "DELETE FROM retrieval_document WHERE namespace_id = %s AND id = ANY(%s)",
+            [namespace_id, ids],
+        )
+
+
+# The documents' terms leave the BM25 statistics before their postings go: a term
+# whose last document goes is deleted (df stays > 0), the rest are decremented.
+_DROP_TERM_STATS = """
+WITH gone AS (
+    SELECT term, count(*) AS n FROM retrieval_posting
+    WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s) GROUP BY term
+)
+DELETE FROM retrieval_term_stat t USING gone
+WHERE t.namespace_id = %(ns)s AND t.term = gone.term AND t.df <= gone.n
+"""
+_DECREMENT_TERM_STATS = """
+WITH gone AS (
+    SELECT term, count(*) AS n FROM retrieval_posting
+    WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s) GROUP BY term
+)
+UPDATE retrieval_term_stat t SET df = t.df - gone.n FROM gone
+WHERE t.namespace_id = %(ns)s AND t.term = gone.term
+"""
+
+_INSERT_DOCUMENTS = f"""
+INSERT INTO retrieval_document (
+    namespace_id, path, blob_sha, tier, tags, cues, created, updated, confidence,
+    sources, related, body, tsv, cue_length, body_length
+)
+SELECT %(ns)s, r.path, r.blob_sha, r.tier,
+       ARRAY(SELECT jsonb_array_elements_text(r.tags)),
+       ARRAY(SELECT jsonb_array_elements_text(r.cues)),
+       r.created, r.updated, r.confidence,
+       ARRAY(SELECT jsonb_array_elements_text(r.sources)),
+       r.related, r.body, v.tsv, lengths.cues, lengths.body
+FROM jsonb_to_recordset(%(docs)s::jsonb) AS r(
+    path text, blob_sha text, tier text, tags jsonb, cues jsonb, created timestamptz,
+    updated timestamptz, confidence float8, sources jsonb, related jsonb, body text,
+    cue_text text
+)
+CROSS JOIN LATERAL (
+    SELECT setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', r.cue_text), 'A')
+        || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', r.body), 'B') AS tsv
+) v
+CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE w.weight = 'A') AS cues,
+           count(*) FILTER (WHERE w.weight = 'B') AS body
+    FROM unnest(v.tsv) AS u, unnest(u.weights) AS w(weight)
+) lengths
+RETURNING id
+"""  # noqa: S608 - only the constant TEXT_SEARCH_CONFIG is interpolated
+
+_INSERT_POSTINGS = """
+INSERT INTO retrieval_posting (
+    namespace_id, term, document_id, tf_cues, tf_body, cue_length, body_length
+)
+SELECT d.namespace_id, u.lexeme, d.id,
+       count(*) FILTER (WHERE w.weight = 'A'), count(*) FILTER (WHERE w.weight = 'B'),
+       d.cue_length, d.body_length
+FROM retrieval_document d
+CROSS JOIN LATERAL unnest(d.tsv) AS u
+CROSS JOIN LATERAL unnest(u.weights) AS w(weight)
+WHERE d.namespace_id = %(ns)s AND d.id = ANY(%(ids)s)
+GROUP BY d.namespace_id, u.lexeme, d.id, d.cue_length, d.body_length
+"""
+
+_ADD_TERM_STATS = """
+INSERT INTO retrieval_term_stat (namespace_id, term, df)
+SELECT namespace_id, term, count(*) FROM retrieval_posting
+WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s)
+GROUP BY namespace_id, term
+ON CONFLICT (namespace_id, term) DO UPDATE SET df = retrieval_term_stat.df + EXCLUDED.df
+"""
+
+_ADD_STATE = """
+UPDATE retrieval_index_state s
+SET doc_count = s.doc_count + g.n,
+    cue_length_total = s.cue_length_total + g.cues,
+    body_length_total = s.body_length_total + g.body
+FROM (SELECT count(*) AS n, coalesce(sum(cue_length), 0) AS cues,
+             coalesce(sum(body_length), 0) AS body
+      FROM retrieval_document WHERE namespace_id = %(ns)s AND id = ANY(%(ids)s)) g
+WHERE s.namespace_id = %(ns)s
+"""
+_SUBTRACT_STATE = """
+UPDATE retrieval_index_state s
+SET doc_count = s.doc_count - g.n,
+    cue_length_total = s.cue_length_total - g.cues,
+    body_length_total = s.body_length_total - g.body
+FROM (SELECT count(*) AS n, coalesce(sum(cue_length), 0) AS cues,
+             coalesce(sum(body_length), 0) AS body
+      FROM retrieval_document WHERE namespace_id = %(ns)s AND id = ANY(%(ids)s)) g
+WHERE s.namespace_id = %(ns)s
+"""
+
+_INSERT_CUES = """
+INSERT INTO retrieval_cue (namespace_id, document_id, cue, tier, tags, embedding)
+SELECT %(ns)s, d.id, r.cue, d.tier, d.tags, r.embedding::vector
+FROM jsonb_to_recordset(%(cues)s::jsonb) AS r(path text, cue text, embedding text)
+JOIN retrieval_document d ON d.namespace_id = %(ns)s AND d.path = r.path
+"""
+
+_INSERT_EDGES = """
+INSERT INTO retrieval_edge (namespace_id, src_document_id, src_path, dst_path, type)
+SELECT DISTINCT %(ns)s, d.id, d.path, r.dst_path, r.type
+FROM jsonb_to_recordset(%(edges)s::jsonb) AS r(path text, dst_path text, type text)
+JOIN retrieval_document d ON d.namespace_id = %(ns)s AND d.path = r.path
+"""
+
+
+def _insert_documents(
+    namespace_id: int, new_docs: list[tuple[str, str, Memory]], vectors: dict[str, str]
+) -> None:
+    with connection.cursor() as cursor:
+        for start in range(0, len(new_docs), BATCH):
+            batch = new_docs[start : start + BATCH]
+            docs = [
+                {
+                    "path": path,
+                    "blob_sha": blob,
+                    "tier": memory.tier,
+                    "tags": _unique(memory.tags),
+                    "cues": memory.cues,
+                    "created": memory.created.isoformat(),
+                    "updated": memory.updated.isoformat(),
+                    "confidence": memory.confidence,
+                    "sources": memory.sources,
+                    "related": [{"type": link.type, "path": link.path} for link in memory.related],
+                    "body": memory.body,
+                    "cue_text": "\n".join(memory.cues),
+                }
+                for path, blob, memory in batch
+            ]
+            args = {"ns": namespace_id, "docs": json.dumps(docs)}
+            cursor.execute(_INSERT_DOCUMENTS, args)
+            ids = [row[0] for row in cursor.fetchall()]
+            args = {"ns": namespace_id, "ids": ids}
+            cursor.execute(_INSERT_POSTINGS, args)
+            cursor.execute(_ADD_TERM_STATS, args)
+            cursor.execute(_ADD_STATE, args)
+            cues = [
+                {"path": path, "cue": cue, "embedding": vectors[cue]}
+                for path, _, memory in batch
+                for cue in _unique(memory.cues)
+            ]
+            cursor.execute(_INSERT_CUES, {"ns": namespace_id, "cues": json.dumps(cues)})
+            edges = [
+                {"path": path, "dst_path": link.path, "type": link.type}
+                for path, _, memory in batch
+                for link in memory.related
+            ]
+            if edges:
+                cursor.execute(_INSERT_EDGES, {"ns": namespace_id, "edges": json.dumps(edges)})

@@ -1,0 +1,239 @@
+"""The fused retrieval query: the hot path, one SQL statement (``retrieve.sql``).
+
+:func:`fused_search` runs it for one namespace inside :func:`namespace_scope`, with
+per-arm weights, depths and the RRF constant taken from :class:`FusionParams`, so an
+evaluation can tune them without touching SQL.
+
+Plans. The cue table is partitioned by namespace and the statement names the namespace
+id as a literal (Django's psycopg backend binds parameters client-side), so the planner
+prunes to one partition and plans an unfiltered HNSW scan of it. We also force custom
+plans: were the statement ever prepared server-side, a generic plan could not prune at
+plan time and a filtered HNSW scan could silently return fewer rows than asked.
+``hnsw.ef_search`` is raised to at least ``semantic_cues`` (an HNSW scan returns at
+most ef_search rows), and iterative scans are switched on when tier/tag filters apply,
+so a filter that rejects many neighbours still yields the rows asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from retrieval.embeddings import vector_literal
+from retrieval.scope import namespace_scope
+
+ARMS = ("lexical", "semantic", "graph")
+TIERS = ("facts", "preferences", "events", "working")
+
+# Ageing: a memory's fused score is multiplied by 0.5 ** (days since `updated` /
+# half-life of its tier). None means the tier does not fade. Settings may override any
+# of these with GITLOOM_TIER_HALF_LIFE_DAYS = {"events": 60, ...}.
+DEFAULT_HALF_LIFE_DAYS: dict[str, float | None] = {
+    "facts": None,  # a fact stays true until a write rewrites it
+    "preferences": 365.0,  # tastes drift slowly
+    "events": 90.0,  # what happened matters less as it recedes
+    "working": 3.0,  # scratch context for the task at hand
+}
+
+
+@dataclass(frozen=True)
+class FusionParams:
+    """Knobs of the fused query. Defaults are the service's; evaluations pass others.
+
+    Fusion is weighted reciprocal-rank fusion: a memory's score is the sum, over the
+    arms that found it, of ``weight / (rrf_k + rank)``; a graph hit's rank is the rank
+    of the hit its link came from. ``rrf_k = 10`` rather than the customary 60: with
+    two arms and k = 60, a memory ranked ~20th by both arms outscores one ranked first
+    by one arm, which rewards mediocrity; on LoCoMo (research/FINDINGS.md) k in 5..20
+    with 50 hits per arm beat the best single arm by 6-8 points of recall@10 where
+    k = 60 gained 3. Arms are cut at ``*_depth`` hits before fusion.
+    """
+
+    rrf_k: float = 10.0
+    lexical_weight: float = 1.0
+    semantic_weight: float = 1.0
+    graph_weight: float = 0.5
+    lexical_depth: int = 50
+    semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
+    semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
+    graph_seeds: int = 10
+    graph_depth: int = 50
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    cue_weight: float = 1.0  # a term in the cues counts this much in BM25 tf and length
+    body_weight: float = 1.0
+    ef_search: int = 100  # HNSW candidate list; raised to semantic_cues when smaller
+
+
+@dataclass
+class Hit:
+    path: str
+    score: float
+    arms: dict
+    content: str
+    tier: str
+    tags: list[str]
+    cues: list[str]
+    created: datetime
+    updated: datetime
+    confidence: float | None
+    sources: list[str]
+    related: list[dict]
+
+
+@dataclass
+class SearchResult:
+    commit: str | None
+    hits: list[Hit] = field(default_factory=list)
+    plan: str | None = None
+
+
+def half_lives() -> dict[str, float | None]:
+    configured = getattr(settings, "GITLOOM_TIER_HALF_LIFE_DAYS", None) or {}
+    return {**DEFAULT_HALF_LIFE_DAYS, **configured}
+
+
+@cache
+def _sql() -> str:
+    return (Path(__file__).with_name("retrieve.sql")).read_text()
+
+
+def fused_search(
+    *,
+    namespace,
+    query: str,
+    embedding: Sequence[float] | None,
+    limit: int = 10,
+    tiers: Collection[str] = (),
+    tags: Collection[str] = (),
+    arms: Collection[str] = ARMS,
+    params: FusionParams | None = None,
+    half_life_days: Mapping[str, float | None] | None = None,
+    now: datetime | None = None,
+    exact: bool = False,
+    explain: bool = False,
+) -> SearchResult:
+    """Run the fused query for ``namespace`` (a Namespace or anything with an int pk).
+
+    ``embedding`` is the query vector; it may be None only when the semantic arm is not
+    among ``arms``. ``exact=True`` disables index scans, which turns the semantic arm
+    into an exact nearest-neighbour scan (for measuring HNSW recall). ``explain=True``
+    also returns ``EXPLAIN (ANALYZE, BUFFERS)`` of the statement as ``plan``.
+    """
+    params = params or FusionParams()
+    unknown = set(arms) - set(ARMS)
+    if unknown:
+        raise ValueError(f"unknown arms: {sorted(unknown)}")
+    if "semantic" in arms and embedding is None:
+        raise ValueError("the semantic arm needs a query embedding")
+    # An arm that is off gets depth 0: its CTE is LIMIT 0 and its scan never runs.
+    if "lexical" not in arms:
+        params = replace(params, lexical_depth=0)
+    if "semantic" not in arms:
+        params = replace(params, semantic_cues=0, semantic_depth=0)
+    if "graph" not in arms:
+        params = replace(params, graph_depth=0)
+    lives = {**half_lives(), **(half_life_days or {})}
+    filtered = bool(tiers) or bool(tags)
+    bound = {
+        "namespace_id": int(namespace.pk),
+        "query": query,
+        "embedding": vector_literal(embedding) if params.semantic_cues else None,
+        "now": now or timezone.now(),
+        "tiers": sorted(set(tiers)) or None,
+        "tags": sorted(set(tags)) or None,
+        "filtered": filtered,
+        "k1": params.bm25_k1,
+        "b": params.bm25_b,
+        "cue_weight": params.cue_weight,
+        "body_weight": params.body_weight,
+        "lexical_depth": params.lexical_depth,
+        "semantic_cues": params.semantic_cues,
+        "semantic_depth": params.semantic_depth,
+        "graph_seeds": params.graph_seeds,
+        "graph_depth": params.graph_depth,
+        "lexical_weight": params.lexical_weight,
+        "semantic_weight": params.semantic_weight,
+        "graph_weight": params.graph_weight,
+        "rrf_k": params.rrf_k,
+        "limit": limit,
+        **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
+    }
+    ef_search = min(1000, max(params.ef_search, params.semantic_cues))
+    with namespace_scope(namespace), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('plan_cache_mode', 'force_custom_plan', true),"
+            " set_config('hnsw.ef_search', %s, true),"
+            " set_config('hnsw.iterative_scan', %s, true)",
+            [str(ef_search), "relaxed_order" if filtered else "off"],
+        )
+        if exact:
+            cursor.execute("SET LOCAL enable_indexscan = off")
+        plan = None
+        if explain:
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + _sql(), bound)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+        cursor.execute(_sql(), bound)
+        rows = cursor.fetchall()
+        columns = [col.name for col in cursor.description]
+    result = SearchResult(commit=(rows[0][0] or None) if rows else None, plan=plan)
+    for row in rows:
+        record = dict(zip(columns, row, strict=True))
+        if record["path"] is None:  # the namespace has an index state but no hit
+            continue
+        result.hits.append(_hit(record))
+    return result
+
+
+def _hit(record: dict) -> Hit:
+    arms: dict = {}
+    if record["lexical_rank"] is not None:
+        arms["lexical"] = {"rank": record["lexical_rank"], "score": record["lexical_score"]}
+    if record["semantic_rank"] is not None:
+        arms["semantic"] = {
+            "rank": record["semantic_rank"],
+            "cue": record["semantic_cue"],
+            "similarity": 1.0 - record["semantic_distance"],
+        }
+    if record["graph_rank"] is not None:
+        arms["graph"] = {
+            "rank": record["graph_rank"],
+            "via": {
+                "from": record["via_path"],
+                "type": record["via_type"],
+                "direction": record["via_direction"],
+            },
+        }
+    return Hit(
+        path=record["path"],
+        score=record["score"],
+        arms=arms,
+        content=record["body"],
+        tier=record["tier"],
+        tags=list(record["tags"]),
+        cues=list(record["cues"]),
+        created=record["created"],
+        updated=record["updated"],
+        confidence=record["confidence"],
+        sources=list(record["sources"]),
+        # Django's psycopg setup hands jsonb back as text.
+        related=json.loads(record["related"])
+        if isinstance(record["related"], str)
+        else list(record["related"]),
+    )
+
+
+def timed(fn, /, *args, **kwargs):
+    """``(result, milliseconds)`` of a call; the bench and the selector share it."""
+    start = time.perf_counter()
+    value = fn(*args, **kwargs)
+    return value, (time.perf_counter() - start) * 1000.0

@@ -1,0 +1,198 @@
+-- The fused retrieval query: three arms and their fusion in one statement.
+--
+-- Run by retrieval/query.py inside namespace_scope(), so row-level security already
+-- limits every table to one namespace; the explicit namespace_id conditions are there
+-- for the planner (a literal namespace id prunes the cue table to that namespace's
+-- partition at plan time and selects the right index ranges), not for isolation.
+--
+-- Parameters (all bound, never interpolated):
+--   namespace_id, query, embedding (NULL when the semantic arm is off), now
+--   tiers, tags           text[] filters, NULL = no filter; filtered = either is set
+--   k1, b                 BM25 constants
+--   cue_weight, body_weight   how much a term counts in the cues and in the body
+--   lexical_depth         BM25 hits ranked (0 turns the arm off)
+--   semantic_cues         nearest cue vectors fetched (0 turns the arm off)
+--   semantic_depth        memories ranked from them, each by its best cue
+--   graph_seeds           top lexical+semantic hits whose links are followed
+--   graph_depth           graph hits ranked (0 = off)
+--   lexical_weight, semantic_weight, graph_weight, rrf_k   weighted RRF
+--   half_life_<tier>      ageing half-life in days, NULL = does not fade
+--   limit
+WITH
+state AS (
+    SELECT indexed_commit,
+           doc_count::float8 AS doc_count,
+           (%(cue_weight)s::float8 * cue_length_total
+            + %(body_weight)s::float8 * body_length_total) / GREATEST(doc_count, 1) AS avgdl
+    FROM retrieval_index_state
+    WHERE namespace_id = %(namespace_id)s
+),
+
+-- Lexical arm: Okapi BM25 over the postings of the weighted tsvector.
+--   tf(t, d)  = cue_weight * (occurrences in d's cues) + body_weight * (in its body)
+--   dl(d)     = cue_weight * (terms in d's cues) + body_weight * (terms in its body)
+--   idf(t)    = ln(1 + (N - df + 0.5) / (df + 0.5))
+--   score(d)  = sum over query terms t of idf(t) * tf * (k1 + 1)
+--                                        / (tf + k1 * (1 - b + b * dl / avgdl))
+-- N, df and avgdl are this namespace's own (retrieval_index_state, retrieval_term_stat).
+-- The query's terms are the distinct lexemes of to_tsvector('english', query).
+query_terms AS (
+    SELECT DISTINCT lexeme AS term
+    FROM unnest(to_tsvector('english', %(query)s))
+),
+lexical_terms AS (
+    SELECT p.document_id,
+           ln(1 + (s.doc_count - t.df + 0.5) / (t.df + 0.5)) AS idf,
+           %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
+           %(cue_weight)s::float8 * p.cue_length
+               + %(body_weight)s::float8 * p.body_length AS dl,
+           s.avgdl
+    FROM query_terms q
+    CROSS JOIN state s
+    JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
+    JOIN retrieval_posting p ON p.namespace_id = %(namespace_id)s AND p.term = q.term
+    WHERE %(filtered)s IS FALSE
+       OR p.document_id IN (
+           SELECT d.id FROM retrieval_document d
+           WHERE d.namespace_id = %(namespace_id)s
+             AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
+             AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
+       )
+),
+lexical_scores AS (
+    SELECT document_id,
+           sum(idf * tf * (%(k1)s::float8 + 1)
+               / (tf + %(k1)s::float8 * (1 - %(b)s::float8 + %(b)s::float8 * dl / avgdl))
+           ) AS score
+    FROM lexical_terms
+    WHERE tf > 0
+    GROUP BY document_id
+    ORDER BY score DESC, document_id
+    LIMIT %(lexical_depth)s
+),
+lexical AS (
+    SELECT document_id, score,
+           row_number() OVER (ORDER BY score DESC, document_id) AS rank
+    FROM lexical_scores
+),
+
+-- Semantic arm: the nearest cue vectors (HNSW on this namespace's partition; tier and
+-- tags are copied onto cue rows so a filter is checked inside the index scan), then
+-- each memory once, by its best cue.
+semantic_cues AS MATERIALIZED (
+    SELECT c.document_id, c.cue, c.embedding <=> %(embedding)s::vector AS distance
+    FROM retrieval_cue c
+    WHERE c.namespace_id = %(namespace_id)s
+      AND (%(tiers)s::text[] IS NULL OR c.tier = ANY (%(tiers)s::text[]))
+      AND (%(tags)s::text[] IS NULL OR c.tags @> %(tags)s::text[])
+    ORDER BY c.embedding <=> %(embedding)s::vector
+    LIMIT %(semantic_cues)s
+),
+semantic AS (
+    SELECT document_id, cue, distance,
+           row_number() OVER (ORDER BY distance, document_id) AS rank
+    FROM (
+        SELECT DISTINCT ON (document_id) document_id, cue, distance
+        FROM semantic_cues
+        ORDER BY document_id, distance, cue
+    ) best_cue
+    ORDER BY rank
+    LIMIT %(semantic_depth)s
+),
+
+-- Graph arm: one hop along `related` links, both ways, from the best hits of the two
+-- other arms (ranked among themselves by the same weighted RRF). A memory reached from
+-- several seeds keeps the link from the best seed, and its graph rank is that seed's
+-- rank: a link from the first hit is worth more than one from the tenth.
+seeds AS (
+    SELECT document_id, sum(contribution) AS score,
+           row_number() OVER (ORDER BY sum(contribution) DESC, document_id) AS seed_rank
+    FROM (
+        SELECT document_id, %(lexical_weight)s::float8 / (%(rrf_k)s::float8 + rank) AS contribution
+        FROM lexical
+        UNION ALL
+        SELECT document_id, %(semantic_weight)s::float8 / (%(rrf_k)s::float8 + rank)
+        FROM semantic
+    ) seed_arms
+    GROUP BY document_id
+    ORDER BY score DESC, document_id
+    LIMIT %(graph_seeds)s
+),
+links AS (
+    SELECT target.id AS document_id, e.src_path AS via_path, e.type AS via_type,
+           'out' AS direction, s.seed_rank
+    FROM seeds s
+    JOIN retrieval_edge e
+      ON e.namespace_id = %(namespace_id)s AND e.src_document_id = s.document_id
+    JOIN retrieval_document target
+      ON target.namespace_id = %(namespace_id)s AND target.path = e.dst_path
+    UNION ALL
+    SELECT e.src_document_id, seed.path, e.type, 'in', s.seed_rank
+    FROM seeds s
+    JOIN retrieval_document seed ON seed.id = s.document_id
+    JOIN retrieval_edge e
+      ON e.namespace_id = %(namespace_id)s AND e.dst_path = seed.path
+),
+graph AS (
+    SELECT document_id, via_path, via_type, direction, seed_rank AS rank
+    FROM (
+        SELECT DISTINCT ON (l.document_id) l.*
+        FROM links l
+        JOIN retrieval_document d ON d.id = l.document_id
+        WHERE d.path <> l.via_path
+          AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
+          AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
+        ORDER BY l.document_id, l.seed_rank, l.via_path, l.via_type
+    ) best_link
+    ORDER BY seed_rank, document_id
+    LIMIT %(graph_depth)s
+),
+
+-- Fusion: weighted reciprocal-rank fusion, sum over arms of weight / (rrf_k + rank),
+-- then the tier's ageing factor 0.5 ^ (days since `updated` / half-life).
+fused AS (
+    SELECT document_id, sum(contribution) AS rrf
+    FROM (
+        SELECT document_id, %(lexical_weight)s::float8 / (%(rrf_k)s::float8 + rank) AS contribution
+        FROM lexical
+        UNION ALL
+        SELECT document_id, %(semantic_weight)s::float8 / (%(rrf_k)s::float8 + rank) FROM semantic
+        UNION ALL
+        SELECT document_id, %(graph_weight)s::float8 / (%(rrf_k)s::float8 + rank) FROM graph
+    ) arms
+    GROUP BY document_id
+),
+ranked AS (
+    SELECT d.path, d.tier, d.tags, d.cues, d.created, d.updated, d.confidence,
+           d.sources, d.related, d.body,
+           f.rrf * aged.factor AS score,
+           lx.rank AS lexical_rank, lx.score AS lexical_score,
+           sm.rank AS semantic_rank, sm.cue AS semantic_cue, sm.distance AS semantic_distance,
+           gr.rank AS graph_rank, gr.via_path, gr.via_type, gr.direction AS via_direction
+    FROM fused f
+    JOIN retrieval_document d ON d.id = f.document_id
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN half_life IS NULL THEN 1.0
+                    ELSE power(0.5, GREATEST(
+                        extract(epoch FROM (%(now)s::timestamptz - d.updated)) / 86400.0, 0
+                    ) / half_life)
+               END AS factor
+        FROM (
+            SELECT (CASE d.tier
+                        WHEN 'facts' THEN %(half_life_facts)s
+                        WHEN 'preferences' THEN %(half_life_preferences)s
+                        WHEN 'events' THEN %(half_life_events)s
+                        WHEN 'working' THEN %(half_life_working)s
+                    END)::float8 AS half_life
+        ) tier_half_life
+    ) aged
+    LEFT JOIN lexical lx ON lx.document_id = f.document_id
+    LEFT JOIN semantic sm ON sm.document_id = f.document_id
+    LEFT JOIN graph gr ON gr.document_id = f.document_id
+    ORDER BY score DESC, d.path
+    LIMIT %(limit)s
+)
+SELECT state.indexed_commit, ranked.*
+FROM state
+LEFT JOIN ranked ON true
+ORDER BY ranked.score DESC NULLS LAST, ranked.path

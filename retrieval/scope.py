@@ -1,0 +1,64 @@
+"""The namespace boundary in Postgres.
+
+Every index table has row-level security forced on (``migrations/0002_index_tables``):
+a row is visible, insertable or deletable only when its ``namespace_id`` equals the
+transaction-local setting ``gitloom.namespace_id``. This module is the one place that
+sets it::
+
+    with namespace_scope(namespace):
+        ...  # every index query here sees this namespace's rows and no other's
+
+A query that forgets its ``WHERE namespace_id = ...`` still sees one namespace; outside
+any scope it sees nothing. The service connects as a role that is neither superuser
+nor BYPASSRLS, and the tables' owner is bound too because the policies are FORCED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connections, transaction
+
+SETTING = "gitloom.namespace_id"
+
+
+@contextmanager
+def namespace_scope(namespace, *, using: str = "default") -> Iterator[None]:
+    """Run the block in a transaction whose index reads and writes see ``namespace`` only.
+
+    ``namespace`` is a ``Namespace`` (or anything with an integer ``pk``). The setting is
+    transaction-local (``set_config(..., true)``); when the scope is nested in an outer
+    transaction, the previous value is put back on the way out so the rest of that
+    transaction does not keep this namespace's view. Nesting a scope for a different
+    namespace is a bug and raises.
+    """
+    namespace_id = int(namespace.pk)
+    connection = connections[using]
+    # A fresh transaction cannot have a transaction-local value yet, so the common case
+    # (the request's only scope) is one statement; nesting needs the read and restore.
+    nested = connection.in_atomic_block
+    with transaction.atomic(using=using):
+        with connection.cursor() as cursor:
+            previous = ""
+            if nested:
+                cursor.execute("SELECT current_setting(%s, true)", [SETTING])
+                previous = cursor.fetchone()[0] or ""
+                if previous and previous != str(namespace_id):
+                    raise RuntimeError(
+                        f"namespace_scope({namespace_id}) nested inside the scope of {previous}"
+                    )
+            cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, str(namespace_id)])
+        yield
+        # Only on a clean exit: on an error atomic() rolls back the transaction or the
+        # savepoint taken before set_config, which undoes the setting with it.
+        if nested and not previous:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config(%s, '', true)", [SETTING])
+
+
+def current_namespace_id(*, using: str = "default") -> int | None:
+    """The namespace id the current transaction is scoped to, or None."""
+    with connections[using].cursor() as cursor:
+        cursor.execute("SELECT NULLIF(current_setting(%s, true), '')::bigint", [SETTING])
+        return cursor.fetchone()[0]

@@ -1,0 +1,80 @@
+"""Reads of the index: the fused retrieval an API call asks for."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from accounts.models import Account
+from gitloom.errors import InvalidInput
+from namespaces.selectors import namespace_get_for_account
+from retrieval.embeddings import embed_query
+from retrieval.query import ARMS, FusionParams, Hit, fused_search
+
+MAX_QUERY_CHARS = 1000
+MAX_LIMIT = 100
+
+
+@dataclass
+class Retrieval:
+    tenant: str
+    namespace: str
+    commit: str | None
+    took_ms: float
+    results: list[Hit] = field(default_factory=list)
+
+
+def retrieve(
+    *,
+    account: Account,
+    namespace: str | None,
+    query: str,
+    limit: int = 10,
+    tiers: Collection[str] = (),
+    tags: Collection[str] = (),
+    arms: Collection[str] = ARMS,
+    params: FusionParams | None = None,
+) -> Retrieval:
+    """The memories of one of ``account``'s namespaces that best answer ``query``.
+
+    Unknown (or another account's) namespace: ``NamespaceNotFound``. The only model call
+    is the query embedding, and only when the semantic arm is on. ``took_ms`` is the
+    server-side time of embedding plus query.
+    """
+    started = time.perf_counter()
+    target = namespace_get_for_account(account=account, name=namespace)
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("The query must not be empty.", code="invalid_query")
+    if "\x00" in query:
+        raise InvalidInput("The query must not contain NUL characters.", code="invalid_query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"The query is longer than {MAX_QUERY_CHARS} characters.", code="query_too_long"
+        )
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be from 1 to {MAX_LIMIT}.", code="invalid_limit")
+    arms = tuple(arm for arm in ARMS if arm in set(arms))
+    if not arms or arms == ("graph",):
+        raise InvalidInput(
+            "Choose lexical and/or semantic (graph follows links from their hits).",
+            code="invalid_arms",
+        )
+    embedding = embed_query(query) if "semantic" in arms else None
+    found = fused_search(
+        namespace=target,
+        query=query,
+        embedding=embedding,
+        limit=limit,
+        tiers=tiers,
+        tags=tags,
+        arms=arms,
+        params=params,
+    )
+    return Retrieval(
+        tenant=account.id,
+        namespace=target.name,
+        commit=found.commit,
+        took_ms=round((time.perf_counter() - started) * 1000.0, 2),
+        results=found.hits,
+    )

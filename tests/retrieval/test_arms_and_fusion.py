@@ -1,0 +1,214 @@
+"""Each arm finds what it is for; fusion, ageing and filters rank what they return."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from retrieval.query import FusionParams
+from tests.retrieval.helpers import memory, write
+
+K = FusionParams().rrf_k
+
+CAMERA = "facts/camera-gear/sony-a7iii-9a01c4de.md"
+LENS = "facts/camera-gear/kit-lens-28-70-1b2c3d4e.md"
+HOMETOWN = "facts/family/hometown-5e6f7a8b.md"
+DOG = "facts/family/dog-biscuit-0a0b0c0d.md"
+TRIP = "events/travel/lisbon-trip-11112222.md"
+HOTEL = "events/travel/hotel-avenida-33334444.md"
+COFFEE = "preferences/food/coffee-55556666.md"
+
+
+@pytest.fixture
+def life(notes):
+    write(
+        notes,
+        {
+            CAMERA: memory(
+                cues=["what camera do I own", "Sony A7III purchase"],
+                body="Bought a Sony A7III (model ILCE-7M3) from Fotocentre in Bengaluru.",
+                tags=["camera", "purchase"],
+                related={LENS: "same-purchase"},
+                sources=["msg-2041"],
+                confidence=0.9,
+            ),
+            LENS: memory(
+                cues=["which lens came with the camera", "FE 28-70 kit lens"],
+                body="The kit lens is the FE 28-70mm F3.5-5.6 OSS.",
+                tags=["camera"],
+            ),
+            HOMETOWN: memory(cues=["where did I grow up"], body="Grew up in Pune, Maharashtra."),
+            DOG: memory(cues=["what is my dog called"], body="Our dog is called Biscuit."),
+            TRIP: memory(
+                tier="events",
+                cues=["Lisbon trip in May 2026"],
+                body="Went to Lisbon for a week in May 2026.",
+                tags=["travel"],
+                related={HOTEL: "stayed-at"},
+            ),
+            HOTEL: memory(
+                tier="events",
+                cues=["hotel Avenida Palace"],
+                body="Stayed at the Avenida Palace near Rossio station.",
+                tags=["travel"],
+            ),
+            COFFEE: memory(
+                tier="preferences",
+                cues=["how do I take my coffee"],
+                body="Coffee black, no sugar.",
+                tags=["food"],
+            ),
+        },
+    )
+    return notes
+
+
+def retrieve(api, query, **params):
+    response = api.get("/v1/retrieve", {"query": query, "namespace": "notes", **params})
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def paths(body):
+    return [r["path"] for r in body["results"]]
+
+
+def test_lexical_arm_finds_an_exact_model_number(api, life):
+    body = retrieve(api, "ILCE-7M3", arms="lexical")
+    assert paths(body) == [CAMERA]
+    assert body["results"][0]["arms"]["lexical"]["rank"] == 1
+
+
+def test_semantic_arm_finds_a_paraphrase_through_its_cue(api, life):
+    assert retrieve(api, "which city was I raised in", arms="lexical")["results"] == []
+    body = retrieve(api, "which city was I raised in", arms="semantic")
+    top = body["results"][0]
+    assert top["path"] == HOMETOWN
+    assert top["arms"]["semantic"]["rank"] == 1
+    assert top["arms"]["semantic"]["cue"] == "where did I grow up"
+
+
+def test_a_memory_with_several_matching_cues_comes_back_once(api, life):
+    body = retrieve(api, "Sony A7III camera I own", arms="semantic", limit=100)
+    assert paths(body).count(CAMERA) == 1
+    assert len(paths(body)) == len(set(paths(body))) == 7
+
+
+def test_graph_arm_follows_a_related_link_from_a_hit(api, life):
+    body = retrieve(api, "Lisbon", arms="lexical,graph")
+    assert paths(body) == [TRIP, HOTEL]
+    hotel = body["results"][1]
+    assert set(hotel["arms"]) == {"graph"}
+    assert hotel["arms"]["graph"]["via"] == {"from": TRIP, "type": "stayed-at", "direction": "out"}
+
+
+def test_graph_arm_follows_links_backwards_too(api, life):
+    body = retrieve(api, "Avenida Palace", arms="lexical,graph")
+    assert paths(body) == [HOTEL, TRIP]
+    via = body["results"][1]["arms"]["graph"]["via"]
+    assert via == {"from": HOTEL, "type": "stayed-at", "direction": "in"}
+
+
+def test_without_the_graph_arm_linked_memories_stay_out(api, life):
+    assert paths(retrieve(api, "Lisbon", arms="lexical")) == [TRIP]
+
+
+def test_fusion_adds_reciprocal_ranks_of_the_arms_that_agree(api, life):
+    body = retrieve(api, "Sony A7III", arms="lexical,semantic")
+    top = body["results"][0]
+    assert top["path"] == CAMERA
+    assert top["arms"]["lexical"]["rank"] == 1 and top["arms"]["semantic"]["rank"] == 1
+    # facts do not age: the score is the plain weighted RRF, 1/(k+1) + 1/(k+1)
+    assert top["score"] == pytest.approx(2 / (K + 1))
+    second = body["results"][1]
+    assert second["score"] < top["score"]
+    assert "lexical" not in second["arms"]
+
+
+def test_every_result_carries_its_text_and_header(api, life):
+    top = retrieve(api, "ILCE-7M3", arms="lexical")["results"][0]
+    assert top["content"].startswith("Bought a Sony A7III")
+    assert top["tier"] == "facts"
+    assert top["tags"] == ["camera", "purchase"]
+    assert top["cues"] == ["what camera do I own", "Sony A7III purchase"]
+    assert top["sources"] == ["msg-2041"]
+    assert top["related"] == [{"type": "same-purchase", "path": LENS}]
+    assert top["confidence"] == 0.9
+    assert top["created"] == top["updated"] == "2026-07-31T00:00:00Z"
+
+
+def test_tier_filter_keeps_every_arm_inside_the_tier(api, life):
+    body = retrieve(api, "camera coffee Lisbon", tier="events")
+    assert paths(body) and {r["tier"] for r in body["results"]} == {"events"}
+    body = retrieve(api, "camera coffee Lisbon", tier="events,preferences")
+    assert {r["tier"] for r in body["results"]} == {"events", "preferences"}
+
+
+def test_tag_filter_needs_every_tag_given(api, life):
+    assert set(paths(retrieve(api, "camera lens", tag="camera"))) == {CAMERA, LENS}
+    assert paths(retrieve(api, "camera lens", tag=["camera", "purchase"])) == [CAMERA]
+    assert paths(retrieve(api, "camera lens", tag="gardening")) == []
+
+
+def test_semantic_arm_under_a_filter_still_returns_the_matching_memories(api, life):
+    # The nearest cues to this query are camera ones; the filter rejects them inside
+    # the vector scan, which must keep going until it has the travel memories.
+    body = retrieve(api, "what camera do I own", arms="semantic", tag="travel")
+    assert set(paths(body)) == {TRIP, HOTEL}
+
+
+def test_limit_caps_the_results(api, life):
+    assert len(retrieve(api, "camera", arms="semantic", limit=2)["results"]) == 2
+
+
+def test_older_events_fade_but_facts_do_not(api, notes):
+    now = datetime.now(UTC)
+    write(
+        notes,
+        {
+            "events/runs/recent-run-00000001.md": memory(
+                tier="events", cues=["marathon run"], body="Ran a marathon.", updated=now
+            ),
+            "events/runs/old-run-00000002.md": memory(
+                tier="events",
+                cues=["marathon run"],
+                body="Ran a marathon.",
+                updated=now - timedelta(days=180),
+            ),
+            "facts/runs/best-time-00000003.md": memory(
+                cues=["marathon run"],
+                body="Ran a marathon.",
+                updated=now - timedelta(days=3650),
+            ),
+        },
+    )
+    body = retrieve(api, "marathon", arms="lexical")
+    scores = {r["path"]: r["score"] for r in body["results"]}
+    recent = scores["events/runs/recent-run-00000001.md"]
+    old = scores["events/runs/old-run-00000002.md"]
+    fact = scores["facts/runs/best-time-00000003.md"]
+    # Identical text, so identical BM25: ranks 1..3 by path order. Events halve every 90
+    # days, so 180 days is a factor of 1/4; the ten-year-old fact keeps its full score.
+    ranks = {r["path"]: r["arms"]["lexical"]["rank"] for r in body["results"]}
+    rrf = {path: 1 / (K + rank) for path, rank in ranks.items()}
+    assert fact == pytest.approx(rrf["facts/runs/best-time-00000003.md"])
+    assert recent == pytest.approx(rrf["events/runs/recent-run-00000001.md"], rel=1e-3)
+    assert old == pytest.approx(rrf["events/runs/old-run-00000002.md"] / 4, rel=1e-3)
+    assert paths(body)[-1] == "events/runs/old-run-00000002.md"
+
+
+def test_response_names_tenant_namespace_and_commit(api, life):
+    from namespaces.repository import repository_head
+
+    body = retrieve(api, "camera")
+    assert body["tenant"] == "acme"
+    assert body["namespace"] == "notes"
+    assert body["commit"] == repository_head(prefix=life.storage_prefix)
+    assert body["took_ms"] > 0
+
+
+def test_an_empty_namespace_answers_with_no_results(api, notes):
+    body = retrieve(api, "anything at all")
+    assert body["results"] == []
+    assert body["namespace"] == "notes"

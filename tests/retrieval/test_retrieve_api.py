@@ -1,0 +1,94 @@
+"""GET /v1/retrieve: who may ask, and what counts as a bad question."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.retrieval.helpers import memory, write
+
+SECRET = "facts/private/secret-12345678.md"
+
+
+@pytest.fixture
+def secret(other_notes):
+    write(other_notes, {SECRET: memory(cues=["vault code"], body="The vault code is 4711.")})
+    return other_notes
+
+
+def test_another_accounts_namespace_is_a_404_like_a_missing_one(api, other_api, secret):
+    theirs = api.get("/v1/retrieve", {"query": "vault code", "namespace": "notes"})
+    missing = api.get("/v1/retrieve", {"query": "vault code", "namespace": "nope"})
+    assert theirs.status_code == missing.status_code == 404
+    assert theirs.json() == missing.json()
+    assert theirs.json()["error"]["code"] == "namespace_not_found"
+    # The owner still finds it.
+    owner = other_api.get("/v1/retrieve", {"query": "vault code", "namespace": "notes"})
+    assert [r["path"] for r in owner.json()["results"]] == [SECRET]
+    assert owner.json()["tenant"] == "globex"
+
+
+def test_same_namespace_name_in_two_accounts_never_mixes(api, notes, secret):
+    write(notes, {"facts/misc/mine-87654321.md": memory(cues=["vault code"], body="Mine.")})
+    body = api.get("/v1/retrieve", {"query": "vault code", "namespace": "notes"}).json()
+    assert [r["path"] for r in body["results"]] == ["facts/misc/mine-87654321.md"]
+
+
+def test_omitted_namespace_means_default_which_must_exist(api, account):
+    from namespaces.services import namespace_create
+
+    response = api.get("/v1/retrieve", {"query": "anything"})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "namespace_not_found"
+    namespace_create(account=account, name="default")
+    response = api.get("/v1/retrieve", {"query": "anything"})
+    assert response.status_code == 200
+    assert response.json()["namespace"] == "default"
+
+
+def test_unauthenticated_caller_gets_401(anon, notes):
+    response = anon.get("/v1/retrieve", {"query": "x", "namespace": "notes"})
+    assert response.status_code == 401
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"query": ""},
+        {"query": "   "},
+        {"query": "x" * 1001},
+        {"query": "nul\x00byte"},
+        {"query": "ok", "limit": "0"},
+        {"query": "ok", "limit": "101"},
+        {"query": "ok", "limit": "ten"},
+        {"query": "ok", "tier": "legends"},
+        {"query": "ok", "arms": "lexical,psychic"},
+        {"query": "ok", "arms": "graph"},
+        {"query": "ok", "arms": ""},
+        {"query": "ok", "colour": "blue"},
+    ],
+)
+def test_bad_questions_are_400(api, notes, params):
+    response = api.get("/v1/retrieve", {"namespace": "notes", **params})
+    assert response.status_code == 400, response.json()
+    assert response.json()["error"]["code"] in {"invalid", "invalid_arms", "invalid_query"}
+
+
+def test_a_query_of_exactly_1000_characters_is_fine(api, notes):
+    response = api.get("/v1/retrieve", {"query": "word " * 200, "namespace": "notes"})
+    assert response.status_code == 200
+    assert response.json()["results"] == []
+
+
+def test_limit_of_100_is_allowed(api, notes):
+    response = api.get("/v1/retrieve", {"query": "ok", "namespace": "notes", "limit": "100"})
+    assert response.status_code == 200
+
+
+def test_hostile_query_text_is_only_text(api, notes):
+    write(notes, {"facts/misc/quote-0000abcd.md": memory(cues=["quote"], body="It's fine.")})
+    for query in ["'; DROP TABLE retrieval_document; --", "a & b | !c", "%s::vector", "))(("]:
+        response = api.get("/v1/retrieve", {"query": query, "namespace": "notes"})
+        assert response.status_code == 200, (query, response.json())
+    body = api.get("/v1/retrieve", {"query": "quote", "namespace": "notes"}).json()
+    assert [r["path"] for r in body["results"]] == ["facts/misc/quote-0000abcd.md"]
