@@ -2,10 +2,11 @@
 
 A job row is written (status ``queued``) before ``POST /v1/memories`` answers, so an
 accepted write is never lost. The queue carries only "drain namespace N": the task takes
-the namespace's advisory lock and runs its queued jobs one by one in acceptance order
-(``seq``), so writes to one namespace are serialised and writes to different namespaces
-run in parallel on different workers. A task that cannot take the lock leaves: the
-holder re-checks for new jobs after releasing it, so no job is stranded.
+the namespace's advisory lock and runs its oldest pending job (acceptance order,
+``seq``), then queues the next drain if more wait. So writes to one namespace are
+serialised, and writes to different namespaces run in parallel on different workers.
+A task that cannot take the lock leaves: the holder looks for pending jobs after it
+unlocks, so no job is stranded. ``requeue_pending`` runs every minute as a safety net.
 
 A worker that dies mid-job leaves the job ``running``; its Postgres session ends, which
 frees the lock, and django-q2 redelivers the unacknowledged task after ``Q_CLUSTER
@@ -62,24 +63,45 @@ def _next_job(namespace_id: int) -> Job | None:
     )
 
 
-def drain_namespace(namespace_id: int) -> int:
-    """Run the namespace's pending jobs in acceptance order; returns how many ran."""
+def drain_namespace(namespace_id: int) -> bool:
+    """Run the namespace's oldest pending job, then queue the next drain if more wait.
+
+    One job per task keeps each task short (so the queue's timeout and redelivery
+    apply per job) and lets other namespaces' work interleave on the workers.
+    Returns whether a job ran.
+    """
     from memories.services import job_run
 
-    ran = 0
-    while True:
-        if not _try_lock(namespace_id):
-            return ran  # another worker holds the namespace and will see our job
-        try:
-            while (job := _next_job(namespace_id)) is not None:
-                job_run(job=job)
-                ran += 1
-        finally:
-            _unlock(namespace_id)
-        # A job accepted between our last look and the unlock would otherwise wait for
-        # its own task; look once more now that the lock is free.
-        if _next_job(namespace_id) is None:
-            return ran
+    if not _try_lock(namespace_id):
+        return False  # another worker holds the namespace; it queues the next drain
+    try:
+        job = _next_job(namespace_id)
+        if job is not None:
+            job_run(job=job)
+    finally:
+        _unlock(namespace_id)
+    # Look again only after the unlock: a job accepted while we held the lock had its
+    # own drain refused above, so this look is what picks it up.
+    if _next_job(namespace_id) is not None:
+        enqueue_drain(namespace_id=namespace_id)
+    return job is not None
+
+
+def requeue_pending() -> int:
+    """Queue a drain for every namespace with pending jobs (a periodic safety net).
+
+    Covers an accepted job whose drain task was never queued (the process died between
+    the commit and the enqueue) or was lost; drains are idempotent, so extra ones are
+    harmless.
+    """
+    namespace_ids = set(
+        Job.objects.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
+        .values_list("namespace_id", flat=True)
+        .distinct()
+    )
+    for namespace_id in namespace_ids:
+        enqueue_drain(namespace_id=namespace_id)
+    return len(namespace_ids)
 
 
 def job_mark_running(*, job: Job) -> Job:
