@@ -4,7 +4,10 @@ missing one."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -13,8 +16,31 @@ from accounts.models import Account
 from accounts.views import dashboard_view
 from gitloom.errors import GitLoomError
 from namespaces.forms import NamespaceCreateForm, NamespaceDeleteForm
+from namespaces.models import Namespace
 from namespaces.selectors import namespace_get_for_account, namespace_list
 from namespaces.services import namespace_create, namespace_delete
+
+PAGE_SIZE = 50
+
+
+def memory_counts(*, namespaces: Iterable[Namespace]) -> dict[int, int]:
+    """How many memories each namespace holds, from its index state row.
+
+    The index rows sit behind row-level security, so each namespace is read inside its
+    own scope (one short transaction each; pages show at most PAGE_SIZE). A namespace
+    whose index has no state yet is left out.
+    TODO(retrieval): this belongs in retrieval.selectors; move it when one exists.
+    """
+    from retrieval.models import IndexState
+    from retrieval.scope import namespace_scope
+
+    counts: dict[int, int] = {}
+    for namespace in namespaces:
+        with namespace_scope(namespace):
+            state = IndexState.objects.filter(namespace_id=namespace.pk).first()
+        if state is not None:
+            counts[namespace.pk] = state.doc_count
+    return counts
 
 
 @require_http_methods(["GET", "POST"])
@@ -29,25 +55,18 @@ def namespaces(request: HttpRequest, *, account: Account) -> HttpResponse:
         else:
             messages.success(request, f"Created namespace “{namespace.name}”.")
             return redirect("dash-namespace", name=namespace.name)
+    page = Paginator(namespace_list(account=account), PAGE_SIZE).get_page(request.GET.get("page"))
+    counts = memory_counts(namespaces=page.object_list)
+    for namespace in page.object_list:
+        namespace.memory_count = counts.get(namespace.pk)
     context = {
         "section": "namespaces",
         "account": account,
         "form": form,
-        "namespaces": namespace_list(account=account),
+        "page": page,
+        "namespaces": page.object_list,
     }
     return render(request, "namespaces/list.html", context, status=400 if form.errors else 200)
-
-
-@dashboard_view
-def namespace_detail(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
-    context = {
-        "section": "namespaces",
-        "tab": "memories",
-        "namespace": namespace,
-        "base_url": request.build_absolute_uri("/").rstrip("/"),
-    }
-    return render(request, "namespaces/detail.html", context)
 
 
 @require_http_methods(["GET", "POST"])

@@ -20,6 +20,7 @@ __all__ = [
     "SCREENSHOTS",
     "browser",
     "csrf_post",
+    "fresh_store",
     "page_client",
     "person",
     "other_person",
@@ -36,6 +37,18 @@ def sign_up(*, account_id: str, username: str):
     from accounts.services import account_signup
 
     return account_signup(account_id=account_id, username=username, password=PASSWORD)
+
+
+@pytest.fixture
+def fresh_store(tmp_path):
+    """A fresh local object store for this test: repositories never leak between tests.
+
+    It replaces the process's store, so a live server's thread uses it too."""
+    from namespaces.storage import LocalObjectStore, using_object_store
+
+    store = LocalObjectStore(tmp_path / "objects", cache_dir=tmp_path / "cache")
+    with using_object_store(store):
+        yield store
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """The dashboard end to end in a real headless Chromium against a live server.
 
 sign up → create a key (secret once, copy button, warning) → create a namespace →
-... → revoke the key and see the API refuse it. Every page visited is saved under
+import memories from the page → browse a memory, follow a link, read its history →
+run a retrieval in the playground → revoke the key and see the API refuse it. Every page visited is saved under
 test-artifacts/screenshots/ for a person to look at.
 """
 
@@ -26,6 +27,7 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True, available_apps=ALL_APPS),
+    pytest.mark.usefixtures("fresh_store"),
 ]
 
 
@@ -38,8 +40,14 @@ def shot(browser, name: str) -> None:
     browser.set_window_size(width, 900)
 
 
-def api_get(base: str, path: str, secret: str) -> tuple[int, dict]:
-    request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {secret}"})
+def api_get(base: str, path: str, secret: str, *, body: dict | None = None) -> tuple[int, dict]:
+    """Call the API like an application would: urllib, a bearer key, JSON."""
+    headers = {"Authorization": f"Bearer {secret}"}
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 (http to live_server)
             return response.status, json.loads(response.read())
@@ -102,12 +110,15 @@ def fresh_browser(browser, live_server):
     return browser
 
 
-def test_a_person_signs_up_mints_a_key_makes_a_namespace_and_revokes_the_key(
-    fresh_browser, live_server
+def test_a_person_signs_up_imports_browses_retrieves_and_revokes_their_key(
+    fresh_browser, live_server, tmp_path, settings
 ):
     from selenium.webdriver.common.by import By
 
+    from tests.support.archives import CAMERA, LENS, memory_bytes, sample_files, tar_gz
+
     browser, base = fresh_browser, live_server.url
+    settings.GITLOOM_QUEUE_SYNC = True  # no worker cluster here: jobs run as they queue
 
     # Sign up.
     browser.get(base + "/signup/")
@@ -153,21 +164,120 @@ def test_a_person_signs_up_mints_a_key_makes_a_namespace_and_revokes_the_key(
     submit(browser, "Create namespace")
     assert browser.current_url == base + "/namespaces/user-8213/"
     assert "Created namespace" in browser.page_source
-    shot(browser, "05-namespace")
+    shot(browser, "05-namespace-empty")
     status_code, body = api_get(base, "/v1/namespaces/user-8213", secret)
     assert (status_code, body["name"]) == (200, "user-8213")
+
+    # Import memories from the page, then a second version of one of them.
+    first = tmp_path / "memories.tar.gz"
+    first.write_bytes(tar_gz(sample_files()))
+    follow(browser, "Export & import")
+    shot(browser, "06-export-import")
+    browser.find_element(By.ID, "id_archive").send_keys(str(first))
+    submit(browser, "Import")
+    assert browser.current_url == base + "/namespaces/user-8213/"
+    assert "3 new, 0 changed, 0 removed" in browser.page_source
+    second = tmp_path / "update.tar.gz"
+    second.write_bytes(
+        tar_gz(
+            {
+                CAMERA: memory_bytes(
+                    "Bought a Sony A7III on 2026-07-31 from Fotocentre in Bengaluru; "
+                    "sold it in March 2027.",
+                    cues=["what camera do I own", "Sony A7III purchase"],
+                    tags=["camera", "purchase"],
+                    related=[("same-purchase", LENS)],
+                    sources=["msg-2041", "msg-3107"],
+                )
+            }
+        )
+    )
+    follow(browser, "Export & import")
+    browser.find_element(By.ID, "id_archive").send_keys(str(second))
+    submit(browser, "Import")
+    assert "0 new, 1 changed, 0 removed" in browser.page_source
+    shot(browser, "07-memory-browser")
+    status_code, body = api_get(base, "/v1/memories?namespace=user-8213", secret)
+    assert status_code == 200 and len(body["memories"]) == 3
+
+    # Browse a memory, follow its related link, come back, read its history.
+    navigate_by(browser, browser.find_element(By.CSS_SELECTOR, f"a[title='{CAMERA}']"))
+    assert browser.current_url == f"{base}/namespaces/user-8213/memories/{CAMERA}"
+    assert "sold it in March 2027" in browser.find_element(By.CSS_SELECTOR, ".memory-body").text
+    assert "what camera do I own" in browser.page_source
+    shot(browser, "08-memory")
+    navigate_by(browser, browser.find_element(By.LINK_TEXT, LENS))
+    assert "FE 28-70mm kit lens" in browser.find_element(By.CSS_SELECTOR, ".memory-body").text
+    browser.back()
+    follow(browser, "History")
+    versions = browser.find_elements(By.CSS_SELECTOR, "ol.results > li")
+    assert len(versions) == 2
+    added = [line.text for line in browser.find_elements(By.CSS_SELECTOR, ".diff .add")]
+    assert any("sold it in March 2027" in line for line in added)
+    shot(browser, "09-memory-history")
+
+    # Ask the playground; it answers what the account's key gets from /v1/retrieve.
+    follow(browser, "Retrieval playground")
+    fill(browser, "id_query", "Sony A7III from Fotocentre")
+    submit(browser, "Retrieve")
+    results = browser.find_elements(By.CSS_SELECTOR, "ol.results > li")
+    assert results
+    top = results[0].find_element(By.CSS_SELECTOR, ".result-head a")
+    assert top.get_attribute("href") == f"{base}/namespaces/user-8213/memories/{CAMERA}"
+    assert "lexical #1" in results[0].text
+    assert " ms" in browser.find_element(By.ID, "results-title").text
+    shot(browser, "10-playground")
+    shown = [li.find_element(By.CSS_SELECTOR, ".result-head a").text for li in results]
+    status_code, body = api_get(
+        base, "/v1/retrieve?namespace=user-8213&query=Sony+A7III+from+Fotocentre", secret
+    )
+    assert [result["path"] for result in body["results"]] == shown
+
+    # A conversation posted with the key becomes a job; the Jobs page shows what it did.
+    status_code, body = api_get(
+        base,
+        "/v1/memories",
+        secret,
+        body={
+            "namespace": "user-8213",
+            "session_id": "chat-1",
+            "messages": [
+                {
+                    "role": "user",
+                    "id": "msg-5001",
+                    "content": "I adopted a beagle puppy named Biscuit from the Bengaluru shelter.",
+                }
+            ],
+        },
+    )
+    assert status_code == 202, body
+    job_id = body["job"]["id"]
+    follow(browser, "Jobs")
+    row = browser.find_element(By.XPATH, f"//a[normalize-space()='{job_id[:8]}']")
+    shot(browser, "11-jobs")
+    navigate_by(browser, row)
+    assert "Done" in browser.find_element(By.TAG_NAME, "h2").text
+    touched = browser.find_elements(By.CSS_SELECTOR, "main dl.meta a")
+    assert touched, "the job page links the memories it wrote"
+    shot(browser, "11b-job")
+    navigate_by(browser, touched[0])
+    assert "Biscuit" in browser.find_element(By.CSS_SELECTOR, ".memory-body").text
+
     browser.get(base + "/namespaces/")
-    shot(browser, "06-namespaces-list")
+    count = browser.find_element(By.XPATH, "//tr[td/a[normalize-space()='user-8213']]/td[2]")
+    _, listed = api_get(base, "/v1/memories?namespace=user-8213&limit=200", secret)
+    assert int(count.text) == len(listed["memories"]) > 3
+    shot(browser, "12-namespaces-list")
 
     # Revoke the key, after a confirmation page; the API refuses it from then on.
     browser.get(base + "/keys/")
     navigate_by(browser, browser.find_element(By.CSS_SELECTOR, "a[aria-label='Revoke e2e app']"))
     assert "cannot be undone" in browser.page_source
-    shot(browser, "07-key-revoke-confirm")
+    shot(browser, "13-key-revoke-confirm")
     submit(browser, "Revoke this key")
     assert browser.current_url == base + "/keys/"
     assert "Requests using it are now refused" in browser.page_source
-    shot(browser, "08-keys-after-revoke")
+    shot(browser, "14-keys-after-revoke")
     status_code, body = api_get(base, "/v1/whoami", secret)
     assert status_code == 401
     assert body["error"]["code"] == "authentication_failed"
@@ -184,7 +294,7 @@ def test_deleting_a_namespace_in_the_browser_needs_its_name_typed(fresh_browser,
     namespace_create(account=user.memberships.get().account, name="old-user")
 
     browser.get(base + "/login/")
-    shot(browser, "10-login")
+    shot(browser, "15-login")
     fill(browser, "id_username", "dee")
     fill(browser, "id_password", PASSWORD)
     submit(browser, "Log in")
@@ -193,7 +303,7 @@ def test_deleting_a_namespace_in_the_browser_needs_its_name_typed(fresh_browser,
     assert not button.is_enabled()  # until the name is typed
     fill(browser, "id_confirm", "old-use")
     assert not button.is_enabled()
-    shot(browser, "11-namespace-delete")
+    shot(browser, "16-namespace-delete")
     browser.find_element(By.ID, "id_confirm").send_keys("r")
     assert button.is_enabled()
     navigate_by(browser, button)
@@ -202,23 +312,38 @@ def test_deleting_a_namespace_in_the_browser_needs_its_name_typed(fresh_browser,
 
 
 def test_pages_fit_a_phone_screen(fresh_browser, live_server):
+    from memories.services import memory_import
+    from namespaces.services import namespace_create
     from tests.fixtures_browser import PASSWORD, sign_up
+    from tests.support.archives import CAMERA, sample_files, tar_gz
 
     browser, base = fresh_browser, live_server.url
-    sign_up(account_id="phone-co", username="phil")
+    user = sign_up(account_id="phone-co", username="phil")
+    namespace = namespace_create(account=user.memberships.get().account, name="phone-notes")
+    memory_import(namespace=namespace, data=tar_gz(sample_files()))
     browser.set_window_size(390, 844)
     browser.get(base + "/login/")
     fill(browser, "id_username", "phil")
     fill(browser, "id_password", PASSWORD)
     submit(browser, "Log in")
-    for path, name in (("/keys/", "20-phone-keys"), ("/namespaces/", "21-phone-namespaces")):
+    pages = [
+        ("/keys/", "20-phone-keys"),
+        ("/namespaces/", "21-phone-namespaces"),
+        ("/namespaces/phone-notes/", "22-phone-browser"),
+        (f"/namespaces/phone-notes/memories/{CAMERA}", "23-phone-memory"),
+        (f"/namespaces/phone-notes/history/{CAMERA}", "24-phone-history"),
+        (
+            "/namespaces/phone-notes/retrieve/?query=Sony+camera&arms=lexical&arms=semantic&arms=graph",
+            "25-phone-playground",
+        ),
+    ]
+    for path, name in pages:
         browser.get(base + path)
         overflow = browser.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
         assert overflow <= 0, f"{path} scrolls sideways on a phone by {overflow}px"
-        width = browser.get_window_size()["width"]
         height = browser.execute_script("return document.documentElement.scrollHeight")
-        browser.set_window_size(width, max(844, min(height + 120, 4000)))
+        browser.set_window_size(390, max(844, min(height + 120, 4000)))
         browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
         browser.set_window_size(390, 844)

@@ -11,7 +11,7 @@ from accounts.services import api_key_create
 from tests.fixtures_browser import *  # noqa: F403
 from tests.fixtures_browser import PASSWORD, csrf_post
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_store")]
 
 
 def whoami(secret: str):

@@ -12,7 +12,7 @@ from namespaces.services import namespace_create
 from tests.fixtures_browser import *  # noqa: F403
 from tests.fixtures_browser import csrf_post
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_store")]
 
 
 def account_of(user):

@@ -1,0 +1,287 @@
+"""Dashboard pages for a namespace's memories, their history, its jobs, and export and
+import. Every page first fetches the namespace with namespace_get_for_account and the
+signed-in person's account, then calls the same selector or service as the API view."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from accounts.models import Account
+from accounts.views import dashboard_view, error_page
+from gitloom.errors import InvalidInput, PayloadTooLarge
+from memories.errors import JobNotFound, MemoryNotFound
+from memories.format import TIERS
+from memories.forms import ImportForm, MemoryFilterForm
+from memories.selectors import (
+    job_get_for_account,
+    job_list,
+    memory_get,
+    memory_history,
+    memory_list,
+)
+from memories.services import memory_delete, memory_import
+from namespaces import repository
+from namespaces.selectors import namespace_get_for_account
+
+PAGE_SIZE = 200
+JOBS_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    kind: str  # "add", "del", "hunk", "meta" or "ctx"
+    text: str
+
+
+def diff_lines(diff_text: str) -> list[DiffLine]:
+    """A unified diff as lines a template can colour."""
+    lines = []
+    for line in diff_text.splitlines():
+        if line.startswith(("+++", "---")):
+            kind = "meta"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        else:
+            kind = "ctx"
+        lines.append(DiffLine(kind=kind, text=line))
+    return lines
+
+
+def _tree(items) -> list[tuple[str, list[tuple[str, list]]]]:
+    """Memories grouped as [(tier, [(topic, [item, ...]), ...]), ...] from their paths."""
+    grouped: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for item in items:
+        tier, topic, _name = item.path.split("/", 2)
+        grouped[tier][topic].append(item)
+    # Tiers in the order they age (facts first), unknown ones last; topics by name.
+    order = {tier: index for index, tier in enumerate(TIERS)}
+    tiers = sorted(grouped, key=lambda tier: (order.get(tier, len(order)), tier))
+    return [(tier, sorted(grouped[tier].items())) for tier in tiers]
+
+
+# --- the memory browser ------------------------------------------------------------
+
+
+@dashboard_view
+def memory_browser(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    filters = MemoryFilterForm(request.GET or None)
+    tier = tag = None
+    if filters.is_valid():
+        tier = filters.cleaned_data["tier"] or None
+        tag = filters.cleaned_data["tag"].strip() or None
+    elif filters.is_bound:
+        return error_page(
+            request,
+            error=InvalidInput("That filter is not valid; pick a tier from the list."),
+            back_url=request.path,
+            back_label="Show all memories",
+        )
+    cursor = request.GET.get("after") or None
+    page = memory_list(namespace=namespace, tier=tier, tag=tag, cursor=cursor, limit=PAGE_SIZE)
+    context = {
+        "section": "namespaces",
+        "tab": "memories",
+        "namespace": namespace,
+        "filters": filters,
+        "filtered": bool(tier or tag),
+        "page": page,
+        "tree": _tree(page.items),
+        "cursor": cursor,
+        "base_url": request.build_absolute_uri("/").rstrip("/"),
+    }
+    return render(request, "memories/browser.html", context)
+
+
+def _crumbs(path: str) -> tuple[str, str]:
+    tier, topic, _name = path.split("/", 2)
+    return tier, topic
+
+
+@dashboard_view
+def memory_detail(request: HttpRequest, name: str, path: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    try:
+        item = memory_get(namespace=namespace, path=path)
+    except MemoryNotFound as exc:
+        # A forgotten memory still has a history; say so rather than a bare 404.
+        try:
+            memory_history(namespace=namespace, path=path)
+        except MemoryNotFound:
+            raise exc from None
+        return error_page(
+            request,
+            error=MemoryNotFound(
+                "This memory was forgotten: it is no longer in the namespace, but its "
+                "earlier versions are kept in the history."
+            ),
+            back_url=f"/namespaces/{namespace.name}/history/{path}",
+            back_label="See its history",
+        )
+    tier, topic = _crumbs(item.path)
+    context = {
+        "section": "namespaces",
+        "tab": "memories",
+        "namespace": namespace,
+        "item": item,
+        "memory": item.memory,
+        "raw": item.raw.decode("utf-8"),
+        "tier": tier,
+        "topic": topic,
+    }
+    return render(request, "memories/detail.html", context)
+
+
+@dashboard_view
+def memory_history_page(
+    request: HttpRequest, name: str, path: str, *, account: Account
+) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    versions = memory_history(namespace=namespace, path=path)
+    tier, topic = _crumbs(path)
+    context = {
+        "section": "namespaces",
+        "tab": "memories",
+        "namespace": namespace,
+        "path": path,
+        "tier": tier,
+        "topic": topic,
+        "versions": [
+            {"version": version, "diff": diff_lines(version.diff_text)} for version in versions
+        ],
+        "exists": versions[0].kind != "delete",
+    }
+    return render(request, "memories/history.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@dashboard_view
+def memory_forget(request: HttpRequest, name: str, path: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    item = memory_get(namespace=namespace, path=path)
+    if request.method == "POST":
+        result = memory_delete(namespace=namespace, path=path)
+        messages.success(
+            request,
+            f"Forgot {path} in commit {result.commit[:10]}. Its history keeps the old versions.",
+        )
+        return redirect("dash-namespace", name=namespace.name)
+    context = {"section": "namespaces", "tab": "memories", "namespace": namespace, "item": item}
+    return render(request, "memories/forget.html", context)
+
+
+# --- jobs --------------------------------------------------------------------------
+
+
+@dashboard_view
+def jobs(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    context = {
+        "section": "namespaces",
+        "tab": "jobs",
+        "namespace": namespace,
+        "jobs": list(job_list(namespace=namespace)[:JOBS_SHOWN]),
+        "shown": JOBS_SHOWN,
+    }
+    return render(request, "memories/jobs.html", context)
+
+
+@dashboard_view
+def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    job = job_get_for_account(account=account, job_id=job_id)
+    if job.namespace_id != namespace.pk:
+        raise JobNotFound()
+    result = job.result or {}
+    context = {
+        "section": "namespaces",
+        "tab": "jobs",
+        "namespace": namespace,
+        "job": job,
+        "created_paths": result.get("created", []),
+        "rewritten_paths": result.get("rewritten", []),
+        "linked_paths": result.get("linked", []),
+        "messages_count": len((job.payload or {}).get("messages", [])),
+    }
+    return render(request, "memories/job.html", context)
+
+
+# --- export and import -------------------------------------------------------------
+
+EXPORTS = {
+    "bundle": ("application/x-git-bundle", "{name}.bundle"),
+    "tar": ("application/gzip", "{name}.tar.gz"),
+}
+
+
+@require_http_methods(["GET", "POST"])
+@dashboard_view
+def export_import(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    fmt = request.GET.get("format")
+    if request.method == "GET" and fmt:
+        return _export(namespace, fmt)
+    form = ImportForm(request.POST or None, request.FILES or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            upload = form.cleaned_data["archive"]
+            if upload.size > settings.GITLOOM_MAX_IMPORT_BYTES:
+                form.add_error(
+                    "archive",
+                    PayloadTooLarge(
+                        f"The file is over the {settings.GITLOOM_MAX_IMPORT_BYTES // (1024 * 1024)}"
+                        " MiB import limit."
+                    ).message,
+                )
+            else:
+                # A problem with the file goes beside the field; anything else (a
+                # conflict, storage down) becomes an error page in dashboard_view.
+                try:
+                    result = memory_import(
+                        namespace=namespace, data=upload.read(), kind=form.cleaned_data["format"]
+                    )
+                except InvalidInput as exc:
+                    form.add_error("archive", exc.message)
+                else:
+                    if result.noop:
+                        messages.info(request, "Imported: every file was already there as-is.")
+                    else:
+                        messages.success(
+                            request,
+                            f"Imported into commit {result.commit[:10]}: "
+                            f"{len(result.created)} new, {len(result.modified)} changed, "
+                            f"{len(result.deleted)} removed.",
+                        )
+                    return redirect("dash-namespace", name=namespace.name)
+        status = 400
+    context = {"section": "namespaces", "tab": "data", "namespace": namespace, "form": form}
+    return render(request, "memories/export_import.html", context, status=status)
+
+
+def _export(namespace, fmt: str) -> HttpResponse:
+    if fmt not in EXPORTS:
+        raise InvalidInput("Export format is `bundle` or `tar`.", code="invalid_format")
+    # The same repository calls as GET /v1/namespaces/<name>/export.
+    prefix = namespace.storage_prefix
+    if fmt == "bundle":
+        data = repository.repository_export_bundle(prefix=prefix)
+    else:
+        data = repository.repository_export_tar(prefix=prefix)
+    content_type, filename = EXPORTS[fmt]
+    response = HttpResponse(data, content_type=content_type)
+    response["Content-Disposition"] = (
+        f'attachment; filename="{filename.format(name=namespace.name)}"'
+    )
+    return response

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django import forms
+
+from memories.format import TIERS
+from retrieval.query import ARMS
+from retrieval.selectors import MAX_LIMIT, MAX_QUERY_CHARS
+
+ARM_LABELS = {
+    "lexical": "Lexical (BM25 over text and cues)",
+    "semantic": "Semantic (cue vectors)",
+    "graph": "Graph (one hop along related links)",
+}
+
+
+class RetrieveForm(forms.Form):
+    # Only shapes here: retrieve() checks the values and its messages are the ones shown.
+    query = forms.CharField(
+        label="Question",
+        max_length=MAX_QUERY_CHARS,
+        widget=forms.TextInput(
+            attrs={"type": "search", "placeholder": "what camera do I own?", "autocomplete": "off"}
+        ),
+    )
+    limit = forms.IntegerField(
+        label="Results", required=False, min_value=1, max_value=MAX_LIMIT, initial=10
+    )
+    tier = forms.MultipleChoiceField(
+        label="Tiers",
+        required=False,
+        choices=[(tier, tier) for tier in TIERS],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked means every tier.",
+    )
+    tag = forms.CharField(
+        label="Tags",
+        required=False,
+        max_length=1000,
+        help_text="Comma-separated; a result must carry all of them.",
+    )
+    arms = forms.MultipleChoiceField(
+        label="Arms",
+        required=False,
+        choices=[(arm, ARM_LABELS.get(arm, arm)) for arm in ARMS],
+        widget=forms.CheckboxSelectMultiple,
+        initial=list(ARMS),
+    )
+
+    def clean_limit(self) -> int:
+        return self.cleaned_data["limit"] or 10
+
+    def tags(self) -> list[str]:
+        return [part.strip() for part in self.cleaned_data["tag"].split(",") if part.strip()]

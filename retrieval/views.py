@@ -1,0 +1,52 @@
+"""The retrieval playground: the same retrieve() the /v1/retrieve view calls, with the
+signed-in person's account, so the page sees exactly what that account's keys see."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from accounts.models import Account
+from accounts.views import dashboard_view
+from gitloom.errors import InvalidInput
+from namespaces.selectors import namespace_get_for_account
+from retrieval.forms import RetrieveForm
+from retrieval.query import ARMS
+from retrieval.selectors import retrieve
+
+
+@dashboard_view
+def playground(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    asked = "query" in request.GET
+    data = request.GET.copy()
+    data.setdefault("limit", "10")  # a bookmarked ?query=... still shows its limit
+    form = RetrieveForm(data if asked else None, initial={"arms": list(ARMS), "limit": 10})
+    found = None
+    status = 200
+    if asked:
+        if form.is_valid():
+            try:
+                found = retrieve(
+                    account=account,
+                    namespace=namespace.name,
+                    query=form.cleaned_data["query"],
+                    limit=form.cleaned_data["limit"],
+                    tiers=form.cleaned_data["tier"],
+                    tags=form.tags(),
+                    # Nothing ticked is a choice the selector explains, not "all arms".
+                    arms=form.cleaned_data["arms"],
+                )
+            except InvalidInput as exc:
+                form.add_error(None, exc.message)
+        if form.errors:
+            status = 400
+    context = {
+        "section": "namespaces",
+        "tab": "retrieve",
+        "namespace": namespace,
+        "form": form,
+        "found": found,
+        "arm_names": ARMS,
+    }
+    return render(request, "retrieval/playground.html", context, status=status)
