@@ -4,6 +4,7 @@ from django.db import IntegrityError, transaction
 
 from accounts.models import Account
 from gitloom.slugs import validate_slug
+from namespaces import repository
 from namespaces.errors import NamespaceExists
 from namespaces.models import Namespace
 
@@ -23,8 +24,6 @@ def _after_create(namespace: Namespace) -> None:
     # Inside the creating transaction: if the repository cannot be initialised the
     # namespace does not exist either. A leftover repository of a deleted namespace of
     # the same name is purged by namespace_delete before its row goes.
-    from namespaces import repository
-
     repository.repository_init(prefix=namespace.storage_prefix)
     from retrieval.services import index_namespace_create
 
@@ -33,7 +32,6 @@ def _after_create(namespace: Namespace) -> None:
 
 def namespace_delete(*, namespace: Namespace) -> None:
     """Forget a whole namespace: its index rows, its repository, then its row."""
-    from namespaces import repository
     from retrieval.services import index_namespace_drop
 
     with transaction.atomic():
@@ -41,3 +39,13 @@ def namespace_delete(*, namespace: Namespace) -> None:
         index_namespace_drop(namespace=locked)
         repository.repository_delete(prefix=locked.storage_prefix)
         locked.delete()
+
+
+def namespace_upkeep_all() -> int:
+    """Merge small packs and collect garbage in every repository (scheduled hourly)."""
+    count = 0
+    for namespace in Namespace.objects.select_related("account").iterator():
+        repository.repository_consolidate(prefix=namespace.storage_prefix)
+        repository.repository_gc(prefix=namespace.storage_prefix)
+        count += 1
+    return count

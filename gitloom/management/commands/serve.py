@@ -26,6 +26,7 @@ class Command(BaseCommand):
     def handle(self, *args, host: str, port: int, web_workers: int, no_queue: bool, **options):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
+        _ensure_schedules()
         problems = rls_role_check()
         if problems:
             raise CommandError(problems[0].msg)
@@ -90,3 +91,26 @@ class Command(BaseCommand):
         failed = [c.args[2] if len(c.args) > 2 else c.args for c in children if c.returncode]
         if failed and not stopping:
             raise CommandError(f"A service process exited unexpectedly: {failed}")
+
+
+def _ensure_schedules() -> None:
+    """The queue's periodic work: re-queue stranded jobs, keep repositories compact."""
+    from django_q.models import Schedule
+
+    Schedule.objects.update_or_create(
+        name="gitloom-requeue-pending",
+        defaults={
+            "func": "memories.jobs.requeue_pending",
+            "schedule_type": Schedule.MINUTES,
+            "minutes": 1,
+            "repeats": -1,
+        },
+    )
+    Schedule.objects.update_or_create(
+        name="gitloom-repository-upkeep",
+        defaults={
+            "func": "namespaces.services.namespace_upkeep_all",
+            "schedule_type": Schedule.HOURLY,
+            "repeats": -1,
+        },
+    )
