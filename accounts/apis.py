@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,16 +11,23 @@ from gitloom.errors import DashboardOnly
 from gitloom.serializers import StrictCharField, StrictSerializer
 
 
-class WhoAmIApi(APIView):
-    class CredentialSerializer(serializers.Serializer):
-        type = serializers.ChoiceField(choices=["api_key", "session"])
-        name = serializers.CharField(required=False)
-        prefix = serializers.CharField(required=False)
-        username = serializers.CharField(required=False)
+class CredentialSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["api_key", "session"])
+    name = serializers.CharField(required=False, help_text="API key name")
+    prefix = serializers.CharField(required=False, help_text="API key prefix")
+    username = serializers.CharField(required=False, help_text="dashboard user")
 
+    class Meta:
+        ref_name = "Credential"
+
+
+class WhoAmIApi(APIView):
     class OutputSerializer(serializers.Serializer):
         account = serializers.CharField()
-        credential = serializers.DictField()
+        credential = CredentialSerializer()
+
+        class Meta:
+            ref_name = "WhoAmI"
 
     @extend_schema(responses=OutputSerializer, summary="Who is calling")
     def get(self, request):
@@ -37,6 +44,9 @@ class WhoAmIApi(APIView):
 
 
 class KeyOutputSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "Key"
+
     id = serializers.IntegerField()
     name = serializers.CharField()
     prefix = serializers.CharField()
@@ -58,10 +68,19 @@ class KeyListCreateApi(DashboardOnlyMixin, APIView):
     class InputSerializer(StrictSerializer):
         name = StrictCharField(max_length=100)
 
-    class CreatedSerializer(KeyOutputSerializer):
-        secret = serializers.CharField()
+        class Meta:
+            ref_name = "KeyCreate"
 
-    @extend_schema(responses=KeyOutputSerializer(many=True), summary="List API keys")
+    class CreatedSerializer(KeyOutputSerializer):
+        secret = serializers.CharField(help_text="Shown once; only its hash is stored.")
+
+        class Meta:
+            ref_name = "KeyCreated"
+
+    @extend_schema(
+        responses=inline_serializer("KeyList", {"keys": KeyOutputSerializer(many=True)}),
+        summary="List API keys",
+    )
     def get(self, request):
         keys = api_key_list(account=request.auth.account)
         return Response({"keys": KeyOutputSerializer(keys, many=True).data})

@@ -6,4 +6,4 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from accounts import checks  # noqa: F401  (registers system checks)
+        from accounts import checks, schema  # noqa: F401  (registers checks, schema extensions)

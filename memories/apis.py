@@ -2,7 +2,12 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -43,7 +48,65 @@ def _memory_header(memory) -> dict:
     }
 
 
+class LinkSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    path = serializers.CharField()
+
+    class Meta:
+        ref_name = "MemoryLink"
+
+
+class MemoryHeaderSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    blob = serializers.CharField(help_text="git blob hash of the file")
+    tier = serializers.ChoiceField(choices=list(TIERS))
+    tags = serializers.ListField(child=serializers.CharField())
+    created = serializers.CharField()
+    updated = serializers.CharField()
+    confidence = serializers.FloatField(allow_null=True)
+    cues = serializers.ListField(child=serializers.CharField())
+    related = LinkSerializer(many=True)
+    sources = serializers.ListField(child=serializers.CharField())
+
+
+class MemoryDetailSerializer(MemoryHeaderSerializer):
+    commit = serializers.CharField(help_text="the commit the memory was read at")
+    body = serializers.CharField()
+    raw = serializers.CharField(help_text="the markdown file, byte for byte")
+
+    class Meta:
+        ref_name = "Memory"
+
+
+class MemorySummarySerializer(serializers.Serializer):
+    path = serializers.CharField()
+    blob = serializers.CharField()
+    tier = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    cues = serializers.ListField(child=serializers.CharField())
+    updated = serializers.CharField()
+
+    class Meta:
+        ref_name = "MemorySummary"
+
+
+class VersionSerializer(serializers.Serializer):
+    commit = serializers.CharField()
+    time = serializers.CharField()
+    message = serializers.CharField()
+    trailers = serializers.DictField(child=serializers.CharField())
+    change = serializers.ChoiceField(choices=["add", "modify", "delete"])
+    blob = serializers.CharField(allow_null=True)
+    diff = serializers.CharField(help_text="unified diff to the previous version")
+
+    class Meta:
+        ref_name = "MemoryVersion"
+
+
 class JobSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "Job"
+
     id = serializers.UUIDField(source="public_id")
     namespace = serializers.CharField(source="namespace.name")
     status = serializers.CharField()
@@ -59,6 +122,11 @@ class JobSerializer(serializers.Serializer):
     usage = serializers.DictField()
     error = serializers.SerializerMethodField()
 
+    @extend_schema_field(
+        inline_serializer(
+            "JobError", {"code": serializers.CharField(), "message": serializers.CharField()}
+        )
+    )
     def get_error(self, job) -> dict | None:
         if not job.error_code:
             return None
@@ -73,16 +141,20 @@ class MemoryListCreateApi(APIView):
         session_id = serializers.JSONField(required=False)
         metadata = serializers.JSONField(required=False)
 
-    class ListOutputSerializer(serializers.Serializer):
-        path = serializers.CharField()
-        blob = serializers.CharField()
-        tier = serializers.CharField()
-        tags = serializers.ListField(child=serializers.CharField())
-        cues = serializers.ListField(child=serializers.CharField())
-        updated = serializers.CharField()
+        class Meta:
+            ref_name = "MemoryWrite"
 
     @extend_schema(
         summary="List memories (paginated)",
+        operation_id="memories_list",
+        responses=inline_serializer(
+            "MemoryPage",
+            {
+                "commit": serializers.CharField(),
+                "memories": MemorySummarySerializer(many=True),
+                "next_cursor": serializers.CharField(allow_null=True),
+            },
+        ),
         parameters=[
             NAMESPACE_PARAM,
             OpenApiParameter("tier", str, enum=list(TIERS)),
@@ -120,7 +192,7 @@ class MemoryListCreateApi(APIView):
     @extend_schema(
         summary="Post a conversation; returns a job at once",
         request=InputSerializer,
-        responses={202: JobSerializer},
+        responses={202: inline_serializer("JobAccepted", {"job": JobSerializer()})},
         parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER)],
     )
     def post(self, request):
@@ -151,7 +223,12 @@ def _int_param(value: str | None, *, default: int, low: int, high: int, name: st
 
 
 class MemoryDetailApi(APIView):
-    @extend_schema(summary="One memory: header, body, raw markdown", parameters=[NAMESPACE_PARAM])
+    @extend_schema(
+        summary="One memory: header, body, raw markdown",
+        operation_id="memory_get",
+        parameters=[NAMESPACE_PARAM],
+        responses=MemoryDetailSerializer,
+    )
     def get(self, request, path: str):
         item = memory_get(namespace=_namespace(request), path=path)
         return Response(
@@ -166,7 +243,16 @@ class MemoryDetailApi(APIView):
         )
 
     @extend_schema(
-        summary="Forget a memory (a commit that removes it)", parameters=[NAMESPACE_PARAM]
+        summary="Forget a memory (a commit that removes it)",
+        parameters=[NAMESPACE_PARAM],
+        responses=inline_serializer(
+            "MemoryForgotten",
+            {
+                "path": serializers.CharField(),
+                "deleted": serializers.BooleanField(),
+                "commit": serializers.CharField(),
+            },
+        ),
     )
     def delete(self, request, path: str):
         result = memory_delete(namespace=_namespace(request), path=path)
@@ -174,7 +260,14 @@ class MemoryDetailApi(APIView):
 
 
 class MemoryHistoryApi(APIView):
-    @extend_schema(summary="Every version of a memory, with diffs", parameters=[NAMESPACE_PARAM])
+    @extend_schema(
+        summary="Every version of a memory, with diffs",
+        parameters=[NAMESPACE_PARAM],
+        responses=inline_serializer(
+            "MemoryHistory",
+            {"path": serializers.CharField(), "versions": VersionSerializer(many=True)},
+        ),
+    )
     def get(self, request, path: str):
         versions = memory_history(namespace=_namespace(request), path=path)
         return Response(
@@ -197,7 +290,12 @@ class MemoryHistoryApi(APIView):
 
 
 class JobListApi(APIView):
-    @extend_schema(summary="Recent jobs of a namespace", parameters=[NAMESPACE_PARAM])
+    @extend_schema(
+        summary="Recent jobs of a namespace",
+        operation_id="jobs_list",
+        parameters=[NAMESPACE_PARAM, OpenApiParameter("limit", int, description="1-200")],
+        responses=inline_serializer("JobList", {"jobs": JobSerializer(many=True)}),
+    )
     def get(self, request):
         limit = _int_param(
             request.query_params.get("limit"), default=50, low=1, high=200, name="limit"
@@ -207,7 +305,11 @@ class JobListApi(APIView):
 
 
 class JobDetailApi(APIView):
-    @extend_schema(summary="A write's status and outcome", responses=JobSerializer)
+    @extend_schema(
+        summary="A write's status and outcome",
+        operation_id="job_get",
+        responses=inline_serializer("JobDetail", {"job": JobSerializer()}),
+    )
     def get(self, request, job_id: str):
         job = job_get_for_account(account=request.auth.account, job_id=job_id)
         return Response({"job": JobSerializer(job).data})
@@ -244,7 +346,21 @@ class NamespaceImportApi(APIView):
     @extend_schema(
         summary="Import a tar.gz of memory files or a git bundle (all or nothing)",
         parameters=[OpenApiParameter("format", str, enum=["tar", "bundle"])],
-        request={"application/octet-stream": OpenApiTypes.BINARY},
+        request={
+            "application/gzip": OpenApiTypes.BINARY,
+            "application/x-git-bundle": OpenApiTypes.BINARY,
+        },
+        responses={
+            201: inline_serializer(
+                "ImportResult",
+                {
+                    "commit": serializers.CharField(),
+                    "created": serializers.ListField(child=serializers.CharField()),
+                    "modified": serializers.ListField(child=serializers.CharField()),
+                    "deleted": serializers.ListField(child=serializers.CharField()),
+                },
+            )
+        },
     )
     def post(self, request, name: str):
         namespace = _namespace(request, name)

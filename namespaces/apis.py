@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,6 +11,9 @@ from namespaces.services import namespace_create, namespace_delete
 
 
 class NamespaceOutputSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "Namespace"
+
     name = serializers.CharField()
     created = serializers.DateTimeField()
     head_commit = serializers.CharField(allow_blank=True)
@@ -21,7 +24,16 @@ class NamespaceListCreateApi(APIView):
     class InputSerializer(StrictSerializer):
         name = StrictCharField(max_length=64, trim_whitespace=False)
 
-    @extend_schema(responses=NamespaceOutputSerializer(many=True), summary="List namespaces")
+        class Meta:
+            ref_name = "NamespaceCreate"
+
+    @extend_schema(
+        responses=inline_serializer(
+            "NamespaceList", {"namespaces": NamespaceOutputSerializer(many=True)}
+        ),
+        summary="List namespaces",
+        operation_id="namespaces_list",
+    )
     def get(self, request):
         namespaces = namespace_list(account=request.auth.account)
         return Response({"namespaces": NamespaceOutputSerializer(namespaces, many=True).data})
@@ -39,7 +51,9 @@ class NamespaceListCreateApi(APIView):
 
 
 class NamespaceDetailApi(APIView):
-    @extend_schema(responses=NamespaceOutputSerializer, summary="Get a namespace")
+    @extend_schema(
+        responses=NamespaceOutputSerializer, summary="Get a namespace", operation_id="namespace_get"
+    )
     def get(self, request, name: str):
         namespace = namespace_get_for_account(account=request.auth.account, name=name)
         return Response(NamespaceOutputSerializer(namespace).data)
