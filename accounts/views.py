@@ -27,7 +27,15 @@ from accounts.services import account_signup, api_key_create, api_key_revoke
 from gitloom.errors import GitLoomError, PermissionDenied
 from namespaces.selectors import namespace_list
 
-TITLES = {400: "That did not work", 403: "Not allowed", 404: "Not found", 409: "Conflict"}
+TITLES = {
+    400: "That did not work",
+    403: "Not allowed",
+    404: "Not found",
+    409: "Conflict",
+    413: "Too large",
+    429: "Too many requests",
+    503: "Temporarily unavailable",
+}
 
 
 def error_page(

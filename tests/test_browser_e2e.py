@@ -31,8 +31,19 @@ pytestmark = [
 ]
 
 
+UNLABELLED_CONTROLS = """
+return Array.from(document.querySelectorAll('input, select, textarea'))
+  .filter(el => !['hidden', 'submit', 'button'].includes(el.type))
+  .filter(el => el.labels.length === 0 && !el.getAttribute('aria-label'))
+  .map(el => el.outerHTML);
+"""
+
+
 def shot(browser, name: str) -> None:
-    """A full-page screenshot: the window is stretched to the page's height first."""
+    """A full-page screenshot (the window stretched to the page's height first), after
+    checking what every page must have: one h1 and a label on every form control."""
+    assert browser.execute_script(UNLABELLED_CONTROLS) == [], name
+    assert len(browser.find_elements("tag name", "h1")) == 1, name
     width = browser.get_window_size()["width"]
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(width, max(700, min(height + 120, 6000)))
@@ -347,3 +358,22 @@ def test_pages_fit_a_phone_screen(fresh_browser, live_server):
         browser.set_window_size(390, max(844, min(height + 120, 4000)))
         browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
         browser.set_window_size(390, 844)
+
+
+def test_keyboard_users_get_a_skip_link_and_a_visible_focus_ring(fresh_browser, live_server):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    browser, base = fresh_browser, live_server.url
+    browser.get(base + "/signup/")  # (the login page focuses its first field itself)
+    ActionChains(browser).send_keys(Keys.TAB).perform()
+    focused = browser.switch_to.active_element
+    assert focused.text == "Skip to content"
+    assert focused.is_displayed()
+    ActionChains(browser).send_keys(Keys.TAB).perform()  # on to the next link
+    assert browser.switch_to.active_element.text.endswith("GitLoom")
+    outline = browser.execute_script(
+        "const s = getComputedStyle(document.activeElement);"
+        "return [s.outlineStyle, parseFloat(s.outlineWidth)];"
+    )
+    assert outline[0] != "none" and outline[1] >= 2

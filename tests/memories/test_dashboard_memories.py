@@ -295,3 +295,43 @@ def _accept_for(user):
         messages=[{"role": "user", "content": "I like green tea.", "id": "m1"}],
     )
     return job
+
+
+def test_an_object_storage_outage_is_a_503_page_in_words(page_client, notes, tmp_path, monkeypatch):
+    from namespaces.storage import S3ObjectStore, using_object_store
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "gitloom-test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "gitloom-test-secret")
+    # A real S3 client pointed at a port nothing listens on.
+    down = S3ObjectStore(
+        bucket="gone",
+        endpoint_url="http://127.0.0.1:9",
+        region_name="us-east-1",
+        cache_dir=tmp_path / "s3-cache",
+    )
+    with using_object_store(down):
+        page = page_client.get("/namespaces/notes/")
+    assert page.status_code == 503
+    assert "Temporarily unavailable" in page.text
+    assert "Object storage is unavailable" in page.text
+    assert "Traceback" not in page.text
+
+
+def test_forget_without_the_csrf_token_is_refused(page_client, imported):
+    response = page_client.post(f"/namespaces/notes/forget/{TRIP}")
+    assert response.status_code == 403
+    assert page_client.get(f"/namespaces/notes/memories/{TRIP}").status_code == 200
+
+
+def test_a_long_memory_list_pages_on(page_client, imported, monkeypatch):
+    from memories import views
+
+    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+    first = page_client.get("/namespaces/notes/")
+    shown = [item.path for item in first.context["page"].items]
+    assert len(shown) == 2
+    assert "Next memories" in first.text
+    rest = page_client.get("/namespaces/notes/", {"after": first.context["page"].next_cursor})
+    more = [item.path for item in rest.context["page"].items]
+    assert sorted(shown + more) == sorted(sample_files())
+    assert "Next memories" not in rest.text

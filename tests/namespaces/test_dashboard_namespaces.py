@@ -116,3 +116,29 @@ def test_a_namespace_created_on_the_page_is_reachable_by_the_api(page_client, pe
     response = Client().get("/v1/namespaces/shared", HTTP_AUTHORIZATION=f"Bearer {secret}")
     assert response.status_code == 200
     assert response.json()["name"] == "shared"
+
+
+def test_the_namespace_list_pages_on(page_client, person, monkeypatch):
+    from namespaces import views
+
+    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+    for name in ("a-one", "b-two", "c-three"):
+        namespace_create(account=account_of(person), name=name)
+    first = page_client.get("/namespaces/")
+    assert [ns.name for ns in first.context["namespaces"]] == ["a-one", "b-two"]
+    assert "Page 1 of 2" in first.text
+    second = page_client.get("/namespaces/", {"page": 2})
+    assert [ns.name for ns in second.context["namespaces"]] == ["c-three"]
+    assert page_client.get("/namespaces/", {"page": "junk"}).status_code == 200
+
+
+def test_the_namespace_list_shows_each_memory_count(page_client, person):
+    from memories.services import memory_import
+    from tests.support.archives import sample_files, tar_gz
+
+    full = namespace_create(account=account_of(person), name="full")
+    namespace_create(account=account_of(person), name="empty")
+    memory_import(namespace=full, data=tar_gz(sample_files()))
+    listing = page_client.get("/namespaces/")
+    counts = {ns.name: ns.memory_count for ns in listing.context["namespaces"]}
+    assert counts == {"empty": 0, "full": 3}
