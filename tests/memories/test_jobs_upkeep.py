@@ -1,0 +1,54 @@
+"""The queue's safety nets: stranded jobs are picked up; repositories are kept compact."""
+
+from tests.support.archives import memory_bytes, tar_gz
+
+
+def test_a_job_whose_drain_was_lost_is_run_by_the_sweep(api, settings, account):
+    from memories.jobs import requeue_pending
+    from memories.models import Job
+    from memories.services import job_accept
+
+    api.post("/v1/namespaces", {"name": "default"}, format="json")
+    # Accepted, but its drain task never reached the queue (say the process died).
+    job, _ = job_accept(
+        account=account,
+        namespace="default",
+        messages=[{"role": "user", "content": "Dana keeps bees on the roof in Lyon."}],
+    )
+    assert Job.objects.get(pk=job.pk).status == "queued"
+    settings.GITLOOM_QUEUE_SYNC = True
+    assert requeue_pending() == 1
+    job.refresh_from_db()
+    assert job.status == "done" and job.commit
+    assert requeue_pending() == 0
+
+
+def test_upkeep_merges_small_packs_and_keeps_every_memory(api, account, fresh_object_store):
+    import json
+
+    from namespaces import repository
+    from namespaces.models import Namespace
+    from namespaces.services import namespace_upkeep_all
+
+    api.post("/v1/namespaces", {"name": "default"}, format="json")
+    for i in range(6):
+        files = {f"facts/notes/note-{i}.md": memory_bytes(f"Note number {i} about llamas.")}
+        assert (
+            api.post(
+                "/v1/namespaces/default/import", tar_gz(files), content_type="application/gzip"
+            ).status_code
+            == 201
+        )
+    prefix = Namespace.objects.get(name="default").storage_prefix
+    before = repository.repository_snapshot(prefix=prefix)
+
+    def packs() -> int:
+        return len(json.loads(fresh_object_store.get(prefix + "head.json"))["packs"])
+
+    assert packs() == 7  # the root commit's and one per import
+    assert namespace_upkeep_all() == 1
+    assert packs() < 7
+    after = repository.repository_snapshot(prefix=prefix)
+    assert after.commit == before.commit
+    assert sorted(after.paths()) == sorted(before.paths()) and len(after.paths()) == 6
+    assert api.get("/v1/memories").json()["memories"][0]["path"] == "facts/notes/note-0.md"
