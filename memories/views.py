@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from accounts.models import Account
@@ -126,7 +127,7 @@ def memory_detail(request: HttpRequest, name: str, path: str, *, account: Accoun
                 "This memory was forgotten: it is no longer in the namespace, but its "
                 "earlier versions are kept in the history."
             ),
-            back_url=f"/namespaces/{namespace.name}/history/{path}",
+            back_url=reverse("dash-memory-history", args=[namespace.name, path]),
             back_label="See its history",
         )
     tier, topic = _crumbs(item.path)
