@@ -70,6 +70,12 @@ def queue_cluster(django_db_setup, django_db_blocker, slow_model, cluster_dir):
     try:
         process.wait(timeout=20)
     except subprocess.TimeoutExpired:
+        pass
+    # Never leave a worker behind, whatever state the cluster ended in.
+    for child in psutil.Process().children(recursive=True):
+        if "qcluster" in " ".join(child.cmdline()):
+            child.kill()
+    if process.poll() is None:
         process.kill()
     log.close()
 
