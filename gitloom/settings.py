@@ -7,6 +7,7 @@ the offline extractor and the offline MiniLM embedder.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -194,6 +195,11 @@ GITLOOM_EMBEDDING_MODEL = env_str("GITLOOM_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 GITLOOM_EMBEDDING_BASE_URL = env_str("GITLOOM_EMBEDDING_BASE_URL")
 GITLOOM_EMBEDDING_API_KEY = env_str("GITLOOM_EMBEDDING_API_KEY")
 GITLOOM_EMBEDDING_DIMENSIONS = env_int("GITLOOM_EMBEDDING_DIMENSIONS", 384)
+
+# --- Retrieval ---------------------------------------------------------------------
+# Ageing: per-tier half-lives in days, JSON, e.g. '{"events": 60, "working": 1}'; a
+# tier left out keeps its default (facts never fade; see docs/DESIGN-NOTES.md).
+GITLOOM_TIER_HALF_LIFE_DAYS = json.loads(env_str("GITLOOM_TIER_HALF_LIFE_DAYS", "{}"))
 
 # --- Queue -------------------------------------------------------------------------
 GITLOOM_WORKERS = env_int("GITLOOM_WORKERS", 2)
