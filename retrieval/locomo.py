@@ -43,7 +43,7 @@ from pathlib import Path
 from django.test.utils import override_settings
 
 from accounts.models import Account
-from gitloom.errors import InvalidInput
+from gitloom.errors import GitLoomError, InvalidInput
 from memories.format import MAX_FIELD_CHARS, Link, Memory, render_memory, slugify
 from namespaces.models import Namespace
 from retrieval.query import FusionParams
@@ -396,14 +396,18 @@ def ingest_pipeline(*, account: Account, conversation: Conversation) -> IngestSt
         started = time.perf_counter()
         # The real queue path, run in this process: with GITLOOM_QUEUE_SYNC the accepted
         # job's on-commit drain runs here and now, under the namespace's queue lock.
-        with override_settings(GITLOOM_QUEUE_SYNC=True):
-            job, _ = job_accept(
-                account=account,
-                namespace=namespace.name,
-                messages=messages,
-                session_id=f"{conversation.sample_id}-session-{session.number}",
-                metadata={"source": "locomo", "date": session.date_text},
-            )
+        try:
+            with override_settings(GITLOOM_QUEUE_SYNC=True):
+                job, _ = job_accept(
+                    account=account,
+                    namespace=namespace.name,
+                    messages=messages,
+                    session_id=f"{conversation.sample_id}-session-{session.number}",
+                    metadata={"source": "locomo", "date": session.date_text},
+                )
+        except GitLoomError as exc:  # refused before queueing (a session over the limits)
+            stats.failed_jobs.append(f"session {session.number}: refused {exc.code}: {exc}")
+            continue
         job.refresh_from_db()
         if job.status == Job.Status.QUEUED:
             # Inside an outer transaction (a test) on-commit work waits: drain directly,
