@@ -5,27 +5,46 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Namespace',
+            name="Namespace",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('head_commit', models.CharField(blank=True, default='', max_length=40)),
-                ('last_write', models.DateTimeField(blank=True, null=True)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='namespaces', to='accounts.account')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=64)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("head_commit", models.CharField(blank=True, default="", max_length=40)),
+                ("last_write", models.DateTimeField(blank=True, null=True)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="namespaces",
+                        to="accounts.account",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['account_id', 'name'],
-                'constraints': [models.UniqueConstraint(fields=('account', 'name'), name='namespace_name_per_account'), models.CheckConstraint(condition=models.Q(('name__regex', '^[a-z0-9-]{1,64}$')), name='namespace_name_is_slug')],
+                "ordering": ["account_id", "name"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("account", "name"), name="namespace_name_per_account"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("name__regex", "^[a-z0-9-]{1,64}$")),
+                        name="namespace_name_is_slug",
+                    ),
+                ],
             },
         ),
     ]
