@@ -44,6 +44,8 @@ class Command(BaseCommand):
                     str(web_workers),
                     "--access-logfile",
                     "-",
+                    "--config",
+                    "python:gitloom.gunicorn_conf",
                     "--graceful-timeout",
                     "10",
                 ]
