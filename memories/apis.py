@@ -21,9 +21,9 @@ from memories.selectors import (
     memory_get,
     memory_history,
     memory_list,
+    namespace_export,
 )
 from memories.services import job_accept, memory_delete, memory_import
-from namespaces import repository
 from namespaces.selectors import namespace_get_for_account
 
 NAMESPACE_PARAM = OpenApiParameter("namespace", str, description="Namespace (default `default`).")
@@ -315,9 +315,6 @@ class JobDetailApi(APIView):
         return Response({"job": JobSerializer(job).data})
 
 
-EXPORT_TYPES = {"bundle": "application/x-git-bundle", "tar": "application/gzip"}
-
-
 class NamespaceExportApi(APIView):
     @extend_schema(
         summary="The namespace's repository, to take away",
@@ -325,18 +322,11 @@ class NamespaceExportApi(APIView):
         responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
     )
     def get(self, request, name: str):
-        namespace = _namespace(request, name)
-        fmt = request.query_params.get("format", "bundle")
-        if fmt == "bundle":
-            data = repository.repository_export_bundle(prefix=namespace.storage_prefix)
-            filename = f"{namespace.name}.bundle"
-        elif fmt == "tar":
-            data = repository.repository_export_tar(prefix=namespace.storage_prefix)
-            filename = f"{namespace.name}.tar.gz"
-        else:
-            raise InvalidInput("format is `bundle` or `tar`.", code="invalid_format")
-        response = HttpResponse(data, content_type=EXPORT_TYPES[fmt])
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        export = namespace_export(
+            namespace=_namespace(request, name), fmt=request.query_params.get("format", "bundle")
+        )
+        response = HttpResponse(export.data, content_type=export.content_type)
+        response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
         return response
 
 
@@ -367,10 +357,9 @@ class NamespaceImportApi(APIView):
         data = request.body
         if not data:
             raise InvalidInput("Send the archive as the request body.", code="empty_body")
-        fmt = request.query_params.get("format") or (
-            "bundle" if data.startswith(b"# v2 git bundle") else "tar"
+        result = memory_import(
+            namespace=namespace, data=data, kind=request.query_params.get("format") or "auto"
         )
-        result = memory_import(namespace=namespace, data=data, kind=fmt)
         return Response(
             {
                 "commit": result.commit,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from accounts.models import Account
+from gitloom.errors import InvalidInput
 from memories.errors import JobNotFound, MemoryNotFound
 from memories.format import Memory, parse_memory, validate_memory_path
 from memories.models import Job
@@ -93,3 +94,31 @@ def memory_list(
             MemoryFile(path=path, memory=memory, raw=raw, blob=blob, commit=snapshot.commit or "")
         )
     return MemoryPage(items=items, next_cursor=next_cursor, commit=snapshot.commit or "")
+
+
+@dataclass(frozen=True)
+class Export:
+    data: bytes
+    content_type: str
+    filename: str
+
+
+EXPORT_FORMATS = {
+    "bundle": ("application/x-git-bundle", "{name}.bundle"),
+    "tar": ("application/gzip", "{name}.tar.gz"),
+}
+
+
+def namespace_export(*, namespace: Namespace, fmt: str = "bundle") -> Export:
+    """The namespace's repository to take away: a git bundle, or a tar.gz of its files."""
+    if fmt not in EXPORT_FORMATS:
+        raise InvalidInput("Export format is `bundle` or `tar`.", code="invalid_format")
+    prefix = namespace.storage_prefix
+    if fmt == "bundle":
+        data = repository.repository_export_bundle(prefix=prefix)
+    else:
+        data = repository.repository_export_tar(prefix=prefix)
+    content_type, filename = EXPORT_FORMATS[fmt]
+    return Export(
+        data=data, content_type=content_type, filename=filename.format(name=namespace.name)
+    )

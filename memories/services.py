@@ -324,15 +324,18 @@ def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
 
 
 def memory_import(
-    *, namespace: Namespace, data: bytes, kind: str = "tar"
+    *, namespace: Namespace, data: bytes, kind: str = "auto"
 ) -> repository.CommitResult:
     """Import a tar.gz of memory files or a git bundle: all or nothing, one commit.
 
     A tar adds or replaces the files it holds, at the paths it gives, and leaves the
     namespace's other files alone. A bundle brings in its history (see
-    ``repository_import_bundle``). Either way every file is validated first.
+    ``repository_import_bundle``). Either way every file is validated first. ``kind``
+    ``auto`` tells a bundle by its header.
     """
     prefix = namespace.storage_prefix
+    if kind == "auto":
+        kind = "bundle" if data.startswith(b"# v2 git bundle") else "tar"
     if kind == "bundle":
 
         def validate(snapshot: repository.Snapshot) -> None:
@@ -364,7 +367,7 @@ def memory_import(
             trailers={"Gitloom-Action": "import", "Gitloom-Import": "tar"},
         )
     else:
-        raise InvalidInput("Import format is `tar` or `bundle`.", code="invalid_format")
+        raise InvalidInput("Import format is `tar`, `bundle` or `auto`.", code="invalid_format")
     namespace_committed(namespace=namespace, result=result)
     return result
 

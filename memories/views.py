@@ -26,9 +26,9 @@ from memories.selectors import (
     memory_get,
     memory_history,
     memory_list,
+    namespace_export,
 )
 from memories.services import memory_delete, memory_import
-from namespaces import repository
 from namespaces.selectors import namespace_get_for_account
 
 PAGE_SIZE = 200
@@ -220,11 +220,6 @@ def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account
 
 # --- export and import -------------------------------------------------------------
 
-EXPORTS = {
-    "bundle": ("application/x-git-bundle", "{name}.bundle"),
-    "tar": ("application/gzip", "{name}.tar.gz"),
-}
-
 
 @require_http_methods(["GET", "POST"])
 @dashboard_view
@@ -272,17 +267,7 @@ def export_import(request: HttpRequest, name: str, *, account: Account) -> HttpR
 
 
 def _export(namespace, fmt: str) -> HttpResponse:
-    if fmt not in EXPORTS:
-        raise InvalidInput("Export format is `bundle` or `tar`.", code="invalid_format")
-    # The same repository calls as GET /v1/namespaces/<name>/export.
-    prefix = namespace.storage_prefix
-    if fmt == "bundle":
-        data = repository.repository_export_bundle(prefix=prefix)
-    else:
-        data = repository.repository_export_tar(prefix=prefix)
-    content_type, filename = EXPORTS[fmt]
-    response = HttpResponse(data, content_type=content_type)
-    response["Content-Disposition"] = (
-        f'attachment; filename="{filename.format(name=namespace.name)}"'
-    )
+    export = namespace_export(namespace=namespace, fmt=fmt)
+    response = HttpResponse(export.data, content_type=export.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
