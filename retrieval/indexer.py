@@ -305,6 +305,12 @@ def _remove_documents(namespace_id: int, ids: list[int]) -> None:
             "DELETE FROM retrieval_edge WHERE namespace_id = %s AND src_document_id = ANY(%s)",
             [namespace_id, ids],
         )
+        # Links into a removed memory wait, unresolved, for a memory at that path.
+        cursor.execute(
+            "UPDATE retrieval_edge SET dst_document_id = NULL"
+            " WHERE namespace_id = %s AND dst_document_id = ANY(%s)",
+            [namespace_id, ids],
+        )
         cursor.execute(
             "DELETE FROM retrieval_document WHERE namespace_id = %s AND id = ANY(%s)",
             [namespace_id, ids],
@@ -409,10 +415,22 @@ JOIN retrieval_document d ON d.namespace_id = %(ns)s AND d.path = r.path
 """
 
 _INSERT_EDGES = """
-INSERT INTO retrieval_edge (namespace_id, src_document_id, src_path, dst_path, type)
-SELECT DISTINCT %(ns)s, d.id, d.path, r.dst_path, r.type
+INSERT INTO retrieval_edge (
+    namespace_id, src_document_id, src_path, dst_path, dst_document_id, type
+)
+SELECT DISTINCT %(ns)s, d.id, d.path, r.dst_path, target.id, r.type
 FROM jsonb_to_recordset(%(edges)s::jsonb) AS r(path text, dst_path text, type text)
 JOIN retrieval_document d ON d.namespace_id = %(ns)s AND d.path = r.path
+LEFT JOIN retrieval_document target
+  ON target.namespace_id = %(ns)s AND target.path = r.dst_path
+"""
+
+# Links already in the index that point at a path a new memory now occupies.
+_RESOLVE_EDGES = """
+UPDATE retrieval_edge e SET dst_document_id = d.id
+FROM retrieval_document d
+WHERE e.namespace_id = %(ns)s AND d.namespace_id = %(ns)s AND d.id = ANY(%(ids)s)
+  AND e.dst_path = d.path AND e.dst_document_id IS DISTINCT FROM d.id
 """
 
 
@@ -459,3 +477,4 @@ def _insert_documents(
             ]
             if edges:
                 cursor.execute(_INSERT_EDGES, {"ns": namespace_id, "edges": json.dumps(edges)})
+            cursor.execute(_RESOLVE_EDGES, args)

@@ -27,7 +27,8 @@ namespace's scope):
                            with the memory's tier and tags copied so a filtered vector
                            search filters inside the index scan. Partitioned by
                            namespace.
-``retrieval_edge``         typed ``related`` links: source memory -> target path.
+``retrieval_edge``         typed ``related`` links: source memory -> target path, and
+                           the target's document id while a memory is at that path.
 """
 
 from __future__ import annotations
@@ -103,6 +104,10 @@ class Edge(models.Model):
     src_document = models.ForeignKey(Document, on_delete=models.DO_NOTHING)
     src_path = models.CharField(max_length=200)
     dst_path = models.CharField(max_length=200)
+    # The document now at dst_path (NULL while none is); kept current by the indexer.
+    dst_document = models.ForeignKey(
+        Document, null=True, on_delete=models.DO_NOTHING, related_name="+"
+    )
     type = models.CharField(max_length=64)
 
     class Meta:
@@ -122,6 +127,7 @@ class Posting(models.Model):
     tf_body = models.FloatField()
     cue_length = models.FloatField()
     body_length = models.FloatField()
+    impact = models.FloatField(editable=False)  # generated: (tf_cues + tf_body) / length
 
     class Meta:
         managed = False

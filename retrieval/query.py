@@ -63,6 +63,11 @@ class FusionParams:
     semantic_weight: float = 1.0
     graph_weight: float = 0.5
     lexical_depth: int = 50
+    # BM25 candidates: each query term's postings are read highest impact first, at
+    # most this many (every posting of any rarer term); the best lexical_rescore
+    # candidates are then scored exactly. Exact whenever no term is that common.
+    lexical_term_postings: int = 1000
+    lexical_rescore: int = 200
     semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
     semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
     graph_seeds: int = 10
@@ -104,7 +109,11 @@ def half_lives() -> dict[str, float | None]:
 
 @cache
 def _sql() -> str:
-    return (Path(__file__).with_name("retrieve.sql")).read_text()
+    """retrieve.sql without its comments and indentation: the statement goes over the
+    wire and through psycopg's placeholder parser on every request."""
+    text = Path(__file__).with_name("retrieve.sql").read_text()
+    lines = (line.split("--", 1)[0].strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 def fused_search(
@@ -157,6 +166,8 @@ def fused_search(
         "cue_weight": params.cue_weight,
         "body_weight": params.body_weight,
         "lexical_depth": params.lexical_depth,
+        "lexical_term_postings": params.lexical_term_postings,
+        "lexical_rescore": params.lexical_rescore,
         "semantic_cues": params.semantic_cues,
         "semantic_depth": params.semantic_depth,
         "graph_seeds": params.graph_seeds,

@@ -11,6 +11,8 @@
 --   k1, b                 BM25 constants
 --   cue_weight, body_weight   how much a term counts in the cues and in the body
 --   lexical_depth         BM25 hits ranked (0 turns the arm off)
+--   lexical_term_postings postings read per query term, strongest first
+--   lexical_rescore       candidates rescored exactly with every query term
 --   semantic_cues         nearest cue vectors fetched (0 turns the arm off)
 --   semantic_depth        memories ranked from them, each by its best cue
 --   graph_seeds           top lexical+semantic hits whose links are followed
@@ -36,38 +38,74 @@ state AS (
 --                                        / (tf + k1 * (1 - b + b * dl / avgdl))
 -- N, df and avgdl are this namespace's own (retrieval_index_state, retrieval_term_stat).
 -- The query's terms are the distinct lexemes of to_tsvector('english', query).
-query_terms AS (
-    SELECT DISTINCT lexeme AS term
-    FROM unnest(to_tsvector('english', %(query)s))
+-- The query's terms with their idf, computed once per term and MATERIALIZED:
+-- it keeps the planner from estimating the term_stat x posting join from both tables'
+-- most-common-value lists, which alone cost it milliseconds.
+query_terms AS MATERIALIZED (
+    SELECT t.term,
+           ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8)) AS idf
+    FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(query)s))) q
+    CROSS JOIN state s
+    JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
 ),
+-- Each term's postings strongest first (impact = the term's share of the memory's
+-- words), at most lexical_term_postings of them: exact BM25 for every term rarer than
+-- that, and for a very common term its best-matching memories only.
 lexical_terms AS (
-    SELECT p.document_id,
-           ln(1 + (s.doc_count - t.df + 0.5) / (t.df + 0.5)) AS idf,
+    SELECT p.document_id, q.idf,
            %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
            %(cue_weight)s::float8 * p.cue_length
                + %(body_weight)s::float8 * p.body_length AS dl,
            s.avgdl
     FROM query_terms q
     CROSS JOIN state s
-    JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
-    JOIN retrieval_posting p ON p.namespace_id = %(namespace_id)s AND p.term = q.term
-    WHERE %(filtered)s IS FALSE
-       OR p.document_id IN (
-           SELECT d.id FROM retrieval_document d
-           WHERE d.namespace_id = %(namespace_id)s
-             AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
-             AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
-       )
+    CROSS JOIN LATERAL (
+        SELECT p.document_id, p.tf_cues, p.tf_body, p.cue_length, p.body_length
+        FROM retrieval_posting p
+        WHERE p.namespace_id = %(namespace_id)s AND p.term = q.term
+          AND (%(filtered)s IS FALSE
+               OR p.document_id IN (
+                   SELECT d.id FROM retrieval_document d
+                   WHERE d.namespace_id = %(namespace_id)s
+                     AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
+                     AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
+               ))
+        ORDER BY p.impact DESC, p.document_id
+        LIMIT %(lexical_term_postings)s
+    ) p
 ),
-lexical_scores AS (
-    SELECT document_id,
-           sum(idf * tf * (%(k1)s::float8 + 1)
-               / (tf + %(k1)s::float8 * (1 - %(b)s::float8 + %(b)s::float8 * dl / avgdl))
-           ) AS score
+-- Candidates: the best by the postings read above; then their exact BM25, every query
+-- term looked up per candidate, so a memory whose common terms fell past the cut is
+-- still scored in full.
+lexical_candidates AS (
+    SELECT document_id
     FROM lexical_terms
     WHERE tf > 0
     GROUP BY document_id
-    ORDER BY score DESC, document_id
+    ORDER BY sum(idf * tf * (%(k1)s::float8 + 1)
+                  / (tf + %(k1)s::float8 * (1 - %(b)s::float8 + %(b)s::float8 * dl / avgdl))
+             ) DESC, document_id
+    LIMIT %(lexical_rescore)s
+),
+lexical_scores AS (
+    SELECT c.document_id,
+           sum(q.idf * tf * (%(k1)s::float8 + 1)
+               / (tf + %(k1)s::float8 * (1 - %(b)s::float8 + %(b)s::float8 * dl / s.avgdl))
+           ) AS score
+    FROM lexical_candidates c
+    CROSS JOIN query_terms q
+    CROSS JOIN state s
+    JOIN retrieval_posting p
+      ON p.document_id = c.document_id AND p.term = q.term
+     AND p.namespace_id = %(namespace_id)s
+    CROSS JOIN LATERAL (
+        SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
+               %(cue_weight)s::float8 * p.cue_length
+                   + %(body_weight)s::float8 * p.body_length AS dl
+    ) w
+    WHERE tf > 0
+    GROUP BY c.document_id
+    ORDER BY score DESC, c.document_id
     LIMIT %(lexical_depth)s
 ),
 lexical AS (
@@ -85,7 +123,7 @@ semantic_cues AS MATERIALIZED (
     WHERE c.namespace_id = %(namespace_id)s
       AND (%(tiers)s::text[] IS NULL OR c.tier = ANY (%(tiers)s::text[]))
       AND (%(tags)s::text[] IS NULL OR c.tags @> %(tags)s::text[])
-    ORDER BY c.embedding <=> %(embedding)s::vector
+    ORDER BY distance
     LIMIT %(semantic_cues)s
 ),
 semantic AS (
@@ -119,76 +157,94 @@ seeds AS (
     LIMIT %(graph_seeds)s
 ),
 links AS (
-    SELECT target.id AS document_id, e.src_path AS via_path, e.type AS via_type,
+    SELECT e.dst_document_id AS document_id, e.src_path AS via_path, e.type AS via_type,
            'out' AS direction, s.seed_rank
     FROM seeds s
     JOIN retrieval_edge e
       ON e.namespace_id = %(namespace_id)s AND e.src_document_id = s.document_id
-    JOIN retrieval_document target
-      ON target.namespace_id = %(namespace_id)s AND target.path = e.dst_path
+    WHERE e.dst_document_id <> e.src_document_id
     UNION ALL
-    SELECT e.src_document_id, seed.path, e.type, 'in', s.seed_rank
+    SELECT e.src_document_id, e.dst_path, e.type, 'in', s.seed_rank
     FROM seeds s
-    JOIN retrieval_document seed ON seed.id = s.document_id
     JOIN retrieval_edge e
-      ON e.namespace_id = %(namespace_id)s AND e.dst_path = seed.path
+      ON e.namespace_id = %(namespace_id)s AND e.dst_document_id = s.document_id
+    WHERE e.src_document_id <> e.dst_document_id
 ),
 graph AS (
     SELECT document_id, via_path, via_type, direction, seed_rank AS rank
     FROM (
         SELECT DISTINCT ON (l.document_id) l.*
         FROM links l
-        JOIN retrieval_document d ON d.id = l.document_id
-        WHERE d.path <> l.via_path
-          AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
-          AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
+        WHERE %(filtered)s IS FALSE
+           OR l.document_id IN (
+               SELECT d.id FROM retrieval_document d
+               WHERE d.namespace_id = %(namespace_id)s
+                 AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
+                 AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
+           )
         ORDER BY l.document_id, l.seed_rank, l.via_path, l.via_type
     ) best_link
     ORDER BY seed_rank, document_id
     LIMIT %(graph_depth)s
 ),
 
--- Fusion: weighted reciprocal-rank fusion, sum over arms of weight / (rrf_k + rank),
--- then the tier's ageing factor 0.5 ^ (days since `updated` / half-life).
+-- Fusion: weighted reciprocal-rank fusion, the sum over the arms that found a memory
+-- of weight / (rrf_k + rank), then its tier's ageing factor
+-- 0.5 ^ (days since `updated` / half-life). One row per arm hit, one GROUP BY: the
+-- per-arm details ride along as filtered aggregates instead of three more joins.
+hits AS (
+    SELECT document_id, 'lexical' AS arm, rank,
+           %(lexical_weight)s::float8 / (%(rrf_k)s::float8 + rank) AS contribution,
+           score AS lexical_score, NULL::text AS cue, NULL::float8 AS distance,
+           NULL::text AS via_path, NULL::text AS via_type, NULL::text AS direction
+    FROM lexical
+    UNION ALL
+    SELECT document_id, 'semantic', rank,
+           %(semantic_weight)s::float8 / (%(rrf_k)s::float8 + rank),
+           NULL, cue, distance, NULL, NULL, NULL
+    FROM semantic
+    UNION ALL
+    SELECT document_id, 'graph', rank,
+           %(graph_weight)s::float8 / (%(rrf_k)s::float8 + rank),
+           NULL, NULL, NULL, via_path, via_type, direction
+    FROM graph
+),
 fused AS (
-    SELECT document_id, sum(contribution) AS rrf
-    FROM (
-        SELECT document_id, %(lexical_weight)s::float8 / (%(rrf_k)s::float8 + rank) AS contribution
-        FROM lexical
-        UNION ALL
-        SELECT document_id, %(semantic_weight)s::float8 / (%(rrf_k)s::float8 + rank) FROM semantic
-        UNION ALL
-        SELECT document_id, %(graph_weight)s::float8 / (%(rrf_k)s::float8 + rank) FROM graph
-    ) arms
+    SELECT document_id,
+           sum(contribution) AS rrf,
+           min(rank) FILTER (WHERE arm = 'lexical') AS lexical_rank,
+           min(lexical_score) AS lexical_score,
+           min(rank) FILTER (WHERE arm = 'semantic') AS semantic_rank,
+           min(cue) AS semantic_cue,
+           min(distance) AS semantic_distance,
+           min(rank) FILTER (WHERE arm = 'graph') AS graph_rank,
+           min(via_path) AS via_path,
+           min(via_type) AS via_type,
+           min(direction) AS via_direction
+    FROM hits
     GROUP BY document_id
 ),
 ranked AS (
     SELECT d.path, d.tier, d.tags, d.cues, d.created, d.updated, d.confidence,
            d.sources, d.related, d.body,
-           f.rrf * aged.factor AS score,
-           lx.rank AS lexical_rank, lx.score AS lexical_score,
-           sm.rank AS semantic_rank, sm.cue AS semantic_cue, sm.distance AS semantic_distance,
-           gr.rank AS graph_rank, gr.via_path, gr.via_type, gr.direction AS via_direction
+           f.rrf * CASE
+               WHEN half_life IS NULL THEN 1.0
+               ELSE power(0.5, GREATEST(
+                   extract(epoch FROM (%(now)s::timestamptz - d.updated))::float8 / 86400.0, 0
+               ) / half_life)
+           END AS score,
+           f.lexical_rank, f.lexical_score, f.semantic_rank, f.semantic_cue,
+           f.semantic_distance, f.graph_rank, f.via_path, f.via_type, f.via_direction
     FROM fused f
     JOIN retrieval_document d ON d.id = f.document_id
     CROSS JOIN LATERAL (
-        SELECT CASE WHEN half_life IS NULL THEN 1.0
-                    ELSE power(0.5, GREATEST(
-                        extract(epoch FROM (%(now)s::timestamptz - d.updated)) / 86400.0, 0
-                    ) / half_life)
-               END AS factor
-        FROM (
-            SELECT (CASE d.tier
-                        WHEN 'facts' THEN %(half_life_facts)s
-                        WHEN 'preferences' THEN %(half_life_preferences)s
-                        WHEN 'events' THEN %(half_life_events)s
-                        WHEN 'working' THEN %(half_life_working)s
-                    END)::float8 AS half_life
-        ) tier_half_life
-    ) aged
-    LEFT JOIN lexical lx ON lx.document_id = f.document_id
-    LEFT JOIN semantic sm ON sm.document_id = f.document_id
-    LEFT JOIN graph gr ON gr.document_id = f.document_id
+        SELECT (CASE d.tier
+                    WHEN 'facts' THEN %(half_life_facts)s
+                    WHEN 'preferences' THEN %(half_life_preferences)s
+                    WHEN 'events' THEN %(half_life_events)s
+                    WHEN 'working' THEN %(half_life_working)s
+                END)::float8 AS half_life
+    ) tier_half_life
     ORDER BY score DESC, d.path
     LIMIT %(limit)s
 )

@@ -212,3 +212,27 @@ def test_an_empty_namespace_answers_with_no_results(api, notes):
     body = retrieve(api, "anything at all")
     assert body["results"] == []
     assert body["namespace"] == "notes"
+
+
+def test_a_link_to_a_memory_written_later_is_followed_once_it_exists(api, notes):
+    trip = memory(tier="events", cues=["Lisbon trip"], body="Lisbon.", related={HOTEL: "stayed-at"})
+    write(notes, {TRIP: trip})
+    assert paths(retrieve(api, "Lisbon", arms="lexical,graph")) == [TRIP]
+    hotel = memory(tier="events", cues=["hotel Avenida Palace"], body="Avenida Palace.")
+    write(notes, {HOTEL: hotel})
+    assert paths(retrieve(api, "Lisbon", arms="lexical,graph")) == [TRIP, HOTEL]
+    # Rewriting the target keeps the link; deleting it drops the hop.
+    rewritten = memory(tier="events", cues=["hotel Avenida Palace"], body="Avenida, Rossio.")
+    write(notes, {HOTEL: rewritten})
+    assert paths(retrieve(api, "Lisbon", arms="lexical,graph")) == [TRIP, HOTEL]
+    write(notes, {HOTEL: None})
+    assert paths(retrieve(api, "Lisbon", arms="lexical,graph")) == [TRIP]
+
+
+def test_graph_hits_respect_the_filters(api, life):
+    body = retrieve(api, "Lisbon", arms="lexical,graph", tag="travel")
+    assert paths(body) == [TRIP, HOTEL]
+    assert paths(retrieve(api, "Lisbon Sony", arms="lexical,graph", tier="facts")) == [
+        CAMERA,
+        LENS,
+    ]

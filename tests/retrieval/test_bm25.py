@@ -94,3 +94,36 @@ def test_statistics_follow_writes_and_deletes(api, physics):
 
 def test_a_word_no_memory_has_finds_nothing_lexically(api, physics):
     assert lexical(api, "neutrino") == []
+
+
+def test_a_term_too_common_to_read_in_full_still_scores_the_candidates_exactly(notes):
+    # "pebble" is in every memory; with only 2 of its postings read per query, the
+    # memories found through "basalt" are still scored with their "pebble" too.
+    files = {
+        f"facts/geo/m{i}-0000000{i}.md": memory(
+            cues=[f"rock number {i}"],
+            body="pebble " * (1 + i % 3) + ("basalt" if i in (4, 5) else "granite"),
+        )
+        for i in range(8)
+    }
+    write(notes, files)
+
+    def scores(**params):
+        found = fused_search(
+            namespace=notes,
+            query="pebble basalt",
+            embedding=None,
+            arms=("lexical",),
+            params=FusionParams(**params),
+        )
+        return [(h.path, h.arms["lexical"]["score"]) for h in found.hits]
+
+    exact = scores()
+    cut = scores(lexical_term_postings=2, lexical_rescore=4)
+    top_two = {"facts/geo/m4-00000004.md", "facts/geo/m5-00000005.md"}  # the basalt ones
+    assert {path for path, _ in exact[:2]} == top_two
+    assert cut[:2] == [(path, pytest.approx(score)) for path, score in exact[:2]]
+    # Only candidates are ranked: basalt's m4 and m5, and pebble's two strongest
+    # postings (m2 and m5, the densest), while exact BM25 ranks all eight.
+    assert {path for path, _ in cut} == top_two | {"facts/geo/m2-00000002.md"}
+    assert len(exact) == 8

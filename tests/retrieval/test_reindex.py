@@ -18,7 +18,8 @@ SNAPSHOT_QUERIES = {
     " FROM retrieval_posting p"
     " JOIN retrieval_document d ON d.id = p.document_id ORDER BY 1, 2",
     "term_stats": "SELECT term, df FROM retrieval_term_stat ORDER BY term",
-    "edges": "SELECT src_path, dst_path, type FROM retrieval_edge ORDER BY 1, 2, 3",
+    "edges": "SELECT e.src_path, e.dst_path, e.type, d.path FROM retrieval_edge e"
+    " LEFT JOIN retrieval_document d ON d.id = e.dst_document_id ORDER BY 1, 2, 3",
     "state": "SELECT indexed_commit, doc_count, cue_length_total, body_length_total"
     " FROM retrieval_index_state",
     "cues": "SELECT d.path, c.cue, c.tier, c.tags FROM retrieval_cue c"

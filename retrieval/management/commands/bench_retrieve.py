@@ -83,8 +83,10 @@ RETURNING id, path
 """
 
 _INSERT_BENCH_EDGES = """
-INSERT INTO retrieval_edge (namespace_id, src_document_id, src_path, dst_path, type)
-SELECT %(ns)s, s.id, s.path, d.path, 'related'
+INSERT INTO retrieval_edge (
+    namespace_id, src_document_id, src_path, dst_path, dst_document_id, type
+)
+SELECT %(ns)s, s.id, s.path, d.path, d.id, 'related'
 FROM unnest(%(src)s::bigint[], %(dst)s::bigint[]) AS pair(src, dst)
 JOIN retrieval_document s ON s.id = pair.src
 JOIN retrieval_document d ON d.id = pair.dst
