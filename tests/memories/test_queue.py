@@ -3,6 +3,7 @@ against the test database, a slow scripted model, and a shared object store."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -67,10 +68,8 @@ def queue_cluster(django_db_setup, django_db_blocker, slow_model, cluster_dir):
     assert process.poll() is None, "qcluster did not start"
     yield process
     process.send_signal(signal.SIGTERM)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        pass
     # Never leave a worker behind, whatever state the cluster ended in.
     for child in psutil.Process().children(recursive=True):
         if "qcluster" in " ".join(child.cmdline()):
