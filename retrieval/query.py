@@ -25,11 +25,10 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from retrieval.embeddings import vector_literal
-from retrieval.scope import namespace_scope
+from retrieval.scope import scoped_query
 
 ARMS = ("lexical", "semantic", "graph")
 TIERS = ("facts", "preferences", "events", "working")
@@ -180,22 +179,24 @@ def fused_search(
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }
     ef_search = min(1000, max(params.ef_search, params.semantic_cues))
-    with namespace_scope(namespace), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('plan_cache_mode', 'force_custom_plan', true),"
-            " set_config('hnsw.ef_search', %s, true),"
-            " set_config('hnsw.iterative_scan', %s, true)",
-            [str(ef_search), "relaxed_order" if filtered else "off"],
+    settings_ = {
+        # Never a generic plan: it could not prune the cue table at plan time.
+        "plan_cache_mode": "force_custom_plan",
+        "hnsw.ef_search": str(ef_search),
+        "hnsw.iterative_scan": "relaxed_order" if filtered else "off",
+    }
+    if exact:
+        settings_["enable_indexscan"] = "off"
+    plan = None
+    if explain:
+        _, plan_rows = scoped_query(
+            namespace=namespace,
+            sql="EXPLAIN (ANALYZE, BUFFERS) " + _sql(),
+            params=bound,
+            settings=settings_,
         )
-        if exact:
-            cursor.execute("SET LOCAL enable_indexscan = off")
-        plan = None
-        if explain:
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + _sql(), bound)
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-        cursor.execute(_sql(), bound)
-        rows = cursor.fetchall()
-        columns = [col.name for col in cursor.description]
+        plan = "\n".join(row[0] for row in plan_rows)
+    columns, rows = scoped_query(namespace=namespace, sql=_sql(), params=bound, settings=settings_)
     result = SearchResult(commit=(rows[0][0] or None) if rows else None, plan=plan)
     for row in rows:
         record = dict(zip(columns, row, strict=True))

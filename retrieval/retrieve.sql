@@ -38,25 +38,24 @@ state AS (
 --                                        / (tf + k1 * (1 - b + b * dl / avgdl))
 -- N, df and avgdl are this namespace's own (retrieval_index_state, retrieval_term_stat).
 -- The query's terms are the distinct lexemes of to_tsvector('english', query).
--- The query's terms with their idf, computed once per term and MATERIALIZED:
+-- The query's terms with their df and idf, computed once per term and MATERIALIZED:
 -- it keeps the planner from estimating the term_stat x posting join from both tables'
 -- most-common-value lists, which alone cost it milliseconds.
 query_terms AS MATERIALIZED (
-    SELECT t.term,
+    SELECT t.term, t.df,
            ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8)) AS idf
     FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(query)s))) q
     CROSS JOIN state s
     JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
 ),
 -- Each term's postings strongest first (impact = the term's share of the memory's
--- words), at most lexical_term_postings of them: exact BM25 for every term rarer than
--- that, and for a very common term its best-matching memories only.
-lexical_terms AS (
-    SELECT p.document_id, q.idf,
-           %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
-           %(cue_weight)s::float8 * p.cue_length
-               + %(body_weight)s::float8 * p.body_length AS dl,
-           s.avgdl
+-- words), at most lexical_term_postings of them: every posting of a rarer term, the
+-- best-matching memories of a very common one. Each row is one term's BM25 share.
+lexical_postings AS MATERIALIZED (
+    SELECT p.document_id, q.term,
+           q.idf * w.tf * (%(k1)s::float8 + 1)
+               / (w.tf + %(k1)s::float8
+                  * (1 - %(b)s::float8 + %(b)s::float8 * w.dl / s.avgdl)) AS score
     FROM query_terms q
     CROSS JOIN state s
     CROSS JOIN LATERAL (
@@ -73,39 +72,56 @@ lexical_terms AS (
         ORDER BY p.impact DESC, p.document_id
         LIMIT %(lexical_term_postings)s
     ) p
-),
--- Candidates: the best by the postings read above; then their exact BM25, every query
--- term looked up per candidate, so a memory whose common terms fell past the cut is
--- still scored in full.
-lexical_candidates AS (
-    SELECT document_id
-    FROM lexical_terms
-    WHERE tf > 0
-    GROUP BY document_id
-    ORDER BY sum(idf * tf * (%(k1)s::float8 + 1)
-                  / (tf + %(k1)s::float8 * (1 - %(b)s::float8 + %(b)s::float8 * dl / avgdl))
-             ) DESC, document_id
-    LIMIT %(lexical_rescore)s
-),
-lexical_scores AS (
-    SELECT c.document_id,
-           sum(q.idf * tf * (%(k1)s::float8 + 1)
-               / (tf + %(k1)s::float8 * (1 - %(b)s::float8 + %(b)s::float8 * dl / s.avgdl))
-           ) AS score
-    FROM lexical_candidates c
-    CROSS JOIN query_terms q
-    CROSS JOIN state s
-    JOIN retrieval_posting p
-      ON p.document_id = c.document_id AND p.term = q.term
-     AND p.namespace_id = %(namespace_id)s
     CROSS JOIN LATERAL (
         SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
                %(cue_weight)s::float8 * p.cue_length
                    + %(body_weight)s::float8 * p.body_length AS dl
     ) w
-    WHERE tf > 0
-    GROUP BY c.document_id
-    ORDER BY score DESC, c.document_id
+    WHERE w.tf > 0
+),
+-- Candidates: the best memories by the postings read. Their scores are exact except
+-- for terms whose postings were cut; those few (candidate, term) pairs are looked up
+-- through the (document, term) index and added.
+lexical_candidates AS MATERIALIZED (
+    SELECT document_id, sum(score) AS score
+    FROM lexical_postings
+    GROUP BY document_id
+    ORDER BY score DESC, document_id
+    LIMIT %(lexical_rescore)s
+),
+lexical_cut AS (
+    SELECT c.document_id,
+           q.idf * w.tf * (%(k1)s::float8 + 1)
+               / (w.tf + %(k1)s::float8
+                  * (1 - %(b)s::float8 + %(b)s::float8 * w.dl / s.avgdl)) AS score
+    FROM lexical_candidates c
+    JOIN query_terms q ON q.df > %(lexical_term_postings)s
+    CROSS JOIN state s
+    CROSS JOIN LATERAL (
+        SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
+               %(cue_weight)s::float8 * p.cue_length
+                   + %(body_weight)s::float8 * p.body_length AS dl
+        FROM retrieval_posting p
+        WHERE p.document_id = c.document_id AND p.term = q.term
+          AND p.namespace_id = %(namespace_id)s
+        OFFSET 0  -- keeps this a per-(candidate, term) probe; flattened, the planner
+                  -- probes by document alone and filters every posting of it
+    ) w
+    WHERE w.tf > 0
+      AND NOT EXISTS (
+          SELECT 1 FROM lexical_postings lp
+          WHERE lp.document_id = c.document_id AND lp.term = q.term
+      )
+),
+lexical_scores AS (
+    SELECT document_id, sum(score) AS score
+    FROM (
+        SELECT document_id, score FROM lexical_candidates
+        UNION ALL
+        SELECT document_id, score FROM lexical_cut
+    ) parts
+    GROUP BY document_id
+    ORDER BY score DESC, document_id
     LIMIT %(lexical_depth)s
 ),
 lexical AS (

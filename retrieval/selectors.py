@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from accounts.models import Account
@@ -11,6 +11,7 @@ from gitloom.errors import InvalidInput
 from namespaces.selectors import namespace_get_for_account
 from retrieval.embeddings import embed_query
 from retrieval.query import ARMS, FusionParams, Hit, fused_search
+from retrieval.scope import scoped_query
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 100
@@ -78,3 +79,19 @@ def retrieve(
         took_ms=round((time.perf_counter() - started) * 1000.0, 2),
         results=found.hits,
     )
+
+
+def index_memory_counts(*, namespaces: Iterable) -> dict[int, int]:
+    """namespace id -> how many memories its index holds (namespaces never indexed are
+    left out). One short scoped read per namespace: row-level security lets no single
+    query see several namespaces' rows, which is the point of it."""
+    counts: dict[int, int] = {}
+    for namespace in namespaces:
+        _, rows = scoped_query(
+            namespace=namespace,
+            sql="SELECT doc_count FROM retrieval_index_state WHERE namespace_id = %(namespace_id)s",
+            params={"namespace_id": int(namespace.pk)},
+        )
+        if rows:
+            counts[int(namespace.pk)] = rows[0][0]
+    return counts

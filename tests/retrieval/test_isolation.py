@@ -121,3 +121,22 @@ def test_nesting_a_scope_for_another_namespace_is_refused(two_namespaces):
         namespace_scope(other_notes),
     ):
         pass
+
+
+def test_the_one_message_scope_sees_one_namespace_and_ends_with_its_statement(
+    transactional_db, two_namespaces
+):
+    from retrieval.scope import scoped_query
+
+    notes, other_notes = two_namespaces
+    assert not connection.in_atomic_block  # the single-round-trip path
+    for namespace, expected in ((notes, 2), (other_notes, 3)):
+        columns, rows = scoped_query(
+            namespace=namespace,
+            sql="SELECT count(*) AS n, current_setting('hnsw.ef_search') AS ef"
+            " FROM retrieval_document WHERE %(anything)s",
+            params={"anything": True},
+            settings={"hnsw.ef_search": "77"},
+        )
+        assert columns == ["n", "ef"] and rows == [(expected, "77")]
+    assert set(unfiltered_counts().values()) == {0}

@@ -72,3 +72,12 @@ def test_deleting_an_account_forgets_its_namespaces_index_rows(account, other_ac
     with namespace_scope(theirs), connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM retrieval_document")
         assert cursor.fetchone()[0] == 1
+
+
+def test_memory_counts_come_from_each_namespaces_own_index(account, other_account):
+    from retrieval.selectors import index_memory_counts
+
+    one = namespace_create(account=account, name="one")
+    two = namespace_create(account=other_account, name="two")
+    write(one, {f"facts/a/x{i}-0000000{i}.md": memory(cues=[f"x{i}"], body="X.") for i in range(3)})
+    assert index_memory_counts(namespaces=[one, two]) == {one.pk: 3, two.pk: 0}
