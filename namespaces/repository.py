@@ -1159,19 +1159,7 @@ def _reachable(objects: _Objects, head: bytes) -> list[bytes]:
         order.append(sha)
         commit = objects.commit(sha)
         commits.extend(commit.parents)
-        trees = [commit.tree]
-        while trees:
-            tree_sha = trees.pop()
-            if tree_sha in seen:
-                continue
-            seen.add(tree_sha)
-            order.append(tree_sha)
-            for entry in objects.tree(tree_sha).iteritems():
-                if stat.S_ISDIR(entry.mode):
-                    trees.append(entry.sha)
-                elif entry.sha not in seen:
-                    seen.add(entry.sha)
-                    order.append(entry.sha)
+        _walk_tree(objects, commit.tree, seen, order)
     return order
 
 
@@ -1595,7 +1583,12 @@ def repository_import_bundle(
 
 def _reachable_tree(objects: _Objects, tree: bytes) -> list[bytes]:
     out: list[bytes] = []
-    seen: set[bytes] = set()
+    _walk_tree(objects, tree, set(), out)
+    return out
+
+
+def _walk_tree(objects: _Objects, tree: bytes, seen: set[bytes], out: list[bytes]) -> None:
+    """Append ``tree`` and everything below it not yet in ``seen`` to ``out``."""
     todo = [tree]
     while todo:
         sha = todo.pop()
@@ -1609,7 +1602,6 @@ def _reachable_tree(objects: _Objects, tree: bytes) -> list[bytes]:
             elif entry.sha not in seen:
                 seen.add(entry.sha)
                 out.append(entry.sha)
-    return out
 
 
 # --------------------------------------------------------------------------- upkeep
