@@ -9,8 +9,8 @@ id as a literal (Django's psycopg backend binds parameters client-side), so the 
 prunes to one partition and plans an unfiltered HNSW scan of it. We also force custom
 plans: were the statement ever prepared server-side, a generic plan could not prune at
 plan time and a filtered HNSW scan could silently return fewer rows than asked.
-``hnsw.ef_search`` is raised to at least ``semantic_cues`` (an HNSW scan returns at
-most ef_search rows), and iterative scans are switched on when tier/tag filters apply,
+``hnsw.ef_search`` grows with the namespace (``EF_SEARCH_BY_SIZE``) and is at least
+``semantic_cues`` (an HNSW scan returns at most ef_search rows), and iterative scans are switched on when tier/tag filters apply,
 so a filter that rejects many neighbours still yields the rows asked for.
 """
 
@@ -75,7 +75,22 @@ class FusionParams:
     bm25_b: float = 0.75
     cue_weight: float = 1.0  # a term in the cues counts this much in BM25 tf and length
     body_weight: float = 1.0
-    ef_search: int = 100  # HNSW candidate list; raised to semantic_cues when smaller
+    # HNSW candidate list (raised to semantic_cues when smaller). None: by namespace
+    # size, see EF_SEARCH_BY_SIZE.
+    ef_search: int | None = None
+
+
+# hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
+# measured on bench_retrieve's data for the semantic arm's recall (its 50 memories)
+# against an exact scan to stay at or above 0.98. Below ~2,000 memories the planner
+# scans the partition exactly and the setting does not matter.
+EF_SEARCH_BY_SIZE = ((50_000, 400), (5_000, 200), (0, 100))
+_EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
+_EF_SEARCH_SETUP = (
+    "SELECT set_config('hnsw.ef_search', LEAST(1000, GREATEST(%(semantic_cues)s, CASE "  # noqa: S608 - integers from the constant above
+    + _EF_STEPS
+    + " END))::text, true) FROM retrieval_index_state WHERE namespace_id = %(namespace_id)s"
+)
 
 
 @dataclass
@@ -133,8 +148,9 @@ def fused_search(
     """Run the fused query for ``namespace`` (a Namespace or anything with an int pk).
 
     ``embedding`` is the query vector; it may be None only when the semantic arm is not
-    among ``arms``. ``exact=True`` disables index scans, which turns the semantic arm
-    into an exact nearest-neighbour scan (for measuring HNSW recall). ``explain=True``
+    among ``arms``. ``exact=True`` orders the cue scan so that no index can serve it,
+    which makes the semantic arm an exact nearest-neighbour scan (for measuring HNSW
+    recall). ``explain=True``
     also returns ``EXPLAIN (ANALYZE, BUFFERS)`` of the statement as ``plan``.
     """
     params = params or FusionParams()
@@ -160,6 +176,7 @@ def fused_search(
         "tiers": sorted(set(tiers)) or None,
         "tags": sorted(set(tags)) or None,
         "filtered": filtered,
+        "exact": exact,
         "k1": params.bm25_k1,
         "b": params.bm25_b,
         "cue_weight": params.cue_weight,
@@ -178,15 +195,17 @@ def fused_search(
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }
-    ef_search = min(1000, max(params.ef_search, params.semantic_cues))
     settings_ = {
         # Never a generic plan: it could not prune the cue table at plan time.
         "plan_cache_mode": "force_custom_plan",
-        "hnsw.ef_search": str(ef_search),
         "hnsw.iterative_scan": "relaxed_order" if filtered else "off",
     }
-    if exact:
-        settings_["enable_indexscan"] = "off"
+    setup: list[str] = []
+    if params.ef_search is not None:
+        settings_["hnsw.ef_search"] = str(min(1000, max(params.ef_search, params.semantic_cues)))
+    elif params.semantic_cues:
+        # Derived in the scope from the namespace's own size, in the same round trip.
+        setup.append(_EF_SEARCH_SETUP)
     plan = None
     if explain:
         _, plan_rows = scoped_query(
@@ -194,9 +213,12 @@ def fused_search(
             sql="EXPLAIN (ANALYZE, BUFFERS) " + _sql(),
             params=bound,
             settings=settings_,
+            setup=setup,
         )
         plan = "\n".join(row[0] for row in plan_rows)
-    columns, rows = scoped_query(namespace=namespace, sql=_sql(), params=bound, settings=settings_)
+    columns, rows = scoped_query(
+        namespace=namespace, sql=_sql(), params=bound, settings=settings_, setup=setup
+    )
     result = SearchResult(commit=(rows[0][0] or None) if rows else None, plan=plan)
     for row in rows:
         record = dict(zip(columns, row, strict=True))

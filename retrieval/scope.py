@@ -15,7 +15,7 @@ nor BYPASSRLS, and the tables' owner is bound too because the policies are FORCE
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -64,11 +64,13 @@ def scoped_query(
     sql: str,
     params: Mapping[str, Any],
     settings: Mapping[str, str] | None = None,
+    setup: Sequence[str] = (),
     using: str = "default",
 ) -> tuple[list[str], list[tuple]]:
     """Run one read statement (named ``%(...)s`` parameters) in ``namespace``'s scope;
     return its column names and rows. ``settings`` are more transaction-local settings
-    (``hnsw.ef_search`` and the like) for the statement.
+    (``hnsw.ef_search`` and the like) for the statement; ``setup`` are statements run
+    in the scope before it (same parameters), e.g. to derive a setting from the index.
 
     Outside a transaction this is one round trip: the ``set_config`` calls and the
     statement go to Postgres in a single message, which it runs as one implicit
@@ -82,6 +84,8 @@ def scoped_query(
         with namespace_scope(namespace, using=using), connection.cursor() as cursor:
             for name, value in wanted.items():
                 cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
+            for statement in setup:
+                cursor.execute(statement, params)
             cursor.execute(sql, params)
             return [col.name for col in cursor.description], cursor.fetchall()
     prefix = ", ".join(
@@ -91,8 +95,9 @@ def scoped_query(
     for i, (name, value) in enumerate(wanted.items()):
         bound[f"_setting_{i}"], bound[f"_value_{i}"] = name, value
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {prefix};\n{sql}", bound)
-        cursor.nextset()  # the first result is the set_config row
+        cursor.execute(";\n".join([f"SELECT {prefix}", *setup, sql]), bound)
+        for _ in range(1 + len(setup)):  # skip to the statement's own result
+            cursor.nextset()
         return [col.name for col in cursor.description], cursor.fetchall()
 
 

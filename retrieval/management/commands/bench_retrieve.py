@@ -24,10 +24,13 @@ What it measures, per namespace size: the wall time of ``fused_search`` (scope, 
 settings and the one fused statement; three arms, default parameters) over real LoCoMo
 questions with their real embeddings, p50/p95; the same plus embedding the question
 with the configured model; and the recall of the semantic arm (its memories) against
-the same query with index scans disabled, i.e. an exact scan. ``--verbose`` prints
+the same query ordered so that no index can serve it, i.e. an exact scan. ``--verbose`` prints
 ``EXPLAIN (ANALYZE, BUFFERS)`` of one query per size. ``--json`` ends with one JSON
 line: p50_ms, p95_ms, p95_ms_with_embedding, semantic_recall (keyed by size) and
-cue_rows.
+cue_rows, plus the server's shared_buffers and the machine's load average, since the
+figures depend on both: the 100,000-memory namespace's cue partition and its HNSW
+graph are ~780 MB, which the embedded server's default 128 MB of shared buffers
+cannot hold (every query then re-reads pages from the OS cache).
 """
 
 from __future__ import annotations
@@ -155,6 +158,13 @@ class Command(BaseCommand):
         for name, size in measured:
             self._measure(namespaces[name], str(size), queries, vectors, report)
         report["load_average"] = [round(x, 2) for x in _loadavg()]
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW shared_buffers")
+            report["shared_buffers"] = cursor.fetchone()[0]
+        self.stdout.write(
+            f"shared_buffers {report['shared_buffers']}, load average "
+            f"{' '.join(str(x) for x in report['load_average'])} (2 cores, shared)"
+        )
         if opts["json"]:
             self.stdout.write(json.dumps(report))
 
