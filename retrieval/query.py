@@ -1,23 +1,26 @@
 """The fused retrieval query: the hot path, one SQL statement (``retrieve.sql``).
 
-:func:`fused_search` runs it for one namespace inside :func:`namespace_scope`, with
-per-arm weights, depths and the RRF constant taken from :class:`FusionParams`, so an
-evaluation can tune them without touching SQL.
+:func:`fused_search` runs it for one namespace in that namespace's scope
+(:func:`retrieval.scope.scoped_query`: outside a transaction, the scope settings and
+the statement travel in one message, one round trip), with per-arm weights, depths and
+the RRF constant taken from :class:`FusionParams`, so an evaluation can tune them
+without touching SQL.
 
 Plans. The cue table is partitioned by namespace and the statement names the namespace
 id as a literal (Django's psycopg backend binds parameters client-side), so the planner
-prunes to one partition and plans an unfiltered HNSW scan of it. We also force custom
-plans: were the statement ever prepared server-side, a generic plan could not prune at
-plan time and a filtered HNSW scan could silently return fewer rows than asked.
+prunes to one partition and plans an unfiltered HNSW scan of it (or, for a small
+partition, an exact scan, which it prefers on cost). We also force custom plans: were
+the statement ever prepared server-side, a generic plan could not prune at plan time
+and a filtered HNSW scan could silently return fewer rows than asked.
 ``hnsw.ef_search`` grows with the namespace (``EF_SEARCH_BY_SIZE``) and is at least
-``semantic_cues`` (an HNSW scan returns at most ef_search rows), and iterative scans are switched on when tier/tag filters apply,
-so a filter that rejects many neighbours still yields the rows asked for.
+``semantic_cues`` (an HNSW scan returns at most ef_search rows); iterative scans are
+switched on when tier/tag filters apply, so a filter that rejects many neighbours
+still yields the rows asked for.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -75,9 +78,9 @@ class FusionParams:
     bm25_b: float = 0.75
     cue_weight: float = 1.0  # a term in the cues counts this much in BM25 tf and length
     body_weight: float = 1.0
-    # HNSW candidate list (raised to semantic_cues when smaller). None: by namespace
-    # size, see EF_SEARCH_BY_SIZE.
-    ef_search: int | None = None
+    # HNSW candidate list (raised to semantic_cues when smaller); 0 picks it by the
+    # namespace's size, see EF_SEARCH_BY_SIZE.
+    ef_search: int = 0
 
 
 # hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
@@ -201,7 +204,7 @@ def fused_search(
         "hnsw.iterative_scan": "relaxed_order" if filtered else "off",
     }
     setup: list[str] = []
-    if params.ef_search is not None:
+    if params.ef_search:
         settings_["hnsw.ef_search"] = str(min(1000, max(params.ef_search, params.semantic_cues)))
     elif params.semantic_cues:
         # Derived in the scope from the namespace's own size, in the same round trip.
@@ -264,10 +267,3 @@ def _hit(record: dict) -> Hit:
         if isinstance(record["related"], str)
         else list(record["related"]),
     )
-
-
-def timed(fn, /, *args, **kwargs):
-    """``(result, milliseconds)`` of a call; the bench and the selector share it."""
-    start = time.perf_counter()
-    value = fn(*args, **kwargs)
-    return value, (time.perf_counter() - start) * 1000.0
