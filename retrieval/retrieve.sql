@@ -1,7 +1,7 @@
 -- The fused retrieval query: three arms and their fusion in one statement.
 --
--- Run by retrieval/query.py inside namespace_scope(), so row-level security already
--- limits every table to one namespace; the explicit namespace_id conditions are there
+-- Run by retrieval/query.py in one namespace's scope (retrieval/scope.py), so
+-- row-level security already limits every table to that namespace; the explicit namespace_id conditions are there
 -- for the planner (a literal namespace id prunes the cue table to that namespace's
 -- partition at plan time and selects the right index ranges), not for isolation.
 --
@@ -38,8 +38,8 @@ state AS (
 --   score(d)  = sum over query terms t of idf(t) * tf * (k1 + 1)
 --                                        / (tf + k1 * (1 - b + b * dl / avgdl))
 -- N, df and avgdl are this namespace's own (retrieval_index_state, retrieval_term_stat).
--- The query's terms are the distinct lexemes of to_tsvector('english', query).
--- The query's terms with their df and idf, computed once per term and MATERIALIZED:
+-- The query's terms are the distinct lexemes of to_tsvector('english', query), with
+-- their df and idf, computed once per term and MATERIALIZED:
 -- it keeps the planner from estimating the term_stat x posting join from both tables'
 -- most-common-value lists, which alone cost it milliseconds.
 query_terms AS MATERIALIZED (

@@ -236,3 +236,14 @@ def test_graph_hits_respect_the_filters(api, life):
         CAMERA,
         LENS,
     ]
+
+
+def test_outside_a_transaction_retrieval_is_the_same_in_one_round_trip(transactional_db, api, life):
+    from django.db import connection
+
+    assert not connection.in_atomic_block  # the request's scope is one message
+    body = retrieve(api, "what camera do I own", tag="travel")
+    assert set(paths(body)) == {TRIP, HOTEL}
+    body = retrieve(api, "Lisbon", arms="lexical,graph")
+    assert paths(body) == [TRIP, HOTEL]
+    assert body["results"][1]["arms"]["graph"]["via"]["from"] == TRIP
