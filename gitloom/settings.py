@@ -17,7 +17,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
+    # An empty variable means "not set", as in most deployment tools.
+    return os.environ.get(name) or default
 
 
 def env_bool(name: str, default: bool = False) -> bool:

@@ -9,7 +9,8 @@ import tempfile
 
 # Must happen before Django settings load: a fresh data dir per test session, so tests
 # never touch a developer's .gitloom/.
-os.environ.setdefault("GITLOOM_DATA_DIR", tempfile.mkdtemp(prefix="gitloom-test-"))
+if not os.environ.get("GITLOOM_DATA_DIR"):
+    os.environ["GITLOOM_DATA_DIR"] = tempfile.mkdtemp(prefix="gitloom-test-")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest  # noqa: E402
