@@ -60,8 +60,14 @@ def backend() -> str:
 def embedding_dimensions() -> int:
     """How many components the configured model's vectors have."""
     if backend() == "local":
-        return _local_model().get_sentence_embedding_dimension()
+        return _model_dimensions(_local_model())
     return settings.GITLOOM_EMBEDDING_DIMENSIONS
+
+
+def _model_dimensions(model) -> int:
+    # sentence-transformers 6 renamed the method; older releases only have the old name.
+    method = getattr(model, "get_embedding_dimension", None)
+    return (method or model.get_sentence_embedding_dimension)()
 
 
 def embed_texts(texts: Sequence[str]) -> list[list[float]]:
@@ -104,7 +110,7 @@ def _local_model():
         # keeps a query embedding from fighting the database for them.
         torch.set_num_threads(max(1, int(getattr(settings, "GITLOOM_EMBEDDING_THREADS", 1))))
         model = SentenceTransformer(str(get_model_path()), device="cpu")
-        dimensions = model.get_sentence_embedding_dimension()
+        dimensions = _model_dimensions(model)
         if dimensions != settings.GITLOOM_EMBEDDING_DIMENSIONS:
             raise ImproperlyConfigured(
                 f"The local model makes {dimensions}-dimensional vectors but "

@@ -78,8 +78,12 @@ def _drop_partition(namespace_id: int) -> None:
 
 def index_orphans_drop() -> list[str]:
     """Drop cue partitions whose namespace no longer exists (a delete that crashed
-    between its commit and the partition drop, or a whole account deleted). Must be
-    called outside a transaction."""
+    between its commit and the partition drop, or a whole account deleted). Detaching
+    without blocking readers must run outside a transaction; inside one this does
+    nothing and says so."""
+    if connection.in_atomic_block:
+        logger.warning("not dropping orphaned cue partitions inside a transaction")
+        return []
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.relname FROM pg_class c"

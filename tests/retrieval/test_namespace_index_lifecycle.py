@@ -81,3 +81,21 @@ def test_memory_counts_come_from_each_namespaces_own_index(account, other_accoun
     two = namespace_create(account=other_account, name="two")
     write(one, {f"facts/a/x{i}-0000000{i}.md": memory(cues=[f"x{i}"], body="X.") for i in range(3)})
     assert index_memory_counts(namespaces=[one, two]) == {one.pk: 3, two.pk: 0}
+
+
+def test_reindex_drops_cue_partitions_left_by_namespaces_that_are_gone(transactional_db, account):
+    import io
+
+    from django.core.management import call_command
+
+    from namespaces.models import Namespace
+
+    gone = namespace_create(account=account, name="gone")
+    write(gone, {"facts/a/x-00000001.md": memory(cues=["x marks"], body="X.")})
+    # A raw delete, as a crash between the commit and the partition drop would leave it.
+    Namespace.objects.filter(pk=gone.pk).delete()
+    assert partition_exists(gone.pk)
+    out = io.StringIO()
+    call_command("reindex", stdout=out)
+    assert f"dropped orphaned partition retrieval_cue_ns_{gone.pk}" in out.getvalue()
+    assert not partition_exists(gone.pk)
