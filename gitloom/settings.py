@@ -196,6 +196,8 @@ GITLOOM_EMBEDDING_MODEL = env_str("GITLOOM_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 GITLOOM_EMBEDDING_BASE_URL = env_str("GITLOOM_EMBEDDING_BASE_URL")
 GITLOOM_EMBEDDING_API_KEY = env_str("GITLOOM_EMBEDDING_API_KEY")
 GITLOOM_EMBEDDING_DIMENSIONS = env_int("GITLOOM_EMBEDDING_DIMENSIONS", 384)
+# torch threads per process for the local model: more than one thrashes a shared 2-core box.
+GITLOOM_EMBEDDING_THREADS = env_int("GITLOOM_EMBEDDING_THREADS", 1)
 
 # --- Retrieval ---------------------------------------------------------------------
 # Ageing: per-tier half-lives in days, JSON, e.g. '{"events": 60, "working": 1}'; a

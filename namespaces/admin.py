@@ -3,7 +3,7 @@ from django.db.models import Count, Q
 
 from gitloom.errors import GitLoomError
 from namespaces.models import Namespace
-from namespaces.views import memory_counts
+from retrieval.selectors import index_memory_counts
 
 
 @admin.register(Namespace)
@@ -43,7 +43,7 @@ class NamespaceAdmin(admin.ModelAdmin):
     def get_changelist_instance(self, request):
         # Counted once for the page's rows, and kept on the row objects of this request.
         changelist = super().get_changelist_instance(request)
-        counts = memory_counts(namespaces=changelist.result_list)
+        counts = index_memory_counts(namespaces=changelist.result_list)
         for namespace in changelist.result_list:
             namespace.memory_count = counts.get(namespace.pk)
         return changelist

@@ -4,8 +4,6 @@ missing one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -16,31 +14,11 @@ from accounts.models import Account
 from accounts.views import dashboard_view
 from gitloom.errors import GitLoomError
 from namespaces.forms import NamespaceCreateForm, NamespaceDeleteForm
-from namespaces.models import Namespace
 from namespaces.selectors import namespace_get_for_account, namespace_list
 from namespaces.services import namespace_create, namespace_delete
+from retrieval.selectors import index_memory_counts
 
 PAGE_SIZE = 50
-
-
-def memory_counts(*, namespaces: Iterable[Namespace]) -> dict[int, int]:
-    """How many memories each namespace holds, from its index state row.
-
-    The index rows sit behind row-level security, so each namespace is read inside its
-    own scope (one short transaction each; pages show at most PAGE_SIZE). A namespace
-    whose index has no state yet is left out.
-    TODO(retrieval): this belongs in retrieval.selectors; move it when one exists.
-    """
-    from retrieval.models import IndexState
-    from retrieval.scope import namespace_scope
-
-    counts: dict[int, int] = {}
-    for namespace in namespaces:
-        with namespace_scope(namespace):
-            state = IndexState.objects.filter(namespace_id=namespace.pk).first()
-        if state is not None:
-            counts[namespace.pk] = state.doc_count
-    return counts
 
 
 @require_http_methods(["GET", "POST"])
@@ -56,7 +34,7 @@ def namespaces(request: HttpRequest, *, account: Account) -> HttpResponse:
             messages.success(request, f"Created namespace “{namespace.name}”.")
             return redirect("dash-namespace", name=namespace.name)
     page = Paginator(namespace_list(account=account), PAGE_SIZE).get_page(request.GET.get("page"))
-    counts = memory_counts(namespaces=page.object_list)
+    counts = index_memory_counts(namespaces=page.object_list)
     for namespace in page.object_list:
         namespace.memory_count = counts.get(namespace.pk)
     context = {
