@@ -40,15 +40,10 @@ def sign_up(*, account_id: str, username: str):
 
 
 @pytest.fixture
-def fresh_store(tmp_path):
-    """A fresh local object store for this test: repositories never leak between tests.
-
-    It replaces the process's store, so a live server's thread uses it too."""
-    from namespaces.storage import LocalObjectStore, using_object_store
-
-    store = LocalObjectStore(tmp_path / "objects", cache_dir=tmp_path / "cache")
-    with using_object_store(store):
-        yield store
+def fresh_store(fresh_object_store):
+    """The test's own empty object store (tests/conftest.py); the live server's thread
+    uses it too, since it replaces the process's store."""
+    return fresh_object_store
 
 
 @pytest.fixture

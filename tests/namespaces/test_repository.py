@@ -34,15 +34,6 @@ from namespaces.repository import (
     repository_snapshot,
 )
 
-# Until tests/conftest.py imports the storage fixtures, this module does.
-from tests.fixtures_storage import (  # noqa: F401
-    fake_aws_env,
-    local_store,
-    moto_server,
-    object_store,
-    s3_store,
-)
-
 NS = "acme#user-1/"
 OTHER = "acme#user-2/"
 

@@ -29,15 +29,6 @@ from namespaces.repository import (
 )
 from namespaces.storage import ObjectStore, using_object_store
 
-# Until tests/conftest.py imports the storage fixtures, this module does.
-from tests.fixtures_storage import (  # noqa: F401
-    fake_aws_env,
-    local_store,
-    moto_server,
-    object_store,
-    s3_store,
-)
-
 NS = "acme#race/"
 LOG = "facts/race/log.md"
 

@@ -17,15 +17,6 @@ from namespaces.storage import (
     validate_prefix,
 )
 
-# Until tests/conftest.py imports the storage fixtures, this module does.
-from tests.fixtures_storage import (  # noqa: F401
-    fake_aws_env,
-    local_store,
-    moto_server,
-    object_store,
-    s3_store,
-)
-
 
 def test_namespace_prefix_joins_validated_slugs():
     assert namespace_prefix("acme", "user-8213") == "acme#user-8213/"

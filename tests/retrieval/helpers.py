@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
+
+from tests.support.archives import memory_bytes
 
 
 def memory(
@@ -16,22 +18,16 @@ def memory(
     updated: datetime | None = None,
     confidence: float | None = None,
 ) -> bytes:
-    """The bytes of a memory file, as the writers render it."""
-    from memories.format import Link, Memory, render_memory
-
-    when = updated or datetime(2026, 7, 31, tzinfo=UTC)
-    return render_memory(
-        Memory(
-            tier=tier,
-            tags=tags or [],
-            created=when,
-            updated=when,
-            confidence=confidence,
-            cues=cues,
-            related=[Link(type=kind, path=path) for path, kind in (related or {}).items()],
-            sources=sources or [],
-            body=body,
-        )
+    """The bytes of a memory file, as the writers render it (``related``: path -> type)."""
+    return memory_bytes(
+        body,
+        tier=tier,
+        cues=cues,
+        tags=tags,
+        related=[(kind, path) for path, kind in (related or {}).items()],
+        sources=sources,
+        when=updated,
+        confidence=confidence,
     )
 
 

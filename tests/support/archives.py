@@ -18,6 +18,7 @@ def memory_bytes(
     related: list[tuple[str, str]] | None = None,
     sources: list[str] | None = None,
     when: datetime | None = None,
+    confidence: float | None = 0.9,
 ) -> bytes:
     when = when or datetime(2026, 7, 31, tzinfo=UTC)
     return render_memory(
@@ -26,7 +27,7 @@ def memory_bytes(
             tags=tags or [],
             created=when,
             updated=when,
-            confidence=0.9,
+            confidence=confidence,
             cues=cues or [body[:60]],
             related=[Link(type=t, path=p) for t, p in (related or [])],
             sources=sources or [],
