@@ -46,16 +46,16 @@ JOB_COMMIT_LOOKBACK = 200
 # --- after every commit ------------------------------------------------------------
 
 
-def namespace_committed(*, namespace: Namespace, result: repository.CommitResult) -> None:
-    """Bring the index (and the namespace's cached head) up to the new commit."""
+def namespace_committed(*, namespace: Namespace) -> None:
+    """Bring the index, and the namespace's cached head, up to the repository's head."""
     from retrieval.indexer import index_namespace
 
-    if not result.noop:
+    indexed = index_namespace(namespace=namespace)
+    if indexed.commit and indexed.commit != namespace.head_commit:
         Namespace.objects.filter(pk=namespace.pk).update(
-            head_commit=result.commit, last_write=timezone.now()
+            head_commit=indexed.commit, last_write=timezone.now()
         )
-        namespace.head_commit = result.commit
-    index_namespace(namespace=namespace)
+        namespace.head_commit = indexed.commit
 
 
 # --- ingestion ---------------------------------------------------------------------
@@ -141,12 +141,7 @@ def job_run(*, job: Job) -> Job:
             changes = repository.repository_diff(
                 prefix=prefix, old=_parent_of(prefix, earlier), new=earlier
             )
-            namespace_committed(
-                namespace=namespace,
-                result=repository.CommitResult(
-                    commit=earlier, parent=None, created=[], modified=[], deleted=[], changed=[]
-                ),
-            )
+            namespace_committed(namespace=namespace)
             return _job_done(
                 job,
                 commit=earlier,
@@ -186,7 +181,7 @@ def job_run(*, job: Job) -> Job:
                 "Gitloom-Prompt-Version": result.prompt_version,
             },
         )
-        namespace_committed(namespace=namespace, result=commit)
+        namespace_committed(namespace=namespace)
         linked = sorted(
             {link.source for link in result.links} | {link.target for link in result.links}
         )
@@ -276,7 +271,7 @@ def memory_delete(*, namespace: Namespace, path: str) -> repository.CommitResult
         message=f"Forget {path}",
         trailers={"Gitloom-Action": "forget", "Gitloom-Path": path},
     )
-    namespace_committed(namespace=namespace, result=result)
+    namespace_committed(namespace=namespace)
     return result
 
 
@@ -368,7 +363,7 @@ def memory_import(
         )
     else:
         raise InvalidInput("Import format is `tar`, `bundle` or `auto`.", code="invalid_format")
-    namespace_committed(namespace=namespace, result=result)
+    namespace_committed(namespace=namespace)
     return result
 
 
