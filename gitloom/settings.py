@@ -119,6 +119,15 @@ else:
 
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The fused retrieval statement is prepared per namespace and connection and runs on a
+# generic plan (retrieval/query.py): parsing and planning it cost as much as running
+# it. Turn off behind a transaction-mode connection pooler that cannot carry
+# protocol-level prepared statements; retrieval then plans every query.
+GITLOOM_PREPARED_STATEMENTS = env_bool("GITLOOM_PREPARED_STATEMENTS", True)
+if GITLOOM_PREPARED_STATEMENTS:
+    # Django turns psycopg's prepared statements off; only statements executed with
+    # prepare=True (retrieval's) are prepared: Django's own cursors bind on the client.
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth and sessions -------------------------------------------------------------

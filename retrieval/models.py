@@ -151,6 +151,11 @@ class TermStat(models.Model):
         return f"{self.term}: {self.df}"
 
 
+def cue_partition(namespace_id: int) -> str:
+    """The name of a namespace's cue partition (``retrieval_cue_partition_create``)."""
+    return f"retrieval_cue_ns_{int(namespace_id)}"
+
+
 # Tables under the namespace boundary, in the order a namespace's rows are deleted.
 INDEX_TABLES = (
     "retrieval_edge",

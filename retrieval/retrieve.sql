@@ -1,13 +1,16 @@
 -- The fused retrieval query: three arms and their fusion in one statement.
 --
 -- Run by retrieval/query.py in one namespace's scope (retrieval/scope.py), so
--- row-level security already limits every table to that namespace; the explicit namespace_id conditions are there
--- for the planner (a literal namespace id prunes the cue table to that namespace's
--- partition at plan time and selects the right index ranges), not for isolation.
+-- row-level security already limits every table to that namespace; the explicit
+-- namespace_id conditions are there for the planner (they select the right index
+-- ranges), not for isolation. The semantic arm reads the namespace's own cue partition
+-- by name (__cue_partition__ is replaced by it): the statement is prepared once per
+-- namespace and connection and runs on a generic plan, and a generic plan over the
+-- partitioned parent would name, and lock at every execution, every namespace's
+-- partition. The partition has the same row-level security as the parent.
 --
 -- Parameters (all bound, never interpolated):
 --   namespace_id, query, embedding (NULL when the semantic arm is off), now
---   exact                 true: exact nearest cues instead of HNSW (recall checks)
 --   tiers, tags           text[] filters, NULL = no filter; filtered = either is set
 --   k1, b                 BM25 constants
 --   cue_weight, body_weight   how much a term counts in the cues and in the body
@@ -42,18 +45,25 @@ state AS (
 -- their df and idf, computed once per term and MATERIALIZED:
 -- it keeps the planner from estimating the term_stat x posting join from both tables'
 -- most-common-value lists, which alone cost it milliseconds.
+-- A query counts its 63 rarest terms (each gets a bit of a bigint, below); a longer
+-- query's commonest terms would add little to any memory's score, and much work.
 query_terms AS MATERIALIZED (
-    SELECT t.term, t.df,
-           ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8)) AS idf
-    FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(query)s))) q
-    CROSS JOIN state s
-    JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
+    SELECT term, df, idf, (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
+    FROM (
+        SELECT t.term, t.df,
+               ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8)) AS idf
+        FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(query)s))) q
+        CROSS JOIN state s
+        JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
+    ) known
+    ORDER BY df, term
+    LIMIT 63
 ),
 -- Each term's postings strongest first (impact = the term's share of the memory's
 -- words), at most lexical_term_postings of them: every posting of a rarer term, the
 -- best-matching memories of a very common one. Each row is one term's BM25 share.
-lexical_postings AS MATERIALIZED (
-    SELECT p.document_id, q.term,
+lexical_postings AS (
+    SELECT p.document_id, q.bit,
            q.idf * w.tf * (%(k1)s::float8 + 1)
                / (w.tf + %(k1)s::float8
                   * (1 - %(b)s::float8 + %(b)s::float8 * w.dl / s.avgdl)) AS score
@@ -84,7 +94,7 @@ lexical_postings AS MATERIALIZED (
 -- for terms whose postings were cut; those few (candidate, term) pairs are looked up
 -- through the (document, term) index and added.
 lexical_candidates AS MATERIALIZED (
-    SELECT document_id, sum(score) AS score
+    SELECT document_id, sum(score) AS score, bit_or(1::int8 << bit) AS seen
     FROM lexical_postings
     GROUP BY document_id
     ORDER BY score DESC, document_id
@@ -108,11 +118,12 @@ lexical_cut AS (
         OFFSET 0  -- keeps this a per-(candidate, term) probe; flattened, the planner
                   -- probes by document alone and filters every posting of it
     ) w
-    WHERE w.tf > 0
-      AND NOT EXISTS (
-          SELECT 1 FROM lexical_postings lp
-          WHERE lp.document_id = c.document_id AND lp.term = q.term
-      )
+    -- the terms whose postings of the candidate were read (its bits in `seen`) are
+    -- in its score already; a bit test rather than an anti-join with the postings,
+    -- whose number no generic plan can know (it chose a nested loop over all of them
+    -- per candidate)
+    WHERE c.seen & (1::int8 << q.bit) = 0
+      AND w.tf > 0
 ),
 lexical_scores AS (
     SELECT document_id, sum(score) AS score
@@ -138,14 +149,14 @@ semantic_cues AS MATERIALIZED (
     SELECT document_id, cue, distance
     FROM (
         SELECT c.document_id, c.cue, c.embedding <=> %(embedding)s::vector AS distance
-        FROM retrieval_cue c
+        FROM __cue_partition__ c
         WHERE c.namespace_id = %(namespace_id)s
           AND (%(tiers)s::text[] IS NULL OR c.tier = ANY (%(tiers)s::text[]))
           AND (%(tags)s::text[] IS NULL OR c.tags @> %(tags)s::text[])
     ) nearest
-    -- exact (the bench's recall check): an order the HNSW index cannot serve, so the
-    -- partition is scanned; otherwise this folds to the plain distance order.
-    ORDER BY CASE WHEN %(exact)s THEN distance + 0 ELSE distance END
+    -- For an exact scan (the bench's recall check) query.py orders by distance + 0,
+    -- an order the HNSW index cannot serve, so the partition is scanned.
+    ORDER BY distance
     LIMIT %(semantic_cues)s
 ),
 semantic AS (

@@ -15,11 +15,16 @@ nor BYPASSRLS, and the tables' owner is bound too because the policies are FORCE
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
+import psycopg
 from django.db import connections, transaction
+
+from retrieval.embeddings import PackedVector, PackedVectorDumper
 
 SETTING = "gitloom.namespace_id"
 
@@ -65,6 +70,7 @@ def scoped_query(
     params: Mapping[str, Any],
     settings: Mapping[str, str] | None = None,
     setup: Sequence[str] = (),
+    prepare: bool = False,
     using: str = "default",
 ) -> tuple[list[str], list[tuple]]:
     """Run one read statement (named ``%(...)s`` parameters) in ``namespace``'s scope;
@@ -73,32 +79,82 @@ def scoped_query(
     in the scope before it (same parameters), e.g. to derive a setting from the index.
 
     Outside a transaction this is one round trip: the ``set_config`` calls and the
-    statement go to Postgres in a single message, which it runs as one implicit
-    transaction, so the scope ends with the statement. On a busy machine every round
-    trip waits for both processes to be scheduled, and the retrieval hot path would
-    otherwise make five. Inside a caller's transaction it uses ``namespace_scope``.
+    statement go to Postgres together and run as one implicit transaction, so the
+    scope ends with the statement. On a busy machine every round trip waits for both
+    processes to be scheduled, and the retrieval hot path would otherwise make five.
+    Inside a caller's transaction it uses ``namespace_scope``.
+
+    ``prepare=True`` binds parameters on the server and keeps the statements prepared
+    on the connection (psycopg's per-connection cache), so a repeated statement is
+    neither parsed nor planned again: how it is planned is then up to the
+    ``plan_cache_mode`` among ``settings``. The round trip is a pipeline.
     """
     connection = connections[using]
     wanted = {SETTING: str(int(namespace.pk)), **(settings or {})}
-    if connection.in_atomic_block:
-        with namespace_scope(namespace, using=using), connection.cursor() as cursor:
-            for name, value in wanted.items():
-                cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
-            for statement in setup:
-                cursor.execute(statement, params)
-            cursor.execute(sql, params)
-            return [col.name for col in cursor.description], cursor.fetchall()
-    prefix = ", ".join(
+    prefix = "SELECT " + ", ".join(
         f"set_config(%(_setting_{i})s, %(_value_{i})s, true)" for i in range(len(wanted))
     )
     bound = dict(params)
     for i, (name, value) in enumerate(wanted.items()):
         bound[f"_setting_{i}"], bound[f"_value_{i}"] = name, value
+    if connection.in_atomic_block:
+        with namespace_scope(namespace, using=using), connection.cursor() as cursor:
+            if prepare:
+                return _fetch(_execute_prepared(connection, [prefix, *setup, sql], bound))
+            for statement in [prefix, *setup, sql]:
+                cursor.execute(statement, bound)
+            return _fetch(cursor)
+    if prepare:
+        connection.ensure_connection()
+        with connection.wrap_database_errors:
+            with connection.connection.pipeline():
+                cursor = _execute_prepared(connection, [prefix, *setup, sql], bound)
+            return _fetch(cursor)
     with connection.cursor() as cursor:
-        cursor.execute(";\n".join([f"SELECT {prefix}", *setup, sql]), bound)
+        cursor.execute(";\n".join([prefix, *setup, sql]), bound)
         for _ in range(1 + len(setup)):  # skip to the statement's own result
             cursor.nextset()
-        return [col.name for col in cursor.description], cursor.fetchall()
+        return _fetch(cursor)
+
+
+def _execute_prepared(connection, statements: Sequence[str], params: Mapping[str, Any]):
+    """Execute ``statements`` with server-side binding, prepared; return the last one's
+    cursor. (Django's cursors bind on the client, which psycopg cannot prepare.)"""
+    raw = connection.connection
+    raw.adapters.register_dumper(PackedVector, PackedVectorDumper)
+    with connection.wrap_database_errors:
+        for statement in statements:
+            text, names = _numbered(statement)
+            cursor = psycopg.RawCursor(raw)
+            cursor.execute(text, [params[name] for name in names], prepare=True)
+    return cursor
+
+
+_NAMED = re.compile(r"%\((\w+)\)s")
+
+
+@lru_cache(maxsize=1024)
+def _numbered(statement: str) -> tuple[str, tuple[str, ...]]:
+    """``%(name)s`` placeholders as Postgres's ``$n``, and the names in ``$n`` order.
+
+    psycopg re-parses a long statement's placeholders on every execution (it caches
+    only short ones); converted once here, the fused statement is sent as it is.
+    """
+    names: list[str] = []
+
+    def number(match: re.Match) -> str:
+        if match.group(1) not in names:
+            names.append(match.group(1))
+        return f"${names.index(match.group(1)) + 1}"
+
+    text = _NAMED.sub(number, statement)
+    if "%" in text:
+        raise ValueError("a prepared statement takes only %(name)s placeholders")
+    return text, tuple(names)
+
+
+def _fetch(cursor) -> tuple[list[str], list[tuple]]:
+    return [col.name for col in cursor.description], cursor.fetchall()
 
 
 def current_namespace_id(*, using: str = "default") -> int | None:

@@ -13,7 +13,7 @@ import logging
 from django.db import connection, transaction
 
 from retrieval.indexer import IndexResult, index_namespace
-from retrieval.models import INDEX_TABLES
+from retrieval.models import INDEX_TABLES, cue_partition
 from retrieval.scope import namespace_scope
 
 logger = logging.getLogger("gitloom.retrieval")
@@ -25,10 +25,6 @@ __all__ = [
     "index_namespace_drop",
     "index_orphans_drop",
 ]
-
-
-def _partition(namespace_id: int) -> str:
-    return f"retrieval_cue_ns_{int(namespace_id)}"
 
 
 def index_namespace_create(*, namespace) -> None:
@@ -47,7 +43,7 @@ def index_namespace_drop(*, namespace) -> None:
     retrieval for as long as the deleting transaction runs.
     """
     namespace_id = int(namespace.pk)
-    partition = _partition(namespace_id)
+    partition = cue_partition(namespace_id)
     with namespace_scope(namespace), connection.cursor() as cursor:
         cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [partition])
         if cursor.fetchone()[0]:
@@ -60,7 +56,7 @@ def index_namespace_drop(*, namespace) -> None:
 
 def _drop_partition(namespace_id: int) -> None:
     """Detach (without locking the parent against readers) and drop a cue partition."""
-    partition = _partition(namespace_id)
+    partition = cue_partition(namespace_id)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT inhdetachpending FROM pg_inherits"
