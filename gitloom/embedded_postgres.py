@@ -18,6 +18,7 @@ APP_ROLE = "gitloom"
 APP_DATABASE = "gitloom"
 
 _servers: dict[Path, object] = {}
+_tuned: set[Path] = set()
 
 
 def _bootstrap(superuser_uri: str) -> None:
@@ -53,8 +54,30 @@ def _with_database(uri: str, database: str) -> str:
     return f"{base}/{database}?{query}" if query else f"{base}/{database}"
 
 
-def embedded_database_url(data_dir: Path) -> str:
-    """Start (or join) the embedded server under ``data_dir`` and return the app's URL."""
+def _apply_shared_buffers(server, superuser_uri: str, shared_buffers: str) -> None:
+    """Give the server ``shared_buffers`` (a size such as ``1GB``), restarting it if it
+    runs with another. Only the process that starts the server gets here first; a
+    restart happens once, when the setting changes."""
+    import psycopg
+    from pgserver._commands import pg_ctl
+
+    with psycopg.connect(superuser_uri, autocommit=True) as conn:
+        current, wanted = conn.execute(
+            "SELECT pg_size_bytes(current_setting('shared_buffers')), pg_size_bytes(%s)",
+            [shared_buffers],
+        ).fetchone()
+        if current == wanted:
+            return
+        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{wanted // 1024}kB'")
+    # pg_ctl restart keeps the options the server was started with (its socket).
+    pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+
+
+def embedded_database_url(data_dir: Path, *, shared_buffers: str = "") -> str:
+    """Start (or join) the embedded server under ``data_dir`` and return the app's URL.
+
+    ``shared_buffers``, when given, is the server's buffer cache (default Postgres's
+    128MB): a namespace's cue graph is read on every query and should fit in it."""
     with warnings.catch_warnings():
         # platformdirs warns that XDG_RUNTIME_DIR is unset; pgserver copes, so do we.
         warnings.simplefilter("ignore")
@@ -74,6 +97,9 @@ def embedded_database_url(data_dir: Path) -> str:
         if not marker.exists():
             _bootstrap(superuser_uri)
             marker.write_text("ok\n")
+        if shared_buffers and pgdata not in _tuned:
+            _apply_shared_buffers(server, superuser_uri, shared_buffers)
+            _tuned.add(pgdata)
     head, _, query = superuser_uri.partition("?")
     base = head.split("://", 1)[1].rsplit("@", 1)[1].rsplit("/", 1)[0]
     return f"postgresql://{APP_ROLE}@{base}/{APP_DATABASE}?{query}"

@@ -112,7 +112,12 @@ DATABASE_URL = env_str("DATABASE_URL")
 if not DATABASE_URL:
     from gitloom.embedded_postgres import embedded_database_url
 
-    DATABASE_URL = embedded_database_url(GITLOOM_DATA_DIR)
+    # The embedded server's buffer cache: a namespace's cue vectors and their HNSW
+    # graph (~800 MB at 100,000 memories) are read on every query, so should fit.
+    GITLOOM_POSTGRES_SHARED_BUFFERS = env_str("GITLOOM_POSTGRES_SHARED_BUFFERS", "1GB")
+    DATABASE_URL = embedded_database_url(
+        GITLOOM_DATA_DIR, shared_buffers=GITLOOM_POSTGRES_SHARED_BUFFERS
+    )
     EMBEDDED_POSTGRES = True
 else:
     EMBEDDED_POSTGRES = False

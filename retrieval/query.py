@@ -77,6 +77,8 @@ class FusionParams:
     # most this many (every posting of any rarer term); the best lexical_rescore
     # candidates are then scored exactly. Exact whenever no term is that common.
     lexical_term_postings: int = 1000
+    lexical_idf_power: float = 2.0
+    lexical_term_postings_min: int = 200
     lexical_rescore: int = 200
     semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
     semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
@@ -205,6 +207,8 @@ def fused_search(
         "body_weight": params.body_weight,
         "lexical_depth": params.lexical_depth,
         "lexical_term_postings": params.lexical_term_postings,
+        "lexical_idf_power": params.lexical_idf_power,
+        "lexical_term_postings_min": params.lexical_term_postings_min,
         "lexical_rescore": params.lexical_rescore,
         "semantic_cues": params.semantic_cues,
         "semantic_depth": params.semantic_depth,

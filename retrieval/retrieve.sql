@@ -15,7 +15,9 @@
 --   k1, b                 BM25 constants
 --   cue_weight, body_weight   how much a term counts in the cues and in the body
 --   lexical_depth         BM25 hits ranked (0 turns the arm off)
---   lexical_term_postings postings read per query term, strongest first
+--   lexical_term_postings postings read for the query's rarest term, strongest first
+--   lexical_idf_power     how fast a commoner term's budget shrinks (see query_terms)
+--   lexical_term_postings_min   the least budget of any term
 --   lexical_rescore       candidates rescored exactly with every query term
 --   semantic_cues         nearest cue vectors fetched (0 turns the arm off)
 --   semantic_depth        memories ranked from them, each by its best cue
@@ -47,17 +49,31 @@ state AS (
 -- most-common-value lists, which alone cost it milliseconds.
 -- A query counts its 63 rarest terms (each gets a bit of a bigint, below); a longer
 -- query's commonest terms would add little to any memory's score, and much work.
+-- Each term's posting budget: lexical_term_postings for the rarest, fewer for a
+-- commoner one, by (idf / the rarest term's idf) ^ lexical_idf_power, but at least
+-- lexical_term_postings_min (so a small namespace is read in full): a common term's
+-- postings make poor candidates (any one of them scores little), and its share of a
+-- candidate's score is looked up exactly below anyway.
 query_terms AS MATERIALIZED (
-    SELECT term, df, idf, (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
+    SELECT term, df, idf, bit,
+           LEAST(df, GREATEST(%(lexical_term_postings_min)s::float8,
+                              ceil(%(lexical_term_postings)s::float8
+                                   * power(idf / max(idf) OVER (),
+                                           %(lexical_idf_power)s::float8))))::int AS budget
     FROM (
-        SELECT t.term, t.df,
-               ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8)) AS idf
-        FROM (SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', %(query)s))) q
-        CROSS JOIN state s
-        JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
-    ) known
-    ORDER BY df, term
-    LIMIT 63
+        SELECT term, df, idf, (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
+        FROM (
+            SELECT t.term, t.df,
+                   ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8))
+                       AS idf
+            FROM (SELECT DISTINCT lexeme AS term
+                  FROM unnest(to_tsvector('english', %(query)s))) q
+            CROSS JOIN state s
+            JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
+        ) known
+        ORDER BY df, term
+        LIMIT 63
+    ) counted
 ),
 -- Each term's postings strongest first (impact = the term's share of the memory's
 -- words), at most lexical_term_postings of them: every posting of a rarer term, the
@@ -81,7 +97,7 @@ lexical_postings AS (
                      AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
                ))
         ORDER BY p.impact DESC, p.document_id
-        LIMIT %(lexical_term_postings)s
+        LIMIT q.budget
     ) p
     CROSS JOIN LATERAL (
         SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
@@ -106,7 +122,7 @@ lexical_cut AS (
                / (w.tf + %(k1)s::float8
                   * (1 - %(b)s::float8 + %(b)s::float8 * w.dl / s.avgdl)) AS score
     FROM lexical_candidates c
-    JOIN query_terms q ON q.df > %(lexical_term_postings)s
+    JOIN query_terms q ON q.df > q.budget
     CROSS JOIN state s
     CROSS JOIN LATERAL (
         SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,

@@ -119,7 +119,7 @@ def test_a_term_too_common_to_read_in_full_still_scores_the_candidates_exactly(n
         return [(h.path, h.arms["lexical"]["score"]) for h in found.hits]
 
     exact = scores()
-    cut = scores(lexical_term_postings=2, lexical_rescore=4)
+    cut = scores(lexical_term_postings=2, lexical_term_postings_min=2, lexical_rescore=4)
     top_two = {"facts/geo/m4-00000004.md", "facts/geo/m5-00000005.md"}  # the basalt ones
     assert {path for path, _ in exact[:2]} == top_two
     assert cut[:2] == [(path, pytest.approx(score)) for path, score in exact[:2]]
@@ -127,3 +127,39 @@ def test_a_term_too_common_to_read_in_full_still_scores_the_candidates_exactly(n
     # postings (m2 and m5, the densest), while exact BM25 ranks all eight.
     assert {path for path, _ in cut} == top_two | {"facts/geo/m2-00000002.md"}
     assert len(exact) == 8
+
+
+def test_a_commoner_term_reads_fewer_postings_than_the_rarest(notes):
+    # "pebble" is in all 8 memories (idf ~0.1), "basalt" in 2 (idf ~1.1): with a budget
+    # of 4 for the rarest term, pebble's is 4 * (0.1 / 1.1)^2, i.e. its floor of 1, so
+    # only basalt's memories and pebble's strongest posting are candidates, and the
+    # basalt ones still carry their exact pebble share.
+    files = {
+        f"facts/geo/m{i}-0000000{i}.md": memory(
+            cues=[f"rock number {i}"],
+            body="pebble " * (1 + i % 3) + ("basalt" if i in (4, 5) else "granite"),
+        )
+        for i in range(8)
+    }
+    write(notes, files)
+
+    def scores(**params):
+        found = fused_search(
+            namespace=notes,
+            query="pebble basalt",
+            embedding=None,
+            arms=("lexical",),
+            params=FusionParams(**params),
+        )
+        return {h.path: h.arms["lexical"]["score"] for h in found.hits}
+
+    exact = scores()
+    assert len(exact) == 8  # the default floor reads a small namespace in full
+    budgeted = scores(lexical_term_postings=4, lexical_term_postings_min=1, lexical_rescore=8)
+    assert set(budgeted) == {
+        "facts/geo/m4-00000004.md",
+        "facts/geo/m5-00000005.md",
+        "facts/geo/m2-00000002.md",  # pebble's strongest posting (the densest memory)
+    }
+    for path, score in budgeted.items():
+        assert score == pytest.approx(exact[path])

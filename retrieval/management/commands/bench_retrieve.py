@@ -39,6 +39,7 @@ import json
 import math
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,8 @@ from accounts.models import Account
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts
 from retrieval.indexer import _ADD_STATE, _ADD_TERM_STATS, _INSERT_POSTINGS
-from retrieval.query import fused_search
+from retrieval.query import TIERS as INDEX_TIERS
+from retrieval.query import FusionParams, fused_search
 from retrieval.scope import namespace_scope
 from retrieval.services import _drop_partition
 
@@ -153,6 +155,7 @@ class Command(BaseCommand):
             "p95_ms_with_embedding": {},
             "p50_ms_with_embedding": {},
             "semantic_recall": {},
+            "lexical_recall_at_10": {},
             "cue_rows": cue_rows,
         }
         for name, size in measured:
@@ -354,17 +357,20 @@ class Command(BaseCommand):
             approx = {hit.path for hit in fused_search(**args).hits}
             exact = {hit.path for hit in fused_search(**args, exact=True).hits}
             recalls.append(len(approx & exact) / len(exact) if exact else 1.0)
+        lexical = [self._lexical_recall(namespace, query) for query in queries[:count]]
         report["p50_ms"][key] = round(statistics.median(plain), 2)
         report["p95_ms"][key] = round(_percentile(plain, 0.95), 2)
         report["p50_ms_with_embedding"][key] = round(statistics.median(with_embedding), 2)
         report["p95_ms_with_embedding"][key] = round(_percentile(with_embedding, 0.95), 2)
         report["semantic_recall"][key] = round(sum(recalls) / len(recalls), 4)
+        report["lexical_recall_at_10"][key] = round(sum(lexical) / len(lexical), 4)
         self.stdout.write(
             f"{int(key):>7} memories: p50 {report['p50_ms'][key]:6.2f} ms  "
             f"p95 {report['p95_ms'][key]:6.2f} ms  | with embedding p50 "
             f"{report['p50_ms_with_embedding'][key]:6.2f} p95 "
             f"{report['p95_ms_with_embedding'][key]:6.2f} ms  | semantic recall "
-            f"{report['semantic_recall'][key]:.4f} ({len(recalls)} queries)"
+            f"{report['semantic_recall'][key]:.4f} ({len(recalls)} queries) | BM25 top 10 "
+            f"{report['lexical_recall_at_10'][key]:.4f}"
         )
         if self.opts["verbose"]:
             plan = fused_search(
@@ -372,6 +378,31 @@ class Command(BaseCommand):
             ).plan
             self.stdout.write(f"EXPLAIN (ANALYZE, BUFFERS), {key} memories, {queries[0]!r}:")
             self.stdout.write(_shorten_vectors(plan))
+
+    def _lexical_recall(self, namespace, query: str, k: int = 10) -> float:
+        """The share of exact BM25's top k (ties at the k-th score count) that the
+        lexical arm, which reads a budget of postings per term, returns in its top k.
+        Ageing is off for both: this compares the arm's order, not the fusion's."""
+        timeless = {tier: None for tier in INDEX_TIERS}
+        exhaustive = replace(
+            FusionParams(),
+            lexical_term_postings=10**9,
+            lexical_term_postings_min=10**9,
+            lexical_idf_power=0.0,
+            lexical_rescore=10**9,
+            lexical_depth=k * 10,
+        )
+        exact = fused_search(namespace=namespace, query=query, embedding=None,
+                             arms=("lexical",), limit=k * 10, params=exhaustive,
+                             half_life_days=timeless).hits  # fmt: skip
+        if not exact:
+            return 1.0
+        scores = {hit.path: hit.arms["lexical"]["score"] for hit in exact}
+        kth = sorted(scores.values(), reverse=True)[min(k, len(scores)) - 1]
+        found = fused_search(namespace=namespace, query=query, embedding=None,
+                             arms=("lexical",), limit=k, half_life_days=timeless).hits  # fmt: skip
+        good = sum(1 for hit in found if scores.get(hit.path, -1.0) >= kth - 1e-9)
+        return good / min(k, len(scores))
 
 
 def _shorten_vectors(plan: str) -> str:
