@@ -15,4 +15,3 @@ def test_the_embedded_server_runs_with_the_configured_shared_buffers(db):
             [settings.GITLOOM_POSTGRES_SHARED_BUFFERS],
         )
         assert cursor.fetchone()[0]
-
