@@ -73,13 +73,17 @@ class FusionParams:
     semantic_weight: float = 1.0
     graph_weight: float = 0.5
     lexical_depth: int = 50
-    # BM25 candidates: each query term's postings are read highest impact first, at
-    # most this many (every posting of any rarer term); the best lexical_rescore
-    # candidates are then scored exactly. Exact whenever no term is that common.
-    lexical_term_postings: int = 1000
-    lexical_idf_power: float = 2.0
+    # BM25 candidates: a query reads lexical_postings postings, strongest first,
+    # shared by its terms in proportion to idf ** lexical_idf_power (at least
+    # lexical_term_postings_min each, every posting of a term that has fewer); the best
+    # lexical_rescore candidates (fewer when that would take more than lexical_probes
+    # lookups) are then scored exactly. Exact whenever no term has more postings than
+    # its share. See bench_retrieve's lexical_recall_at_10 for the cost at 100,000.
+    lexical_postings: int = 2500
+    lexical_idf_power: float = 1.0
     lexical_term_postings_min: int = 200
     lexical_rescore: int = 200
+    lexical_probes: int = 500
     semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
     semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
     graph_seeds: int = 10
@@ -94,10 +98,11 @@ class FusionParams:
 
 
 # hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
-# measured on bench_retrieve's data for the semantic arm's recall (its 50 memories)
-# against an exact scan to stay at or above 0.98. Below ~2,000 memories the planner
-# scans the partition exactly and the setting does not matter.
-EF_SEARCH_BY_SIZE = ((50_000, 400), (5_000, 200), (0, 100))
+# measured on bench_retrieve's data (graphs built with ef_construction 200) for the
+# semantic arm's recall (its 50 memories) against an exact scan: 0.990 at 10,000 and
+# 0.991 at 100,000 memories with 200 (0.984 / 0.985 with 150). Up to ~2,000 memories
+# the planner scans the partition exactly and the setting does not matter.
+EF_SEARCH_BY_SIZE = ((2_000, 200), (0, 100))
 _EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
 _EF_SEARCH_SETUP = (
     "SELECT set_config('hnsw.ef_search', LEAST(1000, GREATEST(%(semantic_cues)s, CASE "  # noqa: S608 - integers from the constant above
@@ -206,7 +211,8 @@ def fused_search(
         "cue_weight": params.cue_weight,
         "body_weight": params.body_weight,
         "lexical_depth": params.lexical_depth,
-        "lexical_term_postings": params.lexical_term_postings,
+        "lexical_postings": params.lexical_postings,
+        "lexical_probes": params.lexical_probes,
         "lexical_idf_power": params.lexical_idf_power,
         "lexical_term_postings_min": params.lexical_term_postings_min,
         "lexical_rescore": params.lexical_rescore,

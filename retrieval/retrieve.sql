@@ -15,10 +15,11 @@
 --   k1, b                 BM25 constants
 --   cue_weight, body_weight   how much a term counts in the cues and in the body
 --   lexical_depth         BM25 hits ranked (0 turns the arm off)
---   lexical_term_postings postings read for the query's rarest term, strongest first
---   lexical_idf_power     how fast a commoner term's budget shrinks (see query_terms)
+--   lexical_postings      postings a query reads, strongest first, shared by its terms
+--   lexical_idf_power     how the share follows a term's idf (see query_terms)
 --   lexical_term_postings_min   the least budget of any term
---   lexical_rescore       candidates rescored exactly with every query term
+--   lexical_rescore       candidates rescored exactly with every query term, at most
+--   lexical_probes        (candidate, term) lookups that rescoring may make
 --   semantic_cues         nearest cue vectors fetched (0 turns the arm off)
 --   semantic_depth        memories ranked from them, each by its best cue
 --   graph_seeds           top lexical+semantic hits whose links are followed
@@ -49,17 +50,18 @@ state AS (
 -- most-common-value lists, which alone cost it milliseconds.
 -- A query counts its 63 rarest terms (each gets a bit of a bigint, below); a longer
 -- query's commonest terms would add little to any memory's score, and much work.
--- Each term's posting budget: lexical_term_postings for the rarest, fewer for a
--- commoner one, by (idf / the rarest term's idf) ^ lexical_idf_power, but at least
--- lexical_term_postings_min (so a small namespace is read in full): a common term's
--- postings make poor candidates (any one of them scores little), and its share of a
--- candidate's score is looked up exactly below anyway.
+-- Each term's posting budget: a share of lexical_postings in proportion to its
+-- idf ^ lexical_idf_power, at least lexical_term_postings_min (so a small namespace is
+-- read in full), at most its df. A common term's postings make poor candidates (any
+-- one of them scores little), and its share of a candidate's score is looked up
+-- exactly below anyway; the total bounds the work of a query with many terms.
 query_terms AS MATERIALIZED (
     SELECT term, df, idf, bit,
-           LEAST(df, GREATEST(%(lexical_term_postings_min)s::float8,
-                              ceil(%(lexical_term_postings)s::float8
-                                   * power(idf / max(idf) OVER (),
-                                           %(lexical_idf_power)s::float8))))::int AS budget
+           LEAST(df, GREATEST(
+               %(lexical_term_postings_min)s::float8,
+               ceil(%(lexical_postings)s::float8 * power(idf, %(lexical_idf_power)s::float8)
+                    / sum(power(idf, %(lexical_idf_power)s::float8)) OVER ())
+           ))::int AS budget
     FROM (
         SELECT term, df, idf, (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
         FROM (
@@ -76,8 +78,8 @@ query_terms AS MATERIALIZED (
     ) counted
 ),
 -- Each term's postings strongest first (impact = the term's share of the memory's
--- words), at most lexical_term_postings of them: every posting of a rarer term, the
--- best-matching memories of a very common one. Each row is one term's BM25 share.
+-- words), as many as its budget: every posting of a rarer term, the best-matching
+-- memories of a very common one. Each row is one term's BM25 share.
 lexical_postings AS (
     SELECT p.document_id, q.bit,
            q.idf * w.tf * (%(k1)s::float8 + 1)
@@ -114,7 +116,9 @@ lexical_candidates AS MATERIALIZED (
     FROM lexical_postings
     GROUP BY document_id
     ORDER BY score DESC, document_id
-    LIMIT %(lexical_rescore)s
+    -- at most lexical_probes (candidate, term) lookups below
+    LIMIT LEAST(%(lexical_rescore)s, %(lexical_probes)s
+                / GREATEST(1, (SELECT count(*) FROM query_terms WHERE df > budget)))
 ),
 lexical_cut AS (
     SELECT c.document_id,

@@ -119,7 +119,7 @@ def test_a_term_too_common_to_read_in_full_still_scores_the_candidates_exactly(n
         return [(h.path, h.arms["lexical"]["score"]) for h in found.hits]
 
     exact = scores()
-    cut = scores(lexical_term_postings=2, lexical_term_postings_min=2, lexical_rescore=4)
+    cut = scores(lexical_postings=2, lexical_term_postings_min=2, lexical_rescore=4)
     top_two = {"facts/geo/m4-00000004.md", "facts/geo/m5-00000005.md"}  # the basalt ones
     assert {path for path, _ in exact[:2]} == top_two
     assert cut[:2] == [(path, pytest.approx(score)) for path, score in exact[:2]]
@@ -130,8 +130,8 @@ def test_a_term_too_common_to_read_in_full_still_scores_the_candidates_exactly(n
 
 
 def test_a_commoner_term_reads_fewer_postings_than_the_rarest(notes):
-    # "pebble" is in all 8 memories (idf ~0.1), "basalt" in 2 (idf ~1.1): with a budget
-    # of 4 for the rarest term, pebble's is 4 * (0.1 / 1.1)^2, i.e. its floor of 1, so
+    # "pebble" is in all 8 memories (idf ~0.1), "basalt" in 2 (idf ~1.1): of a budget of
+    # 4 postings shared by idf^2, pebble's share is under 1, i.e. its floor of 1, so
     # only basalt's memories and pebble's strongest posting are candidates, and the
     # basalt ones still carry their exact pebble share.
     files = {
@@ -155,7 +155,9 @@ def test_a_commoner_term_reads_fewer_postings_than_the_rarest(notes):
 
     exact = scores()
     assert len(exact) == 8  # the default floor reads a small namespace in full
-    budgeted = scores(lexical_term_postings=4, lexical_term_postings_min=1, lexical_rescore=8)
+    budgeted = scores(
+        lexical_postings=4, lexical_idf_power=2.0, lexical_term_postings_min=1, lexical_rescore=8
+    )
     assert set(budgeted) == {
         "facts/geo/m4-00000004.md",
         "facts/geo/m5-00000005.md",

@@ -386,8 +386,9 @@ class Command(BaseCommand):
         timeless = {tier: None for tier in INDEX_TIERS}
         exhaustive = replace(
             FusionParams(),
-            lexical_term_postings=10**9,
+            lexical_postings=10**9,
             lexical_term_postings_min=10**9,
+            lexical_probes=10**9,
             lexical_idf_power=0.0,
             lexical_rescore=10**9,
             lexical_depth=k * 10,
