@@ -148,16 +148,29 @@ def _sql() -> str:
     return "\n".join(line for line in lines if line)
 
 
-_NEAREST_ORDER = "ORDER BY distance\nLIMIT %(semantic_cues)s"
+_NEAREST_ORDER = "ORDER BY distance\nLIMIT __semantic_cues__"
+# The semantic arm's conditions for a tier/tag filter (tier and tags are copied onto
+# cue rows, so the HNSW scan checks them as it goes).
+_CUE_FILTERS = (
+    "(%(tiers)s::text[] IS NULL OR c.tier = ANY (%(tiers)s::text[]))"
+    " AND (%(tags)s::text[] IS NULL OR c.tags @> %(tags)s::text[])"
+)
 
 
-def _statement(namespace_id: int, *, exact: bool = False) -> str:
-    """The fused statement for one namespace (its cue partition by name)."""
+def _statement(
+    namespace_id: int, *, semantic_cues: int, filtered: bool, exact: bool = False
+) -> str:
+    """The fused statement for one namespace: its cue partition by name, the number of
+    nearest cues as a literal and the cue filters only when filtering, all of which the
+    planner must see to choose the HNSW scan on a generic plan."""
     text = _sql().replace("__cue_partition__", cue_partition(namespace_id))
+    text = text.replace("__cue_filters__", _CUE_FILTERS if filtered else "true")
     if exact:
         # An order no index can serve: the semantic arm scans the partition exactly.
+        if _NEAREST_ORDER not in text:
+            raise RuntimeError("retrieve.sql no longer orders the nearest cues as expected")
         text = text.replace(_NEAREST_ORDER, _NEAREST_ORDER.replace("distance", "distance + 0"))
-    return text
+    return text.replace("__semantic_cues__", str(int(semantic_cues)))
 
 
 def fused_search(
@@ -242,7 +255,9 @@ def fused_search(
     if params.semantic_cues:
         # Binary on the wire when bound on the server; text for a client-side binding.
         bound["embedding"] = PackedVector(embedding) if prepare else vector_literal(embedding)
-    sql = _statement(int(namespace.pk), exact=exact)
+    sql = _statement(
+        int(namespace.pk), semantic_cues=params.semantic_cues, filtered=filtered, exact=exact
+    )
     plan = None
     if explain:
         bound = {**bound, "embedding": vector_literal(embedding) if params.semantic_cues else None}

@@ -20,7 +20,7 @@
 --   lexical_term_postings_min   the least budget of any term
 --   lexical_rescore       candidates rescored exactly with every query term, at most
 --   lexical_probes        (candidate, term) lookups that rescoring may make
---   semantic_cues         nearest cue vectors fetched (0 turns the arm off)
+--   __semantic_cues__     nearest cue vectors fetched (0 turns the arm off), a literal
 --   semantic_depth        memories ranked from them, each by its best cue
 --   graph_seeds           top lexical+semantic hits whose links are followed
 --   graph_depth           graph hits ranked (0 = off)
@@ -170,14 +170,19 @@ semantic_cues AS MATERIALIZED (
     FROM (
         SELECT c.document_id, c.cue, c.embedding <=> %(embedding)s::vector AS distance
         FROM __cue_partition__ c
+        -- __cue_filters__: the tier/tag conditions of a filtered query, else true
+        -- (query.py): on a generic plan, conditions on parameters it cannot see make
+        -- the planner expect a hundredth of the partition and scan it exactly.
         WHERE c.namespace_id = %(namespace_id)s
-          AND (%(tiers)s::text[] IS NULL OR c.tier = ANY (%(tiers)s::text[]))
-          AND (%(tags)s::text[] IS NULL OR c.tags @> %(tags)s::text[])
+          AND __cue_filters__
     ) nearest
     -- For an exact scan (the bench's recall check) query.py orders by distance + 0,
     -- an order the HNSW index cannot serve, so the partition is scanned.
+    -- The limit is written into the statement (query.py), not bound: a generic plan
+    -- that does not know it costs the HNSW scan for a tenth of the partition and
+    -- picks an exact scan of a 10,000-memory partition instead.
     ORDER BY distance
-    LIMIT %(semantic_cues)s
+    LIMIT __semantic_cues__
 ),
 semantic AS (
     SELECT document_id, cue, distance,
