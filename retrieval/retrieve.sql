@@ -55,17 +55,22 @@ state AS (
 -- read in full), at most its df. A common term's postings make poor candidates (any
 -- one of them scores little), and its share of a candidate's score is looked up
 -- exactly below anyway; the total bounds the work of a query with many terms.
+-- Per term also the constants of its BM25 share, so a posting's share is one short
+-- expression: weight * tf / (tf + k_base + k_len * dl).
 query_terms AS MATERIALIZED (
     SELECT term, df, idf, bit,
+           idf * (%(k1)s::float8 + 1) AS weight,
+           %(k1)s::float8 * (1 - %(b)s::float8) AS k_base,
+           %(k1)s::float8 * %(b)s::float8 / NULLIF(avgdl, 0) AS k_len,
            LEAST(df, GREATEST(
                %(lexical_term_postings_min)s::float8,
                ceil(%(lexical_postings)s::float8 * power(idf, %(lexical_idf_power)s::float8)
                     / sum(power(idf, %(lexical_idf_power)s::float8)) OVER ())
            ))::int AS budget
     FROM (
-        SELECT term, df, idf, (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
+        SELECT term, df, idf, avgdl, (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
         FROM (
-            SELECT t.term, t.df,
+            SELECT t.term, t.df, s.avgdl,
                    ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8))
                        AS idf
             FROM (SELECT DISTINCT lexeme AS term
@@ -82,13 +87,13 @@ query_terms AS MATERIALIZED (
 -- memories of a very common one. Each row is one term's BM25 share.
 lexical_postings AS (
     SELECT p.document_id, q.bit,
-           q.idf * w.tf * (%(k1)s::float8 + 1)
-               / (w.tf + %(k1)s::float8
-                  * (1 - %(b)s::float8 + %(b)s::float8 * w.dl / s.avgdl)) AS score
+           q.weight * p.tf / NULLIF(p.tf + q.k_base + q.k_len * p.dl, 0) AS score
     FROM query_terms q
-    CROSS JOIN state s
     CROSS JOIN LATERAL (
-        SELECT p.document_id, p.tf_cues, p.tf_body, p.cue_length, p.body_length
+        SELECT p.document_id,
+               %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
+               %(cue_weight)s::float8 * p.cue_length
+                   + %(body_weight)s::float8 * p.body_length AS dl
         FROM retrieval_posting p
         WHERE p.namespace_id = %(namespace_id)s AND p.term = q.term
           AND (%(filtered)s IS FALSE
@@ -101,12 +106,6 @@ lexical_postings AS (
         ORDER BY p.impact DESC, p.document_id
         LIMIT q.budget
     ) p
-    CROSS JOIN LATERAL (
-        SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
-               %(cue_weight)s::float8 * p.cue_length
-                   + %(body_weight)s::float8 * p.body_length AS dl
-    ) w
-    WHERE w.tf > 0
 ),
 -- Candidates: the best memories by the postings read. Their scores are exact except
 -- for terms whose postings were cut; those few (candidate, term) pairs are looked up
@@ -115,6 +114,8 @@ lexical_candidates AS MATERIALIZED (
     SELECT document_id, sum(score) AS score, bit_or(1::int8 << bit) AS seen
     FROM lexical_postings
     GROUP BY document_id
+    -- a term counted with weight 0 (cue_weight or body_weight) finds, but adds nothing
+    HAVING sum(score) > 0
     ORDER BY score DESC, document_id
     -- at most lexical_probes (candidate, term) lookups below
     LIMIT LEAST(%(lexical_rescore)s, %(lexical_probes)s
@@ -122,12 +123,9 @@ lexical_candidates AS MATERIALIZED (
 ),
 lexical_cut AS (
     SELECT c.document_id,
-           q.idf * w.tf * (%(k1)s::float8 + 1)
-               / (w.tf + %(k1)s::float8
-                  * (1 - %(b)s::float8 + %(b)s::float8 * w.dl / s.avgdl)) AS score
+           q.weight * p.tf / NULLIF(p.tf + q.k_base + q.k_len * p.dl, 0) AS score
     FROM lexical_candidates c
     JOIN query_terms q ON q.df > q.budget
-    CROSS JOIN state s
     CROSS JOIN LATERAL (
         SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
                %(cue_weight)s::float8 * p.cue_length
@@ -137,13 +135,12 @@ lexical_cut AS (
           AND p.namespace_id = %(namespace_id)s
         OFFSET 0  -- keeps this a per-(candidate, term) probe; flattened, the planner
                   -- probes by document alone and filters every posting of it
-    ) w
+    ) p
     -- the terms whose postings of the candidate were read (its bits in `seen`) are
     -- in its score already; a bit test rather than an anti-join with the postings,
     -- whose number no generic plan can know (it chose a nested loop over all of them
     -- per candidate)
     WHERE c.seen & (1::int8 << q.bit) = 0
-      AND w.tf > 0
 ),
 lexical_scores AS (
     SELECT document_id, sum(score) AS score
