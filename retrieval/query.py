@@ -79,7 +79,7 @@ class FusionParams:
     # lexical_rescore candidates (fewer when that would take more than lexical_probes
     # lookups) are then scored exactly. Exact whenever no term has more postings than
     # its share. See bench_retrieve's lexical_recall_at_10 for the cost at 100,000.
-    lexical_postings: int = 2500
+    lexical_postings: int = 2000
     lexical_idf_power: float = 1.0
     lexical_term_postings_min: int = 200
     lexical_rescore: int = 200
