@@ -9,7 +9,8 @@
 -- partitioned parent would name, and lock at every execution, every namespace's
 -- partition. The partition has the same row-level security as the parent.
 --
--- Parameters (all bound, never interpolated):
+-- Parameters (bound; only the __placeholders__ are written in, by query.py, from
+-- integers and its own fixed text):
 --   namespace_id, query, embedding (NULL when the semantic arm is off), now
 --   tiers, tags           text[] filters, NULL = no filter; filtered = either is set
 --   k1, b                 BM25 constants
