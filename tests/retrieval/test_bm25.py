@@ -96,72 +96,67 @@ def test_a_word_no_memory_has_finds_nothing_lexically(api, physics):
     assert lexical(api, "neutrino") == []
 
 
-def test_a_term_too_common_to_read_in_full_still_scores_the_candidates_exactly(notes):
-    # "pebble" is in every memory; with only 2 of its postings read per query, the
-    # memories found through "basalt" are still scored with their "pebble" too.
-    files = {
-        f"facts/geo/m{i}-0000000{i}.md": memory(
-            cues=[f"rock number {i}"],
-            body="pebble " * (1 + i % 3) + ("basalt" if i in (4, 5) else "granite"),
-        )
-        for i in range(8)
-    }
-    write(notes, files)
+@pytest.fixture
+def rocks(notes):
+    """8 memories: "pebble" in all of them (1-3 times), "basalt" in m4 and m5 only."""
+    write(
+        notes,
+        {
+            f"facts/geo/m{i}-0000000{i}.md": memory(
+                cues=[f"rock number {i}"],
+                body="pebble " * (1 + i % 3) + ("basalt" if i in (4, 5) else "granite"),
+            )
+            for i in range(8)
+        },
+    )
+    return notes
 
-    def scores(**params):
-        found = fused_search(
-            namespace=notes,
-            query="pebble basalt",
-            embedding=None,
-            arms=("lexical",),
-            params=FusionParams(**params),
-        )
-        return [(h.path, h.arms["lexical"]["score"]) for h in found.hits]
 
-    exact = scores()
-    cut = scores(lexical_postings=2, lexical_term_postings_min=2, lexical_rescore=4)
-    top_two = {"facts/geo/m4-00000004.md", "facts/geo/m5-00000005.md"}  # the basalt ones
-    assert {path for path, _ in exact[:2]} == top_two
+def pebble_basalt(namespace, **params) -> list[tuple[str, float]]:
+    """The lexical hits of "pebble basalt" with these FusionParams, best first."""
+    found = fused_search(
+        namespace=namespace,
+        query="pebble basalt",
+        embedding=None,
+        arms=("lexical",),
+        params=FusionParams(**params),
+    )
+    return [(h.path, h.arms["lexical"]["score"]) for h in found.hits]
+
+
+BASALT = {"facts/geo/m4-00000004.md", "facts/geo/m5-00000005.md"}
+DENSEST_PEBBLE = "facts/geo/m2-00000002.md"
+
+
+def test_a_term_too_common_to_read_in_full_still_scores_the_candidates_exactly(rocks):
+    # With only 2 of pebble's postings read per query, the memories found through
+    # "basalt" are still scored with their "pebble" too.
+    exact = pebble_basalt(rocks)
+    cut = pebble_basalt(rocks, lexical_postings=2, lexical_term_postings_min=2, lexical_rescore=4)
+    assert {path for path, _ in exact[:2]} == BASALT
     assert cut[:2] == [(path, pytest.approx(score)) for path, score in exact[:2]]
     # Only candidates are ranked: basalt's m4 and m5, and pebble's two strongest
     # postings (m2 and m5, the densest), while exact BM25 ranks all eight.
-    assert {path for path, _ in cut} == top_two | {"facts/geo/m2-00000002.md"}
+    assert {path for path, _ in cut} == BASALT | {DENSEST_PEBBLE}
     assert len(exact) == 8
 
 
-def test_a_commoner_term_reads_fewer_postings_than_the_rarest(notes):
-    # "pebble" is in all 8 memories (idf ~0.1), "basalt" in 2 (idf ~1.1): of a budget of
-    # 4 postings shared by idf^2, pebble's share is under 1, i.e. its floor of 1, so
-    # only basalt's memories and pebble's strongest posting are candidates, and the
-    # basalt ones still carry their exact pebble share.
-    files = {
-        f"facts/geo/m{i}-0000000{i}.md": memory(
-            cues=[f"rock number {i}"],
-            body="pebble " * (1 + i % 3) + ("basalt" if i in (4, 5) else "granite"),
-        )
-        for i in range(8)
-    }
-    write(notes, files)
-
-    def scores(**params):
-        found = fused_search(
-            namespace=notes,
-            query="pebble basalt",
-            embedding=None,
-            arms=("lexical",),
-            params=FusionParams(**params),
-        )
-        return {h.path: h.arms["lexical"]["score"] for h in found.hits}
-
-    exact = scores()
+def test_a_commoner_term_reads_fewer_postings_than_the_rarest(rocks):
+    # pebble (idf ~0.1) and basalt (idf ~1.1) share a budget of 4 postings by idf^2:
+    # pebble's share is under 1, i.e. its floor of 1, so only basalt's memories and
+    # pebble's strongest posting are candidates, and the basalt ones still carry their
+    # exact pebble share.
+    exact = dict(pebble_basalt(rocks))
     assert len(exact) == 8  # the default floor reads a small namespace in full
-    budgeted = scores(
-        lexical_postings=4, lexical_idf_power=2.0, lexical_term_postings_min=1, lexical_rescore=8
+    budgeted = dict(
+        pebble_basalt(
+            rocks,
+            lexical_postings=4,
+            lexical_idf_power=2.0,
+            lexical_term_postings_min=1,
+            lexical_rescore=8,
+        )
     )
-    assert set(budgeted) == {
-        "facts/geo/m4-00000004.md",
-        "facts/geo/m5-00000005.md",
-        "facts/geo/m2-00000002.md",  # pebble's strongest posting (the densest memory)
-    }
+    assert set(budgeted) == BASALT | {DENSEST_PEBBLE}
     for path, score in budgeted.items():
         assert score == pytest.approx(exact[path])
