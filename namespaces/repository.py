@@ -351,75 +351,53 @@ class _QuietPack(Pack):
             self.close()
 
 
-class _PackCache:
-    """Process-wide cache of opened packs (mmapped), keyed by their local path.
+class _LRUCache:
+    """A thread-safe least-recently-used cache whose capacity is a total weight
+    (``weigh(value)``, 1 per value by default)."""
 
-    Bounded so a process serving thousands of namespaces does not run out of
-    file descriptors.
-    """
-
-    def __init__(self, limit: int = 512) -> None:
-        self._limit = limit
-        self.packs: OrderedDict[str, _QuietPack] = OrderedDict()
+    def __init__(self, capacity: int, weigh: Callable[[Any], int] = lambda value: 1) -> None:
+        self._capacity = capacity
+        self._weigh = weigh
+        self._weight = 0
+        self._values: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, basename: str) -> _QuietPack | None:
+    def get(self, key):
         with self._lock:
-            pack = self.packs.get(basename)
-            if pack is not None:
-                self.packs.move_to_end(basename)
-            return pack
+            value = self._values.get(key)
+            if value is not None:
+                self._values.move_to_end(key)
+            return value
 
-    def put(self, basename: str, pack: _QuietPack) -> None:
+    def put(self, key, value) -> None:
         with self._lock:
-            self.packs[basename] = pack
-            self.packs.move_to_end(basename)
-            while len(self.packs) > self._limit:
-                self.packs.popitem(last=False)
+            if key in self._values:
+                self._values.move_to_end(key)
+                return
+            self._values[key] = value
+            self._weight += self._weigh(value)
+            while self._weight > self._capacity and len(self._values) > 1:
+                _key, old = self._values.popitem(last=False)
+                self._weight -= self._weigh(old)
 
-    def drop_under(self, directory: str) -> None:
+    def drop_where(self, predicate: Callable[[Any], bool]) -> None:
         with self._lock:
-            for key in [k for k in self.packs if k.startswith(directory)]:
-                del self.packs[key]
+            for key in [k for k in self._values if predicate(k)]:
+                self._weight -= self._weigh(self._values.pop(key))
 
     def clear(self) -> None:
         with self._lock:
-            self.packs.clear()
+            self._values.clear()
+            self._weight = 0
 
 
-_pack_cache = _PackCache()
-
-
-class _TreeCache:
-    """Parsed trees by id.  Trees are immutable and the same folders are read by
-    every write to a namespace; parsing a 200-entry tree costs more than finding it.
-    Bounded by total entries (a parsed entry costs ~100 bytes of Python objects)."""
-
-    def __init__(self, max_entries: int = 200_000) -> None:
-        self._max_entries = max_entries
-        self._entries = 0
-        self._trees: OrderedDict[bytes, Tree] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, sha: bytes) -> Tree | None:
-        with self._lock:
-            tree = self._trees.get(sha)
-            if tree is not None:
-                self._trees.move_to_end(sha)
-            return tree
-
-    def put(self, tree: Tree) -> None:
-        with self._lock:
-            if tree.id in self._trees:
-                return
-            self._trees[tree.id] = tree
-            self._entries += len(tree) + 1
-            while self._entries > self._max_entries and len(self._trees) > 1:
-                _sha, old = self._trees.popitem(last=False)
-                self._entries -= len(old) + 1
-
-
-_tree_cache = _TreeCache()
+# Opened (mmapped) packs by local path: bounded so a process serving thousands of
+# namespaces does not run out of file descriptors.
+_pack_cache = _LRUCache(512)
+# Parsed trees by id. Trees are immutable and the same folders are read by every write
+# to a namespace; parsing a 200-entry tree costs more than finding it. Bounded by total
+# entries (a parsed entry costs ~100 bytes of Python objects).
+_tree_cache = _LRUCache(200_000, weigh=lambda tree: len(tree) + 1)
 
 
 class _PackMissing(Exception):
@@ -540,7 +518,7 @@ class _Objects:
             if sha in pack:
                 obj = pack[sha]
                 if isinstance(obj, Tree):
-                    _tree_cache.put(obj)
+                    _tree_cache.put(obj.id, obj)
                 return obj
         return None
 
@@ -1013,7 +991,7 @@ def repository_commit(
             # The next write to this namespace reads these very trees.
             for obj in objects.new.values():
                 if isinstance(obj, Tree):
-                    _tree_cache.put(obj)
+                    _tree_cache.put(obj.id, obj)
             if len(new_manifest.packs) > AUTO_CONSOLIDATE_PACKS:
                 try:
                     repository_consolidate(prefix=prefix)
@@ -1758,6 +1736,6 @@ def repository_delete(*, prefix: str) -> int:
     store.delete(prefix + HEAD_KEY)
     count = store.delete_prefix(prefix)
     directory = _cache_dir(store, prefix)
-    _pack_cache.drop_under(str(directory) + os.sep)
+    _pack_cache.drop_where(lambda path: path.startswith(str(directory) + os.sep))
     shutil.rmtree(directory, ignore_errors=True)
     return count
