@@ -180,6 +180,22 @@ class ObjectStore:
 
     def fetch_to_file(self, key: str, path: Path) -> bool:
         """Copy an object into a local file (atomically); ``False`` if absent."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=".fetch-")
+        os.close(fd)
+        tmp = Path(name)
+        try:
+            if not self._fetch_into(key, tmp):
+                return False
+            self._count_get(tmp.stat().st_size)
+            os.replace(tmp, path)
+            return True
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+    def _fetch_into(self, key: str, tmp: Path) -> bool:
+        """Write the object's bytes to ``tmp`` (an empty file); ``False`` if absent."""
         raise NotImplementedError
 
     def put(self, key: str, data: bytes) -> None:
@@ -291,30 +307,21 @@ class LocalObjectStore(ObjectStore):
         self._count_get(len(data))
         return data, _etag_of(data)
 
-    def fetch_to_file(self, key: str, path: Path) -> bool:
+    def _fetch_into(self, key: str, tmp: Path) -> bool:
         source = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".fetch-")
-        os.close(fd)
         os.unlink(tmp)
         try:
+            # Immutable objects are never rewritten in place, so a hard link is a
+            # safe, free copy; fall back to copying across filesystems.
+            os.link(source, tmp)
+        except FileNotFoundError:
+            return False
+        except OSError:
             try:
-                # Immutable objects are never rewritten in place, so a hard link is a
-                # safe, free copy; fall back to copying across filesystems.
-                os.link(source, tmp)
+                shutil.copyfile(source, tmp)
             except FileNotFoundError:
                 return False
-            except OSError:
-                try:
-                    shutil.copyfile(source, tmp)
-                except FileNotFoundError:
-                    return False
-            self._count_get(os.path.getsize(tmp))
-            os.replace(tmp, path)
-            return True
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+        return True
 
     def put(self, key: str, data: bytes) -> None:
         path = self._path(key)
@@ -523,25 +530,17 @@ class S3ObjectStore(ObjectStore):
         self._count_get(len(data))
         return data, response["ETag"].strip('"')
 
-    def fetch_to_file(self, key: str, path: Path) -> bool:
+    def _fetch_into(self, key: str, tmp: Path) -> bool:
         from botocore.exceptions import ClientError
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".fetch-")
-        try:
-            with os.fdopen(fd, "wb") as f, self._translate():
-                try:
-                    self._download(key, f)
-                except ClientError as exc:
-                    if self._code(exc) in ("NoSuchKey", "404", "NotFound"):
-                        return False
-                    raise
-            self._count_get(os.path.getsize(tmp))
-            os.replace(tmp, path)
-            return True
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+        with open(tmp, "wb") as f, self._translate():
+            try:
+                self._download(key, f)
+            except ClientError as exc:
+                if self._code(exc) in ("NoSuchKey", "404", "NotFound"):
+                    return False
+                raise
+        return True
 
     def _download(self, key: str, f: BinaryIO) -> None:
         response = self._client.get_object(Bucket=self.bucket, Key=self._key(key))
