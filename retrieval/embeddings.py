@@ -28,16 +28,12 @@ from __future__ import annotations
 
 import math
 import os
-import struct
 import threading
 from collections.abc import Sequence
 from functools import cache
 
-import numpy as np
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from psycopg.adapt import Dumper
-from psycopg.pq import Format
 
 from gitloom.errors import ServiceUnavailable
 
@@ -95,27 +91,6 @@ def embed_query(text: str) -> list[float]:
 def vector_literal(vector: Sequence[float]) -> str:
     """pgvector's text form, for binding a vector as a parameter (``%s::vector``)."""
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-
-
-class PackedVector:
-    """A vector in pgvector's binary form, for a parameter bound on the server and cast
-    in SQL (``$1::vector``): packing takes ~30 microseconds, the text form ~300."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, vector: Sequence[float]):
-        values = np.asarray(vector, dtype=">f4")
-        self.data = struct.pack(">HH", values.shape[0], 0) + values.tobytes()
-
-
-class PackedVectorDumper(Dumper):
-    # No type oid: the server takes the parameter's type from the SQL cast, then reads
-    # the bytes with pgvector's binary input function.
-    format = Format.BINARY
-    oid = 0
-
-    def dump(self, obj: PackedVector) -> bytes:
-        return obj.data
 
 
 # --- local --------------------------------------------------------------------------

@@ -35,9 +35,10 @@ import psycopg
 from django.conf import settings
 from django.db import ProgrammingError
 from django.utils import timezone
+from pgvector import Vector
 
 from gitloom.errors import NamespaceNotFound
-from retrieval.embeddings import PackedVector, vector_literal
+from retrieval.embeddings import vector_literal
 from retrieval.models import cue_partition
 from retrieval.scope import scoped_query
 
@@ -254,7 +255,7 @@ def fused_search(
     prepare = settings.GITLOOM_PREPARED_STATEMENTS
     if params.semantic_cues:
         # Binary on the wire when bound on the server; text for a client-side binding.
-        bound["embedding"] = PackedVector(embedding) if prepare else vector_literal(embedding)
+        bound["embedding"] = Vector(list(embedding)) if prepare else vector_literal(embedding)
     sql = _statement(
         int(namespace.pk), semantic_cues=params.semantic_cues, filtered=filtered, exact=exact
     )

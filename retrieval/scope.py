@@ -16,6 +16,7 @@ nor BYPASSRLS, and the tables' owner is bound too because the policies are FORCE
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -23,8 +24,8 @@ from typing import Any
 
 import psycopg
 from django.db import connections, transaction
-
-from retrieval.embeddings import PackedVector, PackedVectorDumper
+from pgvector import Vector
+from pgvector.psycopg.vector import VectorBinaryDumper
 
 SETTING = "gitloom.namespace_id"
 
@@ -121,7 +122,11 @@ def _execute_prepared(connection, statements: Sequence[str], params: Mapping[str
     """Execute ``statements`` with server-side binding, prepared; return the last one's
     cursor. (Django's cursors bind on the client, which psycopg cannot prepare.)"""
     raw = connection.connection
-    raw.adapters.register_dumper(PackedVector, PackedVectorDumper)
+    if raw not in _vector_ready:
+        # pgvector's binary form for Vector parameters (30 microseconds to pack, the
+        # text form 300); its oid is 0, so the statement's ::vector cast types it.
+        raw.adapters.register_dumper(Vector, VectorBinaryDumper)
+        _vector_ready.add(raw)
     with connection.wrap_database_errors:
         for statement in statements:
             text, names = _numbered(statement)
@@ -130,6 +135,7 @@ def _execute_prepared(connection, statements: Sequence[str], params: Mapping[str
     return cursor
 
 
+_vector_ready: weakref.WeakSet = weakref.WeakSet()
 _NAMED = re.compile(r"%\((\w+)\)s")
 
 
