@@ -712,6 +712,21 @@ class Snapshot:
             raise NotFound("No such blob.", code="blob_not_found")
         return obj.as_raw_string()
 
+    def changes_since(self, old: str | None) -> list[TreeChange]:
+        """File changes from commit ``old`` (``None``: the empty tree) to this snapshot.
+
+        Unchanged folders are skipped by tree id without being read.
+        """
+        old_tree = None
+        if old:
+            try:
+                old_tree = self._objects.commit(_check_sha(old).encode()).tree.decode()
+            except KeyError:
+                raise NotFound(
+                    "No such commit in this namespace.", code="commit_not_found"
+                ) from None
+        return _tree_changes(self._objects, old_tree, self.tree)
+
     def changes_to(self, files: Mapping[str, bytes]) -> dict[str, bytes | None]:
         """The change that makes this snapshot hold exactly ``files``: every given
         file written, every other file deleted.  For imports that replace a tree:
@@ -1015,20 +1030,8 @@ def repository_commit(
 
 
 def repository_diff(*, prefix: str, old: str | None, new: str) -> list[TreeChange]:
-    """File changes from commit ``old`` (``None``: the empty tree) to commit ``new``.
-
-    Unchanged folders are skipped by tree id without being read.
-    """
-    _check_prefix(prefix)
-    _manifest, _etag, objects = _load(object_store(), prefix)
-
-    def tree_of(sha: str) -> str:
-        try:
-            return objects.commit(_check_sha(sha).encode()).tree.decode()
-        except KeyError:
-            raise NotFound("No such commit in this namespace.", code="commit_not_found") from None
-
-    return _tree_changes(objects, tree_of(old) if old else None, tree_of(new))
+    """File changes from commit ``old`` (``None``: the empty tree) to commit ``new``."""
+    return repository_snapshot(prefix=prefix, commit=new).changes_since(old)
 
 
 def _blob_at(objects: _Objects, tree: bytes, path: str) -> bytes | None:

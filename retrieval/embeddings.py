@@ -15,9 +15,9 @@ Two backends, chosen by ``GITLOOM_EMBEDDING_BACKEND``:
     both backends.
 
 The cue table's vector column is sized at migration time from
-``GITLOOM_EMBEDDING_DIMENSIONS`` (see ``retrieval/migrations/0002_index_tables``);
-:func:`embedding_dimensions` is what the configured model actually produces, and a
-mismatch is reported as a configuration error rather than a failed insert.
+``GITLOOM_EMBEDDING_DIMENSIONS`` (see ``retrieval/migrations/0002_index_tables``); a
+model whose vectors have another size is reported as a configuration error rather
+than a failed insert.
 
 Everything else calls :func:`embed_texts` / :func:`embed_query` with strings and gets
 lists of floats back; nothing outside this module imports sentence_transformers or
@@ -55,13 +55,6 @@ def backend() -> str:
             f"GITLOOM_EMBEDDING_BACKEND must be 'local' or 'openai', not {name!r}."
         )
     return name
-
-
-def embedding_dimensions() -> int:
-    """How many components the configured model's vectors have."""
-    if backend() == "local":
-        return _model_dimensions(_local_model())
-    return settings.GITLOOM_EMBEDDING_DIMENSIONS
 
 
 def _model_dimensions(model) -> int:

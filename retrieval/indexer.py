@@ -35,6 +35,7 @@ from django.db import connection
 
 from gitloom.errors import InvalidInput, NotFound
 from memories.format import InvalidMemory, Memory, parse_memory, validate_memory_path
+from namespaces.repository import TreeChange
 from retrieval.embeddings import embed_texts, vector_literal
 from retrieval.scope import namespace_scope
 
@@ -64,22 +65,13 @@ class IndexResult:
         return self.commit != self.previous_commit
 
 
-@dataclass(frozen=True)
-class Change:
-    """One changed file between the indexed commit and the head."""
-
-    kind: str  # "add", "modify" or "delete"
-    path: str
-    new_blob: str | None
-
-
 def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
     """Index ``namespace`` up to its repository head; see the module docstring.
 
     ``rebuild=True`` forgets the namespace's index rows and builds them again from the
     repository alone (``manage.py reindex``), still in one transaction.
     """
-    from namespaces.repository import repository_diff, repository_head, repository_snapshot
+    from namespaces.repository import repository_head, repository_snapshot
 
     prefix = namespace.storage_prefix
     namespace_id = int(namespace.pk)
@@ -95,23 +87,21 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
             _set_commit(namespace_id, "")
             result.commit = None
             return result
-        changes: list[Change] | None = None
+        # One view of the head for the diff and the blobs (its commit may be newer than
+        # the head read above: that is the one indexed).
+        snapshot = repository_snapshot(prefix=prefix)
+        head = result.commit = snapshot.commit
+        changes: list[TreeChange] | None = None
         if previous and not rebuild:
             try:
-                changes = [
-                    Change(kind=c.kind, path=c.path, new_blob=c.new_blob)
-                    for c in repository_diff(prefix=prefix, old=previous, new=head)
-                ]
+                changes = snapshot.changes_since(previous)
             except NotFound as exc:  # the indexed commit is not in this repository
                 if exc.code != "commit_not_found":
                     raise
                 logger.warning("index of %s: commit %s is gone; rebuilding", prefix, previous)
-        snapshot = repository_snapshot(prefix=prefix, commit=head)
         if changes is None:
             _forget_all(namespace_id)
-            changes = [
-                Change(kind="add", path=path, new_blob=blob) for path, blob in snapshot.walk()
-            ]
+            changes = [TreeChange("add", path, None, blob) for path, blob in snapshot.walk()]
         _apply(namespace_id, changes, snapshot.read_blob, result)
         _set_commit(namespace_id, head)
     if result.added or result.modified or result.deleted or rebuild:
@@ -125,24 +115,6 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
             result.embedded,
             result.reused,
         )
-    return result
-
-
-def index_changes(
-    *,
-    namespace,
-    changes: Iterable[Change],
-    read_blob: Callable[[str], bytes],
-    commit: str,
-) -> IndexResult:
-    """Apply a list of changes directly (the bench and tests that build rows without a
-    repository); :func:`index_namespace` is the normal entry point."""
-    namespace_id = int(namespace.pk)
-    with namespace_scope(namespace):
-        previous = _lock_state(namespace_id)
-        result = IndexResult(namespace_id=namespace_id, previous_commit=previous, commit=commit)
-        _apply(namespace_id, list(changes), read_blob, result)
-        _set_commit(namespace_id, commit)
     return result
 
 
@@ -193,7 +165,7 @@ def _forget_all(namespace_id: int) -> None:
 
 def _apply(
     namespace_id: int,
-    changes: list[Change],
+    changes: list[TreeChange],
     read_blob: Callable[[str], bytes],
     result: IndexResult,
 ) -> None:

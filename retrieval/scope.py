@@ -161,10 +161,3 @@ def _numbered(statement: str) -> tuple[str, tuple[str, ...]]:
 
 def _fetch(cursor) -> tuple[list[str], list[tuple]]:
     return [col.name for col in cursor.description], cursor.fetchall()
-
-
-def current_namespace_id(*, using: str = "default") -> int | None:
-    """The namespace id the current transaction is scoped to, or None."""
-    with connections[using].cursor() as cursor:
-        cursor.execute("SELECT NULLIF(current_setting(%s, true), '')::bigint", [SETTING])
-        return cursor.fetchone()[0]
