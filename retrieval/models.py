@@ -156,7 +156,7 @@ def cue_partition(namespace_id: int) -> str:
     return f"retrieval_cue_ns_{int(namespace_id)}"
 
 
-# Tables under the namespace boundary, in the order a namespace's rows are deleted.
+# Tables under the namespace boundary (row-level security on each).
 INDEX_TABLES = (
     "retrieval_edge",
     "retrieval_posting",

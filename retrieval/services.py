@@ -13,8 +13,7 @@ import logging
 from django.db import connection, transaction
 
 from retrieval.indexer import IndexResult, index_namespace
-from retrieval.models import INDEX_TABLES, cue_partition
-from retrieval.scope import namespace_scope
+from retrieval.models import cue_partition
 
 logger = logging.getLogger("gitloom.retrieval")
 
@@ -35,22 +34,15 @@ def index_namespace_create(*, namespace) -> None:
 
 
 def index_namespace_drop(*, namespace) -> None:
-    """Remove a namespace's index rows, in the caller's transaction.
+    """Drop a namespace's cue partition once the caller's transaction commits.
 
-    The cue partition is emptied with TRUNCATE (a lock on that partition only) and
-    detached and dropped after the transaction commits: dropping or plainly detaching
-    a partition locks the whole cue table, which would stall every other namespace's
-    retrieval for as long as the deleting transaction runs.
+    Its index rows go with the namespace row itself: the ``retrieval_namespace_forget``
+    trigger (migration 0002) deletes them and truncates the partition in the same
+    transaction. Dropping or plainly detaching a partition locks the whole cue table,
+    which would stall every other namespace's retrieval for as long as the deleting
+    transaction runs, so that waits for the commit.
     """
     namespace_id = int(namespace.pk)
-    partition = cue_partition(namespace_id)
-    with namespace_scope(namespace), connection.cursor() as cursor:
-        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [partition])
-        if cursor.fetchone()[0]:
-            cursor.execute(f'TRUNCATE "{partition}"')
-        for table in INDEX_TABLES:
-            if table != "retrieval_cue":
-                cursor.execute(f"DELETE FROM {table} WHERE namespace_id = %s", [namespace_id])  # noqa: S608
     transaction.on_commit(lambda: _drop_partition(namespace_id), robust=True)
 
 
