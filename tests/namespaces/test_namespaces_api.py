@@ -19,9 +19,14 @@ def test_namespace_lifecycle(api):
     assert api.get("/v1/namespaces").json()["namespaces"] == []
 
 
-def test_deleted_namespace_name_can_be_reused(api):
+def test_deleted_namespace_name_can_be_reused(api, fresh_object_store):
+    from namespaces.models import Namespace
+
     assert api.post("/v1/namespaces", {"name": "again"}, format="json").status_code == 201
+    prefix = Namespace.objects.get(name="again").storage_prefix
+    assert fresh_object_store.list(prefix)  # its repository
     assert api.delete("/v1/namespaces/again").status_code == 204
+    assert fresh_object_store.list(prefix) == []  # deleting purged it
     assert api.post("/v1/namespaces", {"name": "again"}, format="json").status_code == 201
 
 
