@@ -50,10 +50,7 @@ def validate_transcript(*, messages: object, session_id: object, metadata: objec
             value = raw.get(field)
             if value is None:
                 continue
-            if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_CHARS:
-                raise _bad(f"{where}.{field} must be a non-empty string of at most 200 characters.")
-            if any(ch in value for ch in "\x00\n\r"):
-                raise _bad(f"{where}.{field} may not contain control characters.")
+            _check_label(value, f"{where}.{field}")
             item[field] = value
         if "id" in item:
             if item["id"] in seen_ids:
@@ -66,13 +63,21 @@ def validate_transcript(*, messages: object, session_id: object, metadata: objec
         raise PayloadTooLarge(
             f"The transcript is over {settings.GITLOOM_MAX_TRANSCRIPT_CHARS} characters."
         )
-    if session_id is not None and (
-        not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200
-    ):
-        raise _bad("`session_id` must be a non-empty string of at most 200 characters.")
+    if session_id is not None:
+        _check_label(session_id, "`session_id`")
     if metadata is not None and not isinstance(metadata, dict):
         raise _bad("`metadata` must be an object.")
     return {"messages": clean, "session_id": session_id, "metadata": metadata or {}}
+
+
+def _check_label(value: object, what: str) -> None:
+    """Ids, names and the session id: one printable line. Message ids become memory
+    sources and the session id a commit trailer; refused here, not after the job has
+    paid for its model calls (pipeline.check_messages applies the same rule)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID_CHARS:
+        raise _bad(f"{what} must be a non-empty string of at most {MAX_ID_CHARS} characters.")
+    if not value.isprintable():
+        raise _bad(f"{what} must be printable characters on one line.")
 
 
 def _timestamp(value: object, where: str) -> str:

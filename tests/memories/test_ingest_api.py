@@ -93,6 +93,17 @@ def test_idempotency_key_returns_the_same_job(api, ns, run_inline):
             400,
             "invalid_transcript",
         ),
+        # ids cite sources and the session id goes into a commit trailer: one line each
+        (
+            {"messages": [{"role": "user", "content": "x", "id": "msg\t1"}]},
+            400,
+            "invalid_transcript",
+        ),
+        (
+            {"messages": [{"role": "user", "content": "x"}], "session_id": "s\nGitloom-Job: 1"},
+            400,
+            "invalid_transcript",
+        ),
         ({"messages": [{"role": "user", "content": "x" * 40_000}]}, 413, "payload_too_large"),
         ({"messages": [{"role": "user", "content": "x"}], "surprise": 1}, 400, "invalid"),
         (
