@@ -6,6 +6,7 @@ the indexer, so a write reported done is visible to ``/v1/retrieve``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -135,7 +136,9 @@ def job_run(*, job: Job) -> Job:
     namespace = job.namespace
     prefix = namespace.storage_prefix
     try:
-        earlier = _job_commit_in_history(prefix=prefix, job=job)
+        # Only a re-run (a worker died mid-job, or an operator retried it) can find its
+        # own commit already in the history; a first attempt skips the log walk.
+        earlier = _job_commit_in_history(prefix=prefix, job=job) if job.attempts > 1 else None
         if earlier is not None:
             # An earlier attempt committed and then died: finish it, don't redo it.
             changes = repository.repository_diff(
@@ -158,7 +161,8 @@ def job_run(*, job: Job) -> Job:
                 namespace=namespace, text=text, limit=limit
             ),
             extractor=extractor,
-            topic_sizes=lambda folder: sum(1 for _ in snapshot.walk(folder)),
+            # each topic folder is counted once per job, however many drafts ask
+            topic_sizes=functools.cache(lambda folder: sum(1 for _ in snapshot.walk(folder))),
             now=job.created,
         )
         Job.objects.filter(pk=job.pk).update(
