@@ -6,21 +6,36 @@ with the namespace (the pipeline caps candidates per fact and per job).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memories.format import Link, Memory
 from memories.pipeline import ExistingMemory
 from namespaces.models import Namespace
-from retrieval.embeddings import embed_query
+from retrieval.embeddings import embed_texts
 from retrieval.query import fused_search
 
 
-def memory_candidates(*, namespace: Namespace, text: str, limit: int) -> list[ExistingMemory]:
-    found = fused_search(
-        namespace=namespace,
-        query=text[:1000],
-        embedding=embed_query(text[:1000]),
-        limit=limit,
-        arms=("lexical", "semantic"),
-    )
+def memory_candidates(
+    *, namespace: Namespace, texts: Sequence[str], limit: int
+) -> list[list[ExistingMemory]]:
+    """Each text's nearest memories in the namespace; the texts are embedded in one batch."""
+    queries = [text[:1000] for text in texts]
+    vectors = embed_texts(queries)
+    return [
+        _existing(
+            fused_search(
+                namespace=namespace,
+                query=query,
+                embedding=vector,
+                limit=limit,
+                arms=("lexical", "semantic"),
+            )
+        )
+        for query, vector in zip(queries, vectors, strict=True)
+    ]
+
+
+def _existing(found) -> list[ExistingMemory]:
     return [
         ExistingMemory(
             path=hit.path,

@@ -71,7 +71,9 @@ class ExistingMemory:
     header: Memory
 
 
-CandidateLookup = Callable[[str, int], list[ExistingMemory]]
+# Nearest existing memories for each of several texts (one list per text, at most
+# `limit` each): one call per job, so an index can embed the texts in one batch.
+CandidateLookup = Callable[[Sequence[str], int], list[list[ExistingMemory]]]
 """``existing(text, limit)``: up to ``limit`` memories of this namespace most like ``text``."""
 
 
@@ -251,9 +253,10 @@ def gather_candidates(
     candidates_for: dict[str, list[str]] = {}
     if per_fact <= 0:
         return [], {}
-    for draft in drafts:
+    found = existing([draft.body for draft in drafts], per_fact) if drafts else []
+    for draft, nearest in zip(drafts, found, strict=True):
         keys: list[str] = []
-        for memory in existing(draft.body, per_fact)[:per_fact]:
+        for memory in nearest[:per_fact]:
             candidate = by_path.get(memory.path)
             if candidate is None:
                 if len(by_path) >= MAX_CANDIDATES:

@@ -157,8 +157,8 @@ def job_run(*, job: Job) -> Job:
         result = run_pipeline(
             messages=payload_messages(job.payload, job_tag=job.public_id.hex[:8]),
             session_id=job.payload.get("session_id"),
-            existing=lambda text, limit: memory_candidates(
-                namespace=namespace, text=text, limit=limit
+            existing=lambda texts, limit: memory_candidates(
+                namespace=namespace, texts=texts, limit=limit
             ),
             extractor=extractor,
             # each topic folder is counted once per job, however many drafts ask

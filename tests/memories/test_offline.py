@@ -46,8 +46,8 @@ CONVERSATION = [
 ]
 
 
-def nothing(text, limit):
-    return []
+def nothing(texts, limit):
+    return [[] for _ in texts]
 
 
 def ingest(messages, existing=nothing):
@@ -200,7 +200,7 @@ def test_a_restated_fact_rewrites_the_existing_file_keeping_its_earlier_specific
                 content="My camera is a Sony A7III with a 28-70 lens.",
             )
         ],
-        existing=lambda text, limit: [as_existing(old_path, old)],
+        existing=lambda texts, limit: [[as_existing(old_path, old)] for _ in texts],
     )
 
     assert second.created == {}
@@ -229,7 +229,7 @@ def test_a_fact_restated_in_full_replaces_the_old_sentence():
                 timestamp=MAY_8,
             )
         ],
-        existing=lambda text, limit: [as_existing(old_path, old)],
+        existing=lambda texts, limit: [[as_existing(old_path, old)] for _ in texts],
     )
 
     assert second.rewritten[old_path].body == "My sister Ana lives in Berlin with her husband Tom."
@@ -247,7 +247,7 @@ def test_an_unrelated_fact_is_created_as_a_new_file_and_linked_by_shared_name():
                 id="a2", role="user", content="Ana works as a nurse at Charité.", timestamp=MAY_8
             )
         ],
-        existing=lambda text, limit: [as_existing(old_path, old)],
+        existing=lambda texts, limit: [[as_existing(old_path, old)] for _ in texts],
     )
 
     assert second.rewritten == {}
@@ -290,7 +290,7 @@ def test_one_speakers_statement_never_rewrites_anothers():
 
     second = ingest(
         [Message(id="b1", role="user", name="Melanie", content="My dog Bailey loves the beach.")],
-        existing=lambda text, limit: [as_existing(old_path, old)],
+        existing=lambda texts, limit: [[as_existing(old_path, old)] for _ in texts],
     )
 
     assert second.rewritten == {} and len(second.created) == 1

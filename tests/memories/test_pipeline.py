@@ -32,8 +32,8 @@ def extractor(server):
         yield ModelExtractor(client)
 
 
-def nothing_existing(text: str, limit: int) -> list[ExistingMemory]:
-    return []
+def nothing_existing(texts, limit: int) -> list[list[ExistingMemory]]:
+    return [[] for _ in texts]
 
 
 def memory(text, *, tier="facts", cues=None, sources=("m1",), **fields):
@@ -174,8 +174,8 @@ def test_related_memories_are_linked_new_to_new_and_new_to_existing(server, extr
         ),
     )
 
-    def lookup(text, limit):
-        return [hotel] if "Kyoto" in text else []
+    def lookup(texts, limit):
+        return [[hotel] if "Kyoto" in text else [] for text in texts]
 
     result = run(extractor, [Message(id="m1", role="user", content="...")], existing=lookup)
 
@@ -224,9 +224,9 @@ def test_reconcile_rewrites_the_existing_file_keeping_earlier_specifics(server, 
     )
     asked = []
 
-    def lookup(text, limit):
-        asked.append((text, limit))
-        return [old]
+    def lookup(texts, limit):
+        asked.extend((text, limit) for text in texts)
+        return [[old] for _ in texts]
 
     result = run(
         extractor,
@@ -313,8 +313,9 @@ def test_model_calls_per_job_do_not_grow_with_the_namespace(server, extractor, n
         for n in range(namespace_size)
     ]
 
-    def lookup(text, limit):
-        return namespace[:limit]  # a real index returns the top few, whatever its size
+    def lookup(texts, limit):
+        # a real index returns the top few, whatever its size
+        return [namespace[:limit] for _ in texts]
 
     server.responder = pipeline_responder
     messages = [Message(id=f"m{n}", role="user", content=f"Statement {n}.") for n in range(5)]
