@@ -38,12 +38,13 @@ from django.utils import timezone
 from pgvector import Vector
 
 from gitloom.errors import NamespaceNotFound
+from memories.format import TIERS
 from retrieval.embeddings import vector_literal
+from retrieval.indexer import TEXT_SEARCH_CONFIG
 from retrieval.models import cue_partition
 from retrieval.scope import scoped_query
 
 ARMS = ("lexical", "semantic", "graph")
-TIERS = ("facts", "preferences", "events", "working")
 
 # Ageing: a memory's fused score is multiplied by 0.5 ** (days since `updated` /
 # half-life of its tier). None means the tier does not fade. Settings may override any
@@ -146,7 +147,10 @@ def _sql() -> str:
     wire and through psycopg's placeholder parser."""
     text = Path(__file__).with_name("retrieve.sql").read_text()
     lines = (line.split("--", 1)[0].strip() for line in text.splitlines())
-    return "\n".join(line for line in lines if line)
+    # The query's terms must be stemmed as the indexer stemmed the memories'.
+    return "\n".join(line for line in lines if line).replace(
+        "__text_search_config__", TEXT_SEARCH_CONFIG
+    )
 
 
 _NEAREST_ORDER = "ORDER BY distance\nLIMIT __semantic_cues__"

@@ -10,7 +10,7 @@
 -- partition. The partition has the same row-level security as the parent.
 --
 -- Parameters (bound; only the __placeholders__ are written in, by query.py, from
--- integers and its own fixed text):
+-- integers, constants and its own fixed text):
 --   namespace_id, query, embedding (NULL when the semantic arm is off), now
 --   tiers, tags           text[] filters, NULL = no filter; filtered = either is set
 --   k1, b                 BM25 constants
@@ -45,7 +45,8 @@ state AS (
 --   score(d)  = sum over query terms t of idf(t) * tf * (k1 + 1)
 --                                        / (tf + k1 * (1 - b + b * dl / avgdl))
 -- N, df and avgdl are this namespace's own (retrieval_index_state, retrieval_term_stat).
--- The query's terms are the distinct lexemes of to_tsvector('english', query), with
+-- The query's terms are the distinct lexemes of to_tsvector(<the indexer's text-search
+-- configuration>, query), with
 -- their df and idf, computed once per term and MATERIALIZED:
 -- it keeps the planner from estimating the term_stat x posting join from both tables'
 -- most-common-value lists, which alone cost it milliseconds.
@@ -75,7 +76,7 @@ query_terms AS MATERIALIZED (
                    ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8))
                        AS idf
             FROM (SELECT DISTINCT lexeme AS term
-                  FROM unnest(to_tsvector('english', %(query)s))) q
+                  FROM unnest(to_tsvector('__text_search_config__', %(query)s))) q
             CROSS JOIN state s
             JOIN retrieval_term_stat t ON t.namespace_id = %(namespace_id)s AND t.term = q.term
         ) known

@@ -52,10 +52,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from accounts.models import Account
+from memories.format import TIERS as MEMORY_TIERS
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts
-from retrieval.indexer import _ADD_STATE, _ADD_TERM_STATS, _INSERT_POSTINGS
-from retrieval.query import TIERS as INDEX_TIERS
+from retrieval.indexer import _ADD_STATE, _ADD_TERM_STATS, _INSERT_POSTINGS, TEXT_SEARCH_CONFIG
 from retrieval.query import FusionParams, fused_search
 from retrieval.scope import namespace_scope
 from retrieval.services import _drop_partition
@@ -80,8 +80,8 @@ SELECT %(ns)s,
 FROM unnest(%(bodies)s::text[], %(cue1)s::text[], %(cue2)s::text[], %(tiers)s::text[],
             %(tags)s::text[]) WITH ORDINALITY AS r(body, cue1, cue2, tier, tag, i)
 CROSS JOIN LATERAL (
-    SELECT setweight(to_tsvector('english', r.cue1 || ' ' || r.cue2), 'A')
-        || setweight(to_tsvector('english', r.body), 'B') AS tsv
+    SELECT setweight(to_tsvector('__text_search_config__', r.cue1 || ' ' || r.cue2), 'A')
+        || setweight(to_tsvector('__text_search_config__', r.body), 'B') AS tsv
 ) v
 CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE w.weight = 'A') AS cues,
@@ -90,6 +90,9 @@ CROSS JOIN LATERAL (
 ) lengths
 RETURNING id, path
 """
+_INSERT_BENCH_DOCUMENTS = _INSERT_BENCH_DOCUMENTS.replace(
+    "__text_search_config__", TEXT_SEARCH_CONFIG
+)
 
 _INSERT_BENCH_EDGES = """
 INSERT INTO retrieval_edge (
@@ -387,7 +390,7 @@ class Command(BaseCommand):
         """The share of exact BM25's top k (ties at the k-th score count) that the
         lexical arm, which reads a budget of postings per term, returns in its top k.
         Ageing is off for both: this compares the arm's order, not the fusion's."""
-        timeless = {tier: None for tier in INDEX_TIERS}
+        timeless = dict.fromkeys(MEMORY_TIERS)
         exhaustive = replace(
             FusionParams(),
             lexical_postings=10**9,
