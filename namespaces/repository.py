@@ -1615,14 +1615,17 @@ def repository_consolidate(*, prefix: str, full: bool = False) -> ConsolidateRes
     """
     _check_prefix(prefix)
     store = object_store()
-    manifest, etag, objects = _load(store, prefix)
     if full:
+        manifest, etag, objects = _load(store, prefix)
         selected = list(manifest.packs)
         wanted: set[bytes] | None = set(_reachable(objects, manifest.commit.encode()))
         total = sum(p.objects for p in selected)
         if len(selected) == 1 and wanted is not None and total == len(wanted):
             return None
     else:
+        # Only the small packs are read: the head names them, no other pack is opened
+        # (on S3, fetched) for an hourly upkeep that may merge nothing.
+        manifest, etag = _require_manifest(store, prefix)
         selected = _geometric_selection(manifest.packs)
         wanted = None
         if len(selected) < 2:
