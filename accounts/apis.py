@@ -32,7 +32,7 @@ class WhoAmIApi(APIView):
     @extend_schema(responses=OutputSerializer, summary="Who is calling")
     def get(self, request):
         credential = request.auth
-        if credential.api_key is not None:
+        if not credential.is_session:
             described = {
                 "type": "api_key",
                 "name": credential.api_key.name,

@@ -65,7 +65,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         if key.last_used is None or now - key.last_used > LAST_USED_GRANULARITY:
             ApiKey.objects.filter(pk=key.pk).update(last_used=now)
             key.last_used = now
-        return ApiKeyUser(key), Credential(account=key.account, type="api_key", api_key=key)
+        return ApiKeyUser(key), Credential(account=key.account, api_key=key)
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="gitloom"'
@@ -82,7 +82,7 @@ class DashboardSessionAuthentication(SessionAuthentication):
         account = account_for_user(user=user)
         if account is None:
             raise PermissionDenied("This user belongs to no active account.", code="no_account")
-        return user, Credential(account=account, type="session", user=user)
+        return user, Credential(account=account, user=user)
 
 
 class HasAccount(BasePermission):

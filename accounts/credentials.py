@@ -10,10 +10,9 @@ from accounts.models import Account, ApiKey
 @dataclass(frozen=True)
 class Credential:
     account: Account
-    type: str  # "api_key" or "session"
-    api_key: ApiKey | None = None
+    api_key: ApiKey | None = None  # set for an API key, else it is a dashboard session
     user: object | None = None
 
     @property
     def is_session(self) -> bool:
-        return self.type == "session"
+        return self.api_key is None

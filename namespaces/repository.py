@@ -93,7 +93,6 @@ __all__ = [
     "repository_delete",
     "repository_diff",
     "repository_export_bundle",
-    "repository_exists",
     "repository_export_tar",
     "repository_gc",
     "repository_head",
@@ -928,10 +927,6 @@ def repository_head(*, prefix: str) -> str | None:
     _check_prefix(prefix)
     found = _read_manifest(object_store(), prefix)
     return None if found is None else found[0].commit
-
-
-def repository_exists(*, prefix: str) -> bool:
-    return repository_head(prefix=prefix) is not None
 
 
 def repository_snapshot(*, prefix: str, commit: str | None = None) -> Snapshot:

@@ -49,7 +49,6 @@ __all__ = [
     "data_dir",
     "namespace_prefix",
     "object_store",
-    "reset_object_store",
     "setting",
     "using_object_store",
     "validate_key",
@@ -684,13 +683,6 @@ def object_store() -> ObjectStore:
             if _store is None:
                 _store = _configured_store()
     return _store
-
-
-def reset_object_store() -> None:
-    """Forget the store built from settings (after settings change)."""
-    global _store
-    with _store_lock:
-        _store = None
 
 
 @contextlib.contextmanager
