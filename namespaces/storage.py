@@ -287,11 +287,13 @@ class LocalObjectStore(ObjectStore):
         finally:
             os.close(fd)
 
+    def _lock_path(self, key: str) -> Path:
+        return self._locks / hashlib.sha256(key.encode()).hexdigest()
+
     @contextlib.contextmanager
     def _key_lock(self, key: str) -> Iterator[None]:
         self._locks.mkdir(parents=True, exist_ok=True)
-        name = hashlib.sha256(key.encode()).hexdigest()
-        with open(self._locks / name, "a+b") as f:
+        with open(self._lock_path(key), "a+b") as f:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX)
             try:
                 yield
@@ -402,7 +404,10 @@ class LocalObjectStore(ObjectStore):
 
     def delete(self, key: str) -> None:
         path = self._path(key)
-        with self._key_lock(key), contextlib.suppress(FileNotFoundError):
+        # Only keys written conditionally (the head) have a lock file; an immutable
+        # pack deleted by gc needs none, and taking one would leave a file behind.
+        locked = self._key_lock(key) if self._lock_path(key).exists() else contextlib.nullcontext()
+        with locked, contextlib.suppress(FileNotFoundError):
             path.unlink()
 
     def delete_prefix(self, prefix: str) -> int:
