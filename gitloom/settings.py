@@ -69,8 +69,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "django_q",
+    # before django_q: gitloom's `qcluster` (the pgvector self-check first) wins the name
     "gitloom",
+    "django_q",
     "accounts",
     "namespaces",
     "memories",

@@ -1,21 +1,13 @@
 """Shared fixtures. Every service a test needs is real and started here, once per session:
-the embedded Postgres (via settings, under a throwaway GITLOOM_DATA_DIR), a local object
+the embedded Postgres (via settings, under the throwaway GITLOOM_DATA_DIR that
+``tests/data_dir.py`` sets before settings load), a local object
 store, the S3 server, the scripted model server and the embedder."""
 
 from __future__ import annotations
 
-import os
-import tempfile
+import pytest
 
-# Must happen before Django settings load: a fresh data dir per test session, so tests
-# never touch a developer's .gitloom/.
-if not os.environ.get("GITLOOM_DATA_DIR"):
-    os.environ["GITLOOM_DATA_DIR"] = tempfile.mkdtemp(prefix="gitloom-test-")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-import pytest  # noqa: E402
-
-from tests.fixtures_storage import (  # noqa: E402, F401
+from tests.fixtures_storage import (  # noqa: F401
     fake_aws_env,
     local_store,
     moto_server,

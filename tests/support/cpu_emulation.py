@@ -67,7 +67,16 @@ def run_vector_probe(bin_dir: Path, workdir: Path, *, cpu: str = "Haswell") -> P
         for parent in workdir.parents:  # the user must be able to reach it
             os.chmod(parent, os.stat(parent).st_mode | 0o011)
     subprocess.run(
-        [str(bin_dir / "initdb"), "-D", str(pgdata), "-U", "postgres", "--auth=trust", "-E", "utf8"],
+        [
+            str(bin_dir / "initdb"),
+            "-D",
+            str(pgdata),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "utf8",
+        ],
         check=True,
         capture_output=True,
         user=user,

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.checks import rls_role_check
+from gitloom.checks import vector_problem_message, vector_self_check
 
 
 class Command(BaseCommand):
@@ -24,6 +25,9 @@ class Command(BaseCommand):
         parser.add_argument("--no-queue", action="store_true", help="do not start queue workers")
 
     def handle(self, *args, host: str, port: int, web_workers: int, no_queue: bool, **options):
+        problem = vector_self_check()
+        if problem is not None:
+            raise CommandError(vector_problem_message(problem))
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         _ensure_schedules()

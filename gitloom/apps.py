@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class GitloomConfig(AppConfig):
+    name = "gitloom"
+
+    def ready(self) -> None:
+        from gitloom import checks  # noqa: F401  (registers the pgvector self-check)

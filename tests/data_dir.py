@@ -1,0 +1,19 @@
+"""Loaded with ``-p tests.data_dir`` (pyproject's addopts), before pytest-django reads
+the settings: the suite's state lives in a fresh temporary data directory.
+
+A ``conftest.py`` is imported only after pytest-django has loaded the settings, so an
+environment variable set there came too late: the suite ran on the clone's own
+``.gitloom/`` and stopped the Postgres that ``serve`` had running there. The suite
+also ignores a ``GITLOOM_DATA_DIR`` exported for ``serve`` in the same shell; set
+``GITLOOM_TEST_DATA_DIR`` to keep a test data directory between runs.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ["GITLOOM_DATA_DIR"] = os.environ.get("GITLOOM_TEST_DATA_DIR") or tempfile.mkdtemp(
+    prefix="gitloom-test-"
+)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
