@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -28,12 +29,30 @@ def env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _env_number(name: str, default, kind):
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        return kind(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {value!r}.") from None
+
+
 def env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
+    return _env_number(name, default, int)
 
 
 def env_float(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
+    return _env_number(name, default, float)
+
+
+def env_optional_int(name: str) -> int | None:
+    return _env_number(name, None, int)
+
+
+def env_optional_float(name: str) -> float | None:
+    return _env_number(name, None, float)
 
 
 def env_list(name: str, default: str = "") -> list[str]:
@@ -199,12 +218,29 @@ GITLOOM_STORAGE = env_str("GITLOOM_STORAGE", "local")  # "local" or "s3"
 GITLOOM_S3_BUCKET = env_str("GITLOOM_S3_BUCKET")
 GITLOOM_S3_ENDPOINT_URL = env_str("GITLOOM_S3_ENDPOINT_URL") or None
 GITLOOM_S3_PREFIX = env_str("GITLOOM_S3_PREFIX")
+# boto3's own variables; credentials are left to boto3's usual chain.
+GITLOOM_S3_REGION = env_str("AWS_DEFAULT_REGION") or env_str("AWS_REGION") or None
 
 # --- Models ------------------------------------------------------------------------
 # Extraction: any OpenAI-compatible chat endpoint; unset means the offline extractor.
 GITLOOM_LLM_BASE_URL = env_str("GITLOOM_LLM_BASE_URL")
 GITLOOM_LLM_API_KEY = env_str("GITLOOM_LLM_API_KEY")
 GITLOOM_LLM_MODEL = env_str("GITLOOM_LLM_MODEL")
+GITLOOM_LLM_TIMEOUT = env_float("GITLOOM_LLM_TIMEOUT", 60.0)  # seconds per HTTP request
+# Retries of one call after 429, 5xx, timeouts and connection errors.
+GITLOOM_LLM_MAX_RETRIES = env_int("GITLOOM_LLM_MAX_RETRIES", 4)
+# Re-asks after output that is not the JSON asked for.
+GITLOOM_LLM_INVALID_RETRIES = env_int("GITLOOM_LLM_INVALID_RETRIES", 2)
+# Multiplies every wait between retries (backoff 0.5 s, 1 s, 2 s ... or Retry-After).
+GITLOOM_LLM_BACKOFF_SCALE = env_float("GITLOOM_LLM_BACKOFF_SCALE", 1.0)
+GITLOOM_LLM_MAX_WAIT = env_float("GITLOOM_LLM_MAX_WAIT", 30.0)  # cap on one wait, seconds
+# "json_object", or "json_schema" for endpoints that enforce a schema.
+GITLOOM_LLM_RESPONSE_FORMAT = env_str("GITLOOM_LLM_RESPONSE_FORMAT", "json_object")
+# Sent only when set (reasoning models refuse a temperature).
+GITLOOM_LLM_TEMPERATURE = env_optional_float("GITLOOM_LLM_TEMPERATURE")
+GITLOOM_LLM_MAX_TOKENS = env_optional_int("GITLOOM_LLM_MAX_TOKENS")
+# Transcript characters per extraction call (one call for a normal job).
+GITLOOM_EXTRACT_CHUNK_CHARS = env_int("GITLOOM_EXTRACT_CHUNK_CHARS", 24000)
 # Embeddings: "local" (MiniLM, offline) or an OpenAI-compatible endpoint.
 GITLOOM_EMBEDDING_BACKEND = env_str("GITLOOM_EMBEDDING_BACKEND", "local")
 GITLOOM_EMBEDDING_MODEL = env_str("GITLOOM_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
@@ -223,12 +259,16 @@ GITLOOM_TIER_HALF_LIFE_DAYS = json.loads(env_str("GITLOOM_TIER_HALF_LIFE_DAYS", 
 GITLOOM_WORKERS = env_int("GITLOOM_WORKERS", 2)
 # Run queued jobs inline (tests of the API without a worker cluster).
 GITLOOM_QUEUE_SYNC = env_bool("GITLOOM_QUEUE_SYNC", False)
+# Seconds a job may run before its worker is stopped.
+GITLOOM_JOB_TIMEOUT = env_int("GITLOOM_JOB_TIMEOUT", 600)
+# Seconds after which a job no worker finished is handed out again (above the timeout).
+GITLOOM_JOB_RETRY = env_int("GITLOOM_JOB_RETRY", 720)
 Q_CLUSTER = {
     "name": "gitloom",
     "orm": "default",
     "workers": GITLOOM_WORKERS,
-    "timeout": env_int("GITLOOM_JOB_TIMEOUT", 600),
-    "retry": env_int("GITLOOM_JOB_RETRY", 720),
+    "timeout": GITLOOM_JOB_TIMEOUT,
+    "retry": GITLOOM_JOB_RETRY,
     "max_attempts": 0,
     "catch_up": False,
     "ack_failures": True,

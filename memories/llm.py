@@ -9,8 +9,8 @@ validated data back, or one of two errors:
   is not the JSON we asked for, after a bounded number of re-asks.
 
 Any OpenAI-compatible endpoint (hosted, vLLM, Ollama, llama.cpp server) works by
-configuration. Settings are read from ``django.conf.settings`` when Django is configured,
-else from the environment, under the same names:
+configuration. :meth:`ModelClient.from_settings` takes these from ``django.conf.settings``
+(``gitloom/settings.py`` reads them from the environment under the same names):
 
 ========================================  ===========================================
 ``GITLOOM_LLM_MODEL``                      model name; empty means "no model" (offline)
@@ -33,7 +33,6 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import openai
+from django.conf import settings
 
 from gitloom.errors import GitLoomError, ServiceUnavailable
 
@@ -87,28 +87,6 @@ class Usage:
             "total_tokens": self.total_tokens,
             "calls": self.calls,
         }
-
-
-def setting(name: str, default: Any = None) -> Any:
-    """A setting from Django when it is configured, else from the environment."""
-    try:
-        from django.conf import settings
-
-        if settings.configured and hasattr(settings, name):
-            return getattr(settings, name)
-    except ImportError:  # pragma: no cover - Django is a hard dependency of the service
-        pass
-    return os.environ.get(name, default)
-
-
-def _number(name: str, default: float) -> float:
-    value = setting(name, None)
-    if value is None or value == "":
-        return default
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
 
 
 class ModelClient:
@@ -159,20 +137,18 @@ class ModelClient:
 
     @classmethod
     def from_settings(cls, **overrides: Any) -> ModelClient:
-        temperature = setting("GITLOOM_LLM_TEMPERATURE", None)
-        max_tokens = setting("GITLOOM_LLM_MAX_TOKENS", None)
         kwargs: dict[str, Any] = {
-            "model": setting("GITLOOM_LLM_MODEL", "") or "",
-            "base_url": setting("GITLOOM_LLM_BASE_URL", None) or None,
-            "api_key": setting("GITLOOM_LLM_API_KEY", None) or None,
-            "timeout": _number("GITLOOM_LLM_TIMEOUT", 60.0),
-            "max_retries": int(_number("GITLOOM_LLM_MAX_RETRIES", 4)),
-            "invalid_retries": int(_number("GITLOOM_LLM_INVALID_RETRIES", 2)),
-            "backoff_scale": _number("GITLOOM_LLM_BACKOFF_SCALE", 1.0),
-            "max_wait": _number("GITLOOM_LLM_MAX_WAIT", 30.0),
-            "response_format": setting("GITLOOM_LLM_RESPONSE_FORMAT", "") or "json_object",
-            "temperature": None if temperature in (None, "") else float(temperature),
-            "max_tokens": None if max_tokens in (None, "") else int(max_tokens),
+            "model": settings.GITLOOM_LLM_MODEL or "",
+            "base_url": settings.GITLOOM_LLM_BASE_URL or None,
+            "api_key": settings.GITLOOM_LLM_API_KEY or None,
+            "timeout": settings.GITLOOM_LLM_TIMEOUT,
+            "max_retries": settings.GITLOOM_LLM_MAX_RETRIES,
+            "invalid_retries": settings.GITLOOM_LLM_INVALID_RETRIES,
+            "backoff_scale": settings.GITLOOM_LLM_BACKOFF_SCALE,
+            "max_wait": settings.GITLOOM_LLM_MAX_WAIT,
+            "response_format": settings.GITLOOM_LLM_RESPONSE_FORMAT or "json_object",
+            "temperature": settings.GITLOOM_LLM_TEMPERATURE,
+            "max_tokens": settings.GITLOOM_LLM_MAX_TOKENS,
         }
         kwargs.update(overrides)
         return cls(**kwargs)
@@ -340,7 +316,7 @@ class ModelClient:
 
 def model_client(**overrides: Any) -> ModelClient | None:
     """The configured model, or ``None`` when no model is configured (offline mode)."""
-    if not (setting("GITLOOM_LLM_MODEL", "") or overrides.get("model")):
+    if not (settings.GITLOOM_LLM_MODEL or overrides.get("model")):
         return None
     return ModelClient.from_settings(**overrides)
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
+from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gitloom.errors import GitLoomError, InvalidInput
@@ -41,7 +42,7 @@ from memories.format import (
     new_memory_path,
     slugify,
 )
-from memories.llm import ModelClient, Usage, setting
+from memories.llm import ModelClient, Usage
 
 MAX_CANDIDATES = 40  # existing memories shown to one relate call, whatever the namespace size
 MAX_CUES = 12  # per memory, after merging a rewrite's old and new cues
@@ -381,7 +382,7 @@ class ModelExtractor:
     def __init__(self, client: ModelClient, *, chunk_chars: int | None = None) -> None:
         self.client = client
         self.name = client.model
-        self.chunk_chars = chunk_chars or int(setting("GITLOOM_EXTRACT_CHUNK_CHARS", 24000))
+        self.chunk_chars = chunk_chars or settings.GITLOOM_EXTRACT_CHUNK_CHARS
 
     def extract(self, *, messages: Sequence[Message], now: datetime) -> tuple[list[Draft], Usage]:
         drafts: list[Draft] = []

@@ -38,6 +38,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from django.conf import settings
+
 from gitloom.errors import InvalidInput, ServiceUnavailable
 from gitloom.slugs import validate_slug
 
@@ -49,7 +51,6 @@ __all__ = [
     "data_dir",
     "namespace_prefix",
     "object_store",
-    "setting",
     "using_object_store",
     "validate_key",
     "validate_prefix",
@@ -59,29 +60,14 @@ __all__ = [
 # nothing that a filesystem or an S3 console would read specially.
 _SEGMENT_RE = re.compile(r"[A-Za-z0-9._#-]{1,200}")
 _MAX_KEY_LENGTH = 900  # S3 allows 1024 bytes; leave room for GITLOOM_S3_PREFIX
-_PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 # --------------------------------------------------------------------------- config
 
 
-def setting(name: str, default: Any = None) -> Any:
-    """Read a setting from Django settings when configured, else the environment.
-
-    Storage must work before Django is set up (management of child processes,
-    the benchmark, tests of this module), so it never forces settings to load.
-    """
-    from django.conf import settings
-
-    if settings.configured and hasattr(settings, name):
-        return getattr(settings, name)
-    return os.environ.get(name, default)
-
-
 def data_dir() -> Path:
     """``GITLOOM_DATA_DIR``: where all local state lives (default ``.gitloom/``)."""
-    value = setting("GITLOOM_DATA_DIR")
-    return Path(value) if value else _PROJECT_ROOT / ".gitloom"
+    return Path(settings.GITLOOM_DATA_DIR)
 
 
 # --------------------------------------------------------------------------- keys
@@ -655,12 +641,12 @@ _store_lock = threading.Lock()
 
 
 def _configured_store() -> ObjectStore:
-    kind = str(setting("GITLOOM_STORAGE", "local") or "local").lower()
+    kind = (settings.GITLOOM_STORAGE or "local").lower()
     cache = data_dir() / "cache"
     if kind == "local":
         return LocalObjectStore(data_dir() / "objects", cache_dir=cache)
     if kind == "s3":
-        bucket = setting("GITLOOM_S3_BUCKET")
+        bucket = settings.GITLOOM_S3_BUCKET
         if not bucket:
             raise ServiceUnavailable(
                 "GITLOOM_STORAGE is 's3' but GITLOOM_S3_BUCKET is not set.",
@@ -668,9 +654,9 @@ def _configured_store() -> ObjectStore:
             )
         return S3ObjectStore(
             bucket=str(bucket),
-            endpoint_url=setting("GITLOOM_S3_ENDPOINT_URL") or None,
-            key_prefix=str(setting("GITLOOM_S3_PREFIX", "") or ""),
-            region_name=setting("AWS_DEFAULT_REGION") or setting("AWS_REGION") or None,
+            endpoint_url=settings.GITLOOM_S3_ENDPOINT_URL or None,
+            key_prefix=settings.GITLOOM_S3_PREFIX or "",
+            region_name=settings.GITLOOM_S3_REGION,
             cache_dir=cache,
         )
     raise ServiceUnavailable(

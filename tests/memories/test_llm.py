@@ -217,25 +217,24 @@ def test_embeddings_come_back_in_input_order(server):
     assert server.requests[0].json["input"] == ["alpha", "beta", "alpha"]
 
 
-def test_no_model_configured_means_offline(monkeypatch):
-    monkeypatch.delenv("GITLOOM_LLM_MODEL", raising=False)
+def test_no_model_configured_means_offline():
     with override_settings(GITLOOM_LLM_MODEL=""):
         assert model_client() is None
 
 
-def test_model_client_is_built_from_settings(server, monkeypatch):
-    monkeypatch.setenv("GITLOOM_LLM_BACKOFF_SCALE", "0")
-    monkeypatch.setenv("GITLOOM_LLM_MAX_RETRIES", "1")
+def test_model_client_is_built_from_settings(server):
     server.enqueue(Reply.error(503), Reply.error(503))
     with override_settings(
         GITLOOM_LLM_MODEL="llama-local",
         GITLOOM_LLM_BASE_URL=server.base_url,
         GITLOOM_LLM_API_KEY="",
+        GITLOOM_LLM_BACKOFF_SCALE=0.0,
+        GITLOOM_LLM_MAX_RETRIES=1,
     ):
         client = model_client()
 
     assert client is not None and client.model == "llama-local"
     with client, pytest.raises(ModelUnavailable):
         ask(client)
-    assert len(server.requests) == 2  # GITLOOM_LLM_MAX_RETRIES=1 came from the environment
+    assert len(server.requests) == 2  # GITLOOM_LLM_MAX_RETRIES=1 came from settings
     assert server.requests[0].json["model"] == "llama-local"
