@@ -276,13 +276,24 @@ Q_CLUSTER = {
     "label": "Queue",
 }
 
+# --- Logging -----------------------------------------------------------------------
+# One level for everything when set; unset, GitLoom's own loggers say INFO (a line per
+# job) and libraries only WARNING and above.
+GITLOOM_LOG_LEVEL = env_str("GITLOOM_LOG_LEVEL").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("GITLOOM_LOG_LEVEL", "WARNING")},
+    "formatters": {
+        # 2026-07-31 12:00:00,123 INFO gitloom.jobs: job ... finished
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": GITLOOM_LOG_LEVEL or "WARNING"},
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
-        "gitloom": {"level": env_str("GITLOOM_LOG_LEVEL", "INFO")},
+        **{
+            app: {"level": GITLOOM_LOG_LEVEL or "INFO"}
+            for app in ("gitloom", "accounts", "namespaces", "memories", "retrieval")
+        },
     },
 }
