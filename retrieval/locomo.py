@@ -40,6 +40,7 @@ from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
 
+from django.conf import settings
 from django.test.utils import override_settings
 
 from accounts.models import Account
@@ -49,6 +50,10 @@ from namespaces.models import Namespace
 from retrieval.query import FusionParams
 
 ACCOUNT_ID = "eval-locomo"
+# LoCoMo is not shipped with the project. Without --data, eval_locomo and bench_retrieve
+# read the upstream file under its own name from the project's (git-ignored) data/.
+LOCOMO_SOURCE = "https://github.com/snap-research/locomo"
+DEFAULT_DATA = Path(settings.BASE_DIR) / "data" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # Which arms each figure asks the selector for; "fused" is what /v1/retrieve does.
 ARM_SETS: dict[str, tuple[str, ...]] = {
@@ -142,6 +147,15 @@ def session_time(*, text: str) -> datetime:
         except ValueError:
             continue
     raise InvalidInput(f"Unreadable session date {text!r}.", code="invalid_locomo")
+
+
+def locomo_missing(*, path: Path) -> str:
+    """What to say when there is no LoCoMo file at ``path``: where to get one."""
+    return (
+        f"No LoCoMo data at {path}. Get the LoCoMo benchmark from the snap-research/locomo "
+        f"repository ({LOCOMO_SOURCE}, file data/locomo10.json) and pass its path with "
+        f"--data, or save it as {DEFAULT_DATA}."
+    )
 
 
 def load_conversations(*, path: Path, limit: int | None = None) -> list[Conversation]:

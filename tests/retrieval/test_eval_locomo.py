@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from retrieval.locomo import (
@@ -209,3 +214,41 @@ def test_turn_memories_carry_the_session_date_sources_and_neighbour_links():
     assert [link.type for link in first.related] == ["followed-by"]
     assert [link.type for link in second.related] == ["follows"]
     assert second.related[0].path == next(iter(memories))
+
+
+@pytest.mark.parametrize("command", ["eval_locomo", "bench_retrieve"])
+def test_a_missing_data_file_says_where_to_get_locomo(command, tmp_path):
+    missing = tmp_path / "nowhere" / "locomo10.json"
+    with pytest.raises(CommandError) as refused:
+        call_command(command, "--data", str(missing))
+    message = str(refused.value)
+    assert str(missing) in message
+    assert "snap-research/locomo" in message and "data/locomo10.json" in message
+    assert "--data" in message
+
+
+@pytest.mark.slow
+def test_eval_locomo_on_a_fresh_data_dir_migrates_first(tiny_file, tmp_path):
+    """A new user's first run: no tables yet (was: relation "accounts_account" does not
+    exist)."""
+    fresh = tmp_path / "fresh"
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(GITLOOM_DATA_DIR=str(fresh), DJANGO_SETTINGS_MODULE="gitloom.settings")
+    try:
+        run = subprocess.run(
+            [sys.executable, "manage.py", "eval_locomo", "--data", str(tiny_file)]
+            + ["--mode", "turns", "--json"],
+            cwd=settings.BASE_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        # The embedded Postgres it started outlives it; stop it (postmaster.pid's pid).
+        pid_file = fresh / "postgres" / "postmaster.pid"
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text().split()[0]), signal.SIGTERM)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1])["questions"] == 4

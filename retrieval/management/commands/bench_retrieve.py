@@ -4,13 +4,15 @@
         [--sizes 1000,10000,100000] [--total-cues 1000000] [--json] [--verbose]
 
 What it builds (once; kept between runs under the account ``bench-retrieval``, so use
-a scratch GITLOOM_DATA_DIR; ``--reset`` rebuilds):
+a scratch GITLOOM_DATA_DIR, which it migrates first; ``--reset`` rebuilds):
 
 - one namespace per size in ``--sizes`` (memories), plus a small one (``--small``,
   100 memories), plus filler namespaces of ``--filler-size`` memories until the cue
   table holds ``--total-cues`` rows across all namespaces;
 - every memory has ``--cues-per-memory`` cues and a body. Bodies are real sentences
-  (LoCoMo dialogue turns, ``--data``), so BM25 sees real term statistics. Cue vectors
+  (LoCoMo dialogue turns, ``--data``, default ``data/locomo10.json`` in the project: the
+  file of that name from https://github.com/snap-research/locomo, not shipped), so BM25
+  sees real term statistics. Cue vectors
   are drawn around REAL MiniLM embeddings of those sentences (the base embedding plus
   Gaussian noise, cosine ~0.85 to its base; a memory's second cue mixes in another
   sentence), never uniform random: on uniform random 384-d vectors HNSW recall is
@@ -48,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
@@ -56,12 +59,12 @@ from memories.format import TIERS as MEMORY_TIERS
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts
 from retrieval.indexer import _ADD_STATE, _ADD_TERM_STATS, _INSERT_POSTINGS, TEXT_SEARCH_CONFIG
+from retrieval.locomo import DEFAULT_DATA, locomo_missing
 from retrieval.query import FusionParams, fused_search
 from retrieval.scope import namespace_scope
 from retrieval.services import _drop_partition
 
 ACCOUNT = "bench-retrieval"
-DEFAULT_DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 TIERS = ("facts", "facts", "facts", "preferences", "events", "working")
 TAGS = ("work", "family", "travel", "health", "hobby", "food", "money", "home")
 
@@ -123,7 +126,11 @@ class Command(BaseCommand):
         parser.add_argument("--filler-size", type=int, default=2000)
         parser.add_argument("--queries", type=int, default=200)
         parser.add_argument("--recall-queries", type=int, default=50)
-        parser.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo-format JSON")
+        parser.add_argument(
+            "--data",
+            default=str(DEFAULT_DATA),
+            help=f"LoCoMo-format JSON, for real sentences (default {DEFAULT_DATA})",
+        )
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--reset", action="store_true", help="rebuild the bench data")
         parser.add_argument("--json", action="store_true")
@@ -139,6 +146,7 @@ class Command(BaseCommand):
         self.opts = opts
         self.rng = np.random.default_rng(opts["seed"])
         texts, questions = self._load_texts(Path(opts["data"]))
+        call_command("migrate", verbosity=0)  # a fresh GITLOOM_DATA_DIR has no tables yet
         self.texts = texts
         self.base = self._base_embeddings(texts)
         measured = [("small", opts["small"])] + [(f"size-{n}", n) for n in sizes]
@@ -181,8 +189,8 @@ class Command(BaseCommand):
     # --- inputs -----------------------------------------------------------------------
 
     def _load_texts(self, path: Path) -> tuple[list[str], list[str]]:
-        if not path.exists():
-            raise CommandError(f"No data file at {path} (--data).")
+        if not path.is_file():
+            raise CommandError(locomo_missing(path=path))
         data = json.loads(path.read_text())
         texts, questions = [], []
         for sample in data:

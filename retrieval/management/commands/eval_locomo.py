@@ -4,8 +4,10 @@
         [--data PATH] [--limit N] [--mode turns|pipeline|both] [--param rrf_k=10 ...]
         [--reuse] [--json]
 
-``--data`` defaults to ``../shared/data/locomo/locomo-dev.json`` next to the project
-(read in place, never copied). ``--limit`` takes the first N conversations. Each
+``--data`` defaults to ``data/locomo10.json`` in the project: the file of the same name
+in the LoCoMo repository (https://github.com/snap-research/locomo), which the project
+does not ship; it is read in place, never copied. The database is migrated first, so a
+fresh ``GITLOOM_DATA_DIR`` works. ``--limit`` takes the first N conversations. Each
 conversation goes into its own fresh namespace of the account ``eval-locomo``
 (``locomo-<sample id>`` for turns, ``locomo-<sample id>-pipeline`` for the pipeline;
 an earlier namespace of that name is deleted first, and the namespaces are kept after
@@ -46,7 +48,7 @@ import time
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 
-from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from gitloom.errors import GitLoomError
@@ -54,21 +56,19 @@ from retrieval.locomo import (
     ARM_SETS,
     CATEGORIES,
     CUES_DESCRIPTION,
+    DEFAULT_DATA,
     KS,
     Tally,
     eval_account,
     import_turns,
     ingest_pipeline,
     load_conversations,
+    locomo_missing,
     score_questions,
 )
 from retrieval.query import FusionParams
 
 MODES = ("turns", "pipeline", "both")
-
-
-def default_data() -> Path:
-    return Path(settings.BASE_DIR).parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
 def fusion_params(overrides: list[str]) -> FusionParams:
@@ -95,7 +95,12 @@ class Command(BaseCommand):
     help = "Recall@5/@10 of LoCoMo evidence turns: lexical, semantic and fused retrieval."
 
     def add_arguments(self, parser):
-        parser.add_argument("--data", type=Path, default=None, help="LoCoMo-format JSON file.")
+        parser.add_argument(
+            "--data",
+            type=Path,
+            default=DEFAULT_DATA,
+            help=f"LoCoMo-format JSON file (default {DEFAULT_DATA}).",
+        )
         parser.add_argument("--limit", type=int, default=None, help="First N conversations.")
         parser.add_argument("--mode", choices=MODES, default="both")
         parser.add_argument(
@@ -116,10 +121,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, data, limit, mode, param, reuse, as_json, verbosity, **options):
-        path = data or default_data()
+        path = data
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1.")
         params = fusion_params(param)
+        if not path.is_file():
+            raise CommandError(locomo_missing(path=path))
         try:
             conversations = load_conversations(path=path, limit=limit)
         except GitLoomError as exc:
@@ -127,6 +134,7 @@ class Command(BaseCommand):
         if not conversations:
             raise CommandError(f"{path} holds no conversations.")
         self.verbose = verbosity >= 1
+        call_command("migrate", verbosity=0)
         account = eval_account()
         skipped = sum(c.skipped_questions for c in conversations)
         self.say(
