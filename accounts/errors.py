@@ -1,4 +1,4 @@
-from gitloom.errors import Conflict, NotFound
+from gitloom.errors import Conflict, InvalidInput, NotFound
 
 
 class AccountExists(Conflict):
@@ -11,3 +11,23 @@ class AccountNotFound(NotFound):
 
 class ApiKeyNotFound(NotFound):
     code, message = "key_not_found", "API key not found."
+
+
+class UsernameTaken(Conflict):
+    code, message = "username_taken", "That username is taken."
+
+
+class AlreadyMember(Conflict):
+    code, message = "already_member", "That person is already a member of this account."
+
+
+class WeakPassword(InvalidInput):
+    code, message = "weak_password", "That password is too weak."
+
+
+class InvalidUsername(InvalidInput):
+    code, message = "invalid_username", "That is not a valid username."
+
+
+class PasswordRequired(InvalidInput):
+    code, message = "password_required", "A new user needs a password."

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from accounts.errors import AccountNotFound, ApiKeyNotFound
@@ -11,6 +12,11 @@ def account_get(*, account_id: str) -> Account:
         return Account.objects.get(id=account_id)
     except Account.DoesNotExist:
         raise AccountNotFound() from None
+
+
+def user_exists(*, username: str) -> bool:
+    """Whether a person signs in with exactly this username."""
+    return get_user_model().objects.filter(username=username).exists()
 
 
 def account_for_user(*, user) -> Account | None:

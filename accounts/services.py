@@ -9,10 +9,17 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.authentication import KEY_PREFIX, hash_secret
-from accounts.errors import AccountExists
+from accounts.errors import (
+    AccountExists,
+    AlreadyMember,
+    InvalidUsername,
+    PasswordRequired,
+    UsernameTaken,
+    WeakPassword,
+)
 from accounts.models import Account, ApiKey, Membership
 from accounts.selectors import api_key_get_for_account
-from gitloom.errors import Conflict, InvalidInput
+from gitloom.errors import InvalidInput
 from gitloom.slugs import validate_slug
 
 
@@ -34,17 +41,59 @@ def account_signup(*, account_id: str, username: str, password: str, email: str 
     validate_slug(account_id, what="account id")
     User = get_user_model()
     if User.objects.filter(username__iexact=username).exists():
-        raise Conflict("That username is taken.", code="username_taken")
+        raise UsernameTaken()
     user = User(username=username, email=email)
-    try:
-        validate_password(password, user=user)
-    except ValidationError as exc:
-        raise InvalidInput(" ".join(exc.messages), code="weak_password") from None
+    _check_password(password, user=user)
     account = account_create(account_id=account_id)
     user.set_password(password)
     user.save()
     Membership.objects.create(user=user, account=account, role=Membership.Role.OWNER)
     return user
+
+
+def _check_password(password: str, *, user) -> None:
+    try:
+        validate_password(password, user=user)
+    except ValidationError as exc:
+        raise WeakPassword(" ".join(exc.messages)) from None
+
+
+@transaction.atomic
+def membership_add(
+    *,
+    account: Account,
+    username: str,
+    password: str | None = None,
+    email: str = "",
+    role: str = Membership.Role.OWNER,
+) -> Membership:
+    """Let a person sign in to an account's dashboard (an operator's command-line step for
+    an account made without sign-up).
+
+    A new username becomes a user with ``password`` (the sign-up rules apply); an existing
+    user keeps their password and gains this account. A username that differs from an
+    existing one only in case is refused, as at sign-up.
+    """
+    User = get_user_model()
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        if User.objects.filter(username__iexact=username).exists():
+            raise UsernameTaken()
+        if not username or len(username) > 150:
+            raise InvalidUsername("A username is 1-150 characters.")
+        try:
+            User._meta.get_field("username").run_validators(username)
+        except ValidationError as exc:
+            raise InvalidUsername(" ".join(exc.messages)) from None
+        if not password:
+            raise PasswordRequired()
+        user = User(username=username, email=email)
+        _check_password(password, user=user)
+        user.set_password(password)
+        user.save()
+    elif Membership.objects.filter(user=user, account=account).exists():
+        raise AlreadyMember()
+    return Membership.objects.create(user=user, account=account, role=role)
 
 
 def api_key_create(*, account: Account, name: str) -> tuple[ApiKey, str]:
