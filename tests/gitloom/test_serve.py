@@ -10,7 +10,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
+import psutil
 import pytest
 from django.conf import settings
 
@@ -23,54 +25,101 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_serve_answers_the_api_and_stops_cleanly(transactional_db, tmp_path, api):
+def _start_serve(tmp_path: Path, port: int, **env) -> subprocess.Popen:
+    log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
+        cwd=settings.BASE_DIR,
+        env=dict(os.environ, GITLOOM_DATA_DIR=str(tmp_path), GITLOOM_WORKERS="1", **env),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _wait_for_banner(process: subprocess.Popen, tmp_path: Path, timeout: float = 180) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        printed = (tmp_path / "serve.log").read_text()
+        if "is listening on" in printed:
+            return printed
+        assert process.poll() is None, printed
+        assert time.monotonic() < deadline, printed
+        time.sleep(0.2)
+
+
+def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
+    transactional_db, tmp_path, api
+):
     from django.db import connection
 
     db = connection.settings_dict
     host = db["HOST"] or db["OPTIONS"]["host"]
     port = _free_port()
-    env = dict(
-        os.environ,
-        DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}",
-        GITLOOM_DATA_DIR=str(tmp_path),
-    )
-    log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
-        cwd=settings.BASE_DIR,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
+    process = _start_serve(
+        tmp_path, port, DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}"
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                request = urllib.request.Request(
-                    f"http://127.0.0.1:{port}/v1/whoami",
-                    headers={"Authorization": f"Bearer {api.secret}"},
-                )
-                with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310
-                    body = json.loads(response.read())
-                break
-            except OSError:
-                assert process.poll() is None, (tmp_path / "serve.log").read_text()
-                assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
-                time.sleep(0.5)
-        assert body["account"] == "acme"
+        printed = _wait_for_banner(process, tmp_path)
+        # Every worker is up before the banner: the first request is answered at once.
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/whoami",
+            headers={"Authorization": f"Bearer {api.secret}"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310
+            assert json.loads(response.read())["account"] == "acme"
         with urllib.request.urlopen(  # noqa: S310
             f"http://127.0.0.1:{port}/static/admin/css/base.css", timeout=5
         ) as response:
             assert response.status == 200
-        printed = (tmp_path / "serve.log").read_text()
         assert f"http://127.0.0.1:{port}/" in printed
-        assert "create_api_key" in printed
+        assert "Extractor: offline" in printed
+        assert "Embedder:  local all-MiniLM-L6-v2" in printed
+        assert "Loading weights" not in printed  # no progress bars in service logs
+        # The commands it suggests run as printed, from the project directory.
+        suggested = next(line for line in printed.splitlines() if "create_account" in line)
+        words = suggested.split()
+        assert Path(settings.BASE_DIR, words[0]).exists() or Path(words[0]).exists()
+        assert words[1].endswith("manage.py")
         # The queue workers came up with the service.
         from django_q.models import Schedule
 
         assert Schedule.objects.filter(func="memories.jobs.requeue_pending").exists()
     finally:
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0, (tmp_path / "serve.log").read_text()
-        log.close()
+        assert process.wait(timeout=60) == 0, (tmp_path / "serve.log").read_text()
+
+
+def _postgres_processes(data_dir: Path) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(attrs=["cmdline"]):
+        if str(data_dir / "postgres") in " ".join(proc.info["cmdline"] or []):
+            found.append(proc)
+    return found
+
+
+def test_serve_on_embedded_defaults_stops_the_postgres_it_started(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    port = _free_port()
+    log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
+        cwd=settings.BASE_DIR,
+        env=dict(env, GITLOOM_DATA_DIR=str(tmp_path), GITLOOM_WORKERS="1"),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        _wait_for_banner(process, tmp_path)
+        assert _postgres_processes(tmp_path), "serve runs an embedded Postgres"
+        assert (tmp_path / "postgres" / "log").exists()  # its log is under the data dir
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+    printed = (tmp_path / "serve.log").read_text()
+    assert code == 0, printed
+    assert "Stopped the embedded Postgres." in printed
+    assert not (tmp_path / "postgres" / "postmaster.pid").exists()
+    psutil.wait_procs(_postgres_processes(tmp_path), timeout=10)
+    assert not [p for p in _postgres_processes(tmp_path) if p.status() != "zombie"]

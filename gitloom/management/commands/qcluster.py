@@ -1,19 +1,37 @@
-"""django-q2's ``qcluster``, refusing to start on a database whose pgvector fails.
+"""django-q2's ``qcluster``, refusing to start on a database whose pgvector fails, and
+starting warm.
 
-Listed before ``django_q`` in INSTALLED_APPS, so this command wins the name.
+Listed before ``django_q`` in INSTALLED_APPS, so this command wins the name. The
+embedding model loads here, once, before the cluster forks its workers (they share
+it); each worker then opens its database connection and embeds once before it takes a
+task, so the first job costs what later ones do.
 """
 
 from __future__ import annotations
 
 from django.core.management.base import CommandError
 from django_q.management.commands.qcluster import Command as QClusterCommand
+from django_q.signals import post_spawn
 
 from gitloom.checks import vector_problem_message, vector_self_check
+from gitloom.warm import process_warm_up
+
+
+def _warm_worker(sender, proc_name: str, **kwargs) -> None:
+    process_warm_up(role="queue")
 
 
 class Command(QClusterCommand):
     def handle(self, *args, **options):
+        from django.db import connection
+
+        from retrieval.embeddings import embedder_load
+
         problem = vector_self_check()
         if problem is not None:
             raise CommandError(vector_problem_message(problem))
+        # Forked workers must not inherit this process's database connection.
+        connection.close()
+        embedder_load()
+        post_spawn.connect(_warm_worker, dispatch_uid="gitloom-warm-worker")
         return super().handle(*args, **options)

@@ -1,18 +1,111 @@
-"""Run GitLoom: migrations, then gunicorn and the django-q2 workers, until interrupted."""
+"""Run GitLoom: migrations, then gunicorn and the django-q2 workers, until interrupted.
+
+Start-up is paced by importing torch and sentence-transformers (seconds of CPU). The
+serve process loads the embedding model in a thread while it checks and migrates the
+database, then forks the gunicorn master and the queue cluster from itself, so both
+start with the model already in memory (shared, copy-on-write) instead of each
+importing it again. ``serve`` says it listens only once every web and queue worker is
+warm (database connection open, the model run once), and on the way out it stops the
+embedded Postgres it started, after its workers have exited.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
-import subprocess
 import sys
+import tempfile
+import threading
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
 
 from accounts.checks import rls_role_check
 from gitloom.checks import vector_problem_message, vector_self_check
+from gitloom.embedded_postgres import embedded_stop
+from gitloom.warm import report_ready_to
+
+# A worker that is not warm by then is broken (the model loads in seconds).
+READY_TIMEOUT_SECONDS = 180
+
+
+class Child:
+    """A forked service process (the gunicorn master or the queue cluster)."""
+
+    def __init__(self, name: str, run) -> None:
+        self.name = name
+        self.returncode: int | None = None
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: run, and never return into serve's own code
+            code = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                run()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except BaseException as exc:  # noqa: BLE001  (report it, then leave)
+                sys.stderr.write(f"{name} failed: {exc!r}\n")
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def wait(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while self.poll() is None:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+
+def _run_gunicorn(host: str, port: int, web_workers: int) -> None:
+    from gunicorn.app.wsgiapp import WSGIApplication
+
+    sys.argv = [
+        "gunicorn",
+        "gitloom.wsgi:application",
+        "--bind",
+        f"{host}:{port}",
+        "--workers",
+        str(web_workers),
+        "--access-logfile",
+        "-",
+        "--config",
+        "python:gitloom.gunicorn_conf",
+        "--graceful-timeout",
+        "10",
+    ]
+    WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").run()
+
+
+def _run_queue() -> None:
+    import multiprocessing
+
+    call_command("qcluster")
+    # qcluster returns once its sentinel runs, leaving the interpreter's exit to wait for
+    # it; a forked child leaves through os._exit, so it waits here instead (the
+    # cluster's SIGTERM handler stops the sentinel, which ends this wait).
+    for process in multiprocessing.active_children():
+        process.join()
 
 
 class Command(BaseCommand):
@@ -25,6 +118,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-queue", action="store_true", help="do not start queue workers")
 
     def handle(self, *args, host: str, port: int, web_workers: int, no_queue: bool, **options):
+        from retrieval.embeddings import embedder_load
+
+        started = time.monotonic()
+        loading = _Loader(embedder_load)
         problem = vector_self_check()
         if problem is not None:
             raise CommandError(vector_problem_message(problem))
@@ -34,45 +131,18 @@ class Command(BaseCommand):
         problems = rls_role_check()
         if problems:
             raise CommandError(problems[0].msg)
+        loading.result()
 
-        children = [
-            subprocess.Popen(  # noqa: S603  (argument list, no shell)
-                [
-                    sys.executable,
-                    "-m",
-                    "gunicorn",
-                    "gitloom.wsgi:application",
-                    "--bind",
-                    f"{host}:{port}",
-                    "--workers",
-                    str(web_workers),
-                    "--access-logfile",
-                    "-",
-                    "--config",
-                    "python:gitloom.gunicorn_conf",
-                    "--graceful-timeout",
-                    "10",
-                ]
-            )
-        ]
+        ready_dir = Path(tempfile.mkdtemp(prefix="gitloom-ready-"))
+        report_ready_to(ready_dir)
+        expected = {"web": web_workers, "queue": 0 if no_queue else settings.GITLOOM_WORKERS}
+        # A forked child must open its own database connections.
+        connections.close_all()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        children = [Child("web", lambda: _run_gunicorn(host, port, web_workers))]
         if not no_queue:
-            children.append(
-                subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=settings.BASE_DIR)  # noqa: S603
-            )
-
-        where = f"http://{host}:{port}"
-        database = "embedded Postgres" if settings.EMBEDDED_POSTGRES else "DATABASE_URL"
-        self.stdout.write(
-            f"\nGitLoom is listening on {where}/  (API under {where}/v1/, docs {where}/v1/docs)\n"
-            f"Data: {settings.GITLOOM_DATA_DIR} ({database}, {settings.GITLOOM_STORAGE} storage)\n"
-            f"Get started:  sign up at {where}/signup/  or, from another shell:\n"
-            f"  python manage.py create_account acme\n"
-            f"  python manage.py create_api_key acme --name first-key   # prints the secret\n"
-            f"  curl -H 'Authorization: Bearer <secret>' {where}/v1/whoami\n"
-            f"Press Ctrl-C to stop.\n"
-        )
-        if settings.USING_DEV_SECRET_KEY:
-            self.stdout.write("Note: using the built-in development secret key (local use only).")
+            children.append(Child("queue", _run_queue))
 
         stopping = False
 
@@ -83,20 +153,121 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
         try:
+            if _wait_until_ready(ready_dir, expected, children, lambda: stopping):
+                self.stdout.write(self._banner(host, port, time.monotonic() - started))
+                self.stdout.flush()
             while not stopping and all(child.poll() is None for child in children):
                 time.sleep(0.5)
         finally:
             for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
+                child.send_signal(signal.SIGTERM)
             for child in children:
-                try:
+                if not child.wait(timeout=15):
+                    child.send_signal(signal.SIGKILL)
                     child.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-        failed = [c.args[2] if len(c.args) > 2 else c.args for c in children if c.returncode]
+            shutil.rmtree(ready_dir, ignore_errors=True)
+            if settings.EMBEDDED_POSTGRES and embedded_stop(settings.GITLOOM_DATA_DIR):
+                self.stdout.write("Stopped the embedded Postgres.")
+        failed = [child.name for child in children if child.returncode]
         if failed and not stopping:
             raise CommandError(f"A service process exited unexpectedly: {failed}")
+
+    def _banner(self, host: str, port: int, seconds: float) -> str:
+        where = f"http://{host}:{port}"
+        database = "embedded Postgres" if settings.EMBEDDED_POSTGRES else "DATABASE_URL"
+        manage = _command_prefix()
+        lines = [
+            "",
+            f"GitLoom is listening on {where}/  (API under {where}/v1/, docs {where}/v1/docs)"
+            f"  [ready in {seconds:.1f} s]",
+            f"Data:      {settings.GITLOOM_DATA_DIR} ({database}, "
+            f"{settings.GITLOOM_STORAGE} object storage)",
+            f"Extractor: {_extractor_description()}",
+            f"Embedder:  {_embedder_description()}",
+            f"Get started:  sign up at {where}/signup/  or, from another shell:",
+            f"  {manage} create_account acme",
+            f"  {manage} create_api_key acme --name first-key   # prints the secret",
+            f"  curl -H 'Authorization: Bearer <secret>' {where}/v1/whoami",
+            "Press Ctrl-C to stop.",
+        ]
+        if settings.USING_DEV_SECRET_KEY:
+            lines.append("Note: using the built-in development secret key (local use only).")
+        return "\n".join(lines) + "\n"
+
+
+class _Loader:
+    """Run ``load`` in a thread while the caller does other work; ``result()`` joins it
+    and re-raises what it raised."""
+
+    def __init__(self, load) -> None:
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(load,), daemon=True)
+        self.thread.start()
+
+    def _run(self, load) -> None:
+        try:
+            load()
+        except BaseException as exc:  # noqa: BLE001  (handed to result())
+            self.error = exc
+
+    def result(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+def _wait_until_ready(ready_dir: Path, expected: dict[str, int], children, stopping) -> bool:
+    """Wait until every worker has reported ready; False if stopped first."""
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    while not stopping():
+        reported = [path.name.split("-", 1)[0] for path in ready_dir.iterdir()]
+        if all(reported.count(role) >= count for role, count in expected.items()):
+            return True
+        for child in children:
+            if child.poll() is not None:
+                raise CommandError(f"The {child.name} process exited while starting.")
+        if time.monotonic() > deadline:
+            raise CommandError(
+                f"The workers were not ready after {READY_TIMEOUT_SECONDS} s "
+                f"(ready: {sorted(reported)}; expected {expected})."
+            )
+        time.sleep(0.1)
+    return False
+
+
+def _command_prefix() -> str:
+    """How to run manage.py from the directory serve was started in, as typed."""
+
+    def shown(path: Path) -> str:
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+
+    python = Path(sys.executable)
+    python_shown = shown(python) if python.is_relative_to(Path.cwd()) else str(python)
+    return f"{python_shown} {shown(settings.BASE_DIR / 'manage.py')}"
+
+
+def _extractor_description() -> str:
+    if settings.GITLOOM_LLM_BASE_URL or settings.GITLOOM_LLM_MODEL:
+        endpoint = settings.GITLOOM_LLM_BASE_URL or "the OpenAI API"
+        return f"model {settings.GITLOOM_LLM_MODEL or '?'} at {endpoint}"
+    return "offline (no model configured; set GITLOOM_LLM_BASE_URL and GITLOOM_LLM_MODEL)"
+
+
+def _embedder_description() -> str:
+    if settings.GITLOOM_EMBEDDING_BACKEND == "openai":
+        endpoint = settings.GITLOOM_EMBEDDING_BASE_URL or "the OpenAI API"
+        return (
+            f"{settings.GITLOOM_EMBEDDING_MODEL} at {endpoint} "
+            f"({settings.GITLOOM_EMBEDDING_DIMENSIONS} dimensions)"
+        )
+    return (
+        f"local {settings.GITLOOM_EMBEDDING_MODEL} (offline, "
+        f"{settings.GITLOOM_EMBEDDING_DIMENSIONS} dimensions, "
+        f"{settings.GITLOOM_EMBEDDING_THREADS} thread(s) per process)"
+    )
 
 
 def _ensure_schedules() -> None:
