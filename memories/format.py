@@ -1,6 +1,6 @@
 """The memory file: one markdown file with a YAML header, one fact per file.
 
-A memory file looks exactly like this (see DESIGN.md, "Memory")::
+A memory file looks exactly like this (docs/API.md, "Memories", is the contract)::
 
     ---
     tier: facts

@@ -24,7 +24,7 @@ from memories.format import (
 )
 
 PATH = "facts/camera-gear/sony-a7iii-purchase-3f2a9c1b.md"
-# Byte for byte the example in DESIGN.md ("Memory").
+# Byte for byte the product's example memory (the camera purchase).
 EXAMPLE = """\
 ---
 tier: facts
