@@ -259,6 +259,9 @@ GITLOOM_TIER_HALF_LIFE_DAYS = json.loads(env_str("GITLOOM_TIER_HALF_LIFE_DAYS", 
 GITLOOM_WORKERS = env_int("GITLOOM_WORKERS", 2)
 # Run queued jobs inline (tests of the API without a worker cluster).
 GITLOOM_QUEUE_SYNC = env_bool("GITLOOM_QUEUE_SYNC", False)
+# Starts after which a job that never finishes (its worker keeps dying or timing out)
+# is failed with `job_attempts_exhausted`, so the namespace's later jobs can run.
+GITLOOM_JOB_MAX_ATTEMPTS = env_int("GITLOOM_JOB_MAX_ATTEMPTS", 3)
 # Seconds a job may run before its worker is stopped.
 GITLOOM_JOB_TIMEOUT = env_int("GITLOOM_JOB_TIMEOUT", 600)
 # Seconds after which a job no worker finished is handed out again (above the timeout).

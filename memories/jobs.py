@@ -11,7 +11,10 @@ unlocks, so no job is stranded. ``requeue_pending`` runs every minute as a safet
 A worker that dies mid-job leaves the job ``running``; its Postgres session ends, which
 frees the lock, and django-q2 redelivers the unacknowledged task after ``Q_CLUSTER
 ["retry"]`` seconds. The job then runs again, but first looks for its own commit (the
-``Gitloom-Job`` trailer) in the repository, so its commit appears exactly once.
+``Gitloom-Job`` trailer) in the repository, so its commit appears exactly once. A job
+whose attempts keep ending that way (every start counts in ``attempts``) is failed with
+``job_attempts_exhausted`` once it has been started ``GITLOOM_JOB_MAX_ATTEMPTS`` times
+(``memories.services.job_run``), and the drain moves on to the namespace's next job.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import io
 import json
 import logging
 import tarfile
+import time
 import zlib
 
 from django.conf import settings
@@ -20,7 +21,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from gitloom.errors import GitLoomError, InvalidInput
-from memories.errors import IdempotencyKeyReused, MemoryNotFound
+from memories.errors import IdempotencyKeyReused, JobAttemptsExhausted, MemoryNotFound
 from memories.format import (
     MAX_MEMORY_BYTES,
     Memory,
@@ -37,6 +38,8 @@ from namespaces.models import Namespace
 from namespaces.selectors import namespace_get_for_account
 
 logger = logging.getLogger("gitloom.memories")
+# One line when a job starts and one when it ends, for operators following the queue.
+jobs_logger = logging.getLogger("gitloom.jobs")
 
 MAX_IMPORT_FILES = 200_000
 MAX_IDEMPOTENCY_KEY_CHARS = 255
@@ -128,11 +131,55 @@ def _job_commit_in_history(*, prefix: str, job: Job) -> str | None:
 
 
 def job_run(*, job: Job) -> Job:
-    """Run one job: pipeline, one commit, index. Safe to call again after a crash."""
+    """Run one job: pipeline, one commit, index. Safe to call again after a crash.
+
+    A job found ``running`` was started before and never finished: its worker died
+    (killed, out of memory, its database backend crashed) or was stopped at the queue's
+    timeout. After ``GITLOOM_JOB_MAX_ATTEMPTS`` such starts it fails instead of running
+    again, so one poisonous job cannot hold its namespace's queue forever.
+    """
+    if job.status == Job.Status.RUNNING and job.attempts >= settings.GITLOOM_JOB_MAX_ATTEMPTS:
+        exhausted = JobAttemptsExhausted(
+            f"The job was started {job.attempts} times and each attempt stopped before it "
+            "finished (its worker crashed, ran out of memory or timed out); it will not be "
+            "tried again."
+        )
+        job = _job_failed(job, code=exhausted.code, message=exhausted.message)
+        _log_job_end(job, duration_ms=0)
+        return job
+    job = job_mark_running(job=job)
+    jobs_logger.info(
+        "job started namespace=%s job=%s attempt=%d", job.namespace, job.public_id, job.attempts
+    )
+    started = time.monotonic()
+    job = _job_attempt(job)
+    _log_job_end(job, duration_ms=round((time.monotonic() - started) * 1000))
+    return job
+
+
+def _log_job_end(job: Job, *, duration_ms: int) -> None:
+    result = job.result or {}
+    failed = job.status == Job.Status.FAILED
+    jobs_logger.log(
+        logging.WARNING if failed else logging.INFO,
+        "job %s namespace=%s job=%s attempt=%d duration_ms=%d created=%d rewritten=%d "
+        "extractor=%s%s",
+        job.status,
+        job.namespace,
+        job.public_id,
+        job.attempts,
+        duration_ms,
+        len(result.get("created", [])),
+        len(result.get("rewritten", [])),
+        job.extractor or "-",
+        f" error={job.error_code}" if failed else "",
+    )
+
+
+def _job_attempt(job: Job) -> Job:
     from memories.candidates import memory_candidates
     from memories.pipeline import default_extractor, run_pipeline
 
-    job = job_mark_running(job=job)
     namespace = job.namespace
     prefix = namespace.storage_prefix
     try:

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
 JOB_TIMEOUT = 90  # seconds a drain task may run (one job; the first loads the embedder)
 JOB_RETRY = 12  # an unacknowledged task is redelivered after this (a duplicate drain of
 # a job still running finds the namespace locked and leaves, so retry < timeout is safe)
+JOB_MAX_ATTEMPTS = 2  # starts after which a job whose worker keeps dying is failed
 
 
 @pytest.fixture(scope="session")
@@ -55,6 +56,7 @@ def queue_cluster(django_db_setup, django_db_blocker, slow_model, cluster_dir):
         GITLOOM_WORKERS="2",
         GITLOOM_JOB_TIMEOUT=str(JOB_TIMEOUT),
         GITLOOM_JOB_RETRY=str(JOB_RETRY),
+        GITLOOM_JOB_MAX_ATTEMPTS=str(JOB_MAX_ATTEMPTS),
     )
     log = open(cluster_dir / "qcluster.log", "wb")  # noqa: SIM115
     process = subprocess.Popen(
@@ -160,6 +162,30 @@ def test_a_burst_to_one_namespace_lands_in_acceptance_order(api, workers, slow_m
     assert committed == job_ids
 
 
+def _kill_attempt(api, workers, name: str, job_id: str, attempt: int) -> None:
+    """SIGKILL the worker running the job's ``attempt``-th start, mid model call (as an
+    OOM kill would). The sentinel starts a new worker; the task, never acknowledged,
+    is redelivered."""
+    from namespaces.models import Namespace
+
+    deadline = time.monotonic() + 60  # the cluster's first job waits for warm workers
+    while True:
+        job = api.get(f"/v1/jobs/{job_id}").json()["job"]
+        if job["status"] == "running" and job["attempts"] == attempt:
+            break
+        assert time.monotonic() < deadline, f"attempt {attempt} never started: {job}"
+        time.sleep(0.05)
+    namespace_id = Namespace.objects.get(name=name).pk
+    commands = {}
+    for process in psutil.Process(workers.pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):  # a worker killed before is a zombie
+            commands[process] = " ".join(process.cmdline())
+    task = f"processing drain-namespace-{namespace_id} '"
+    busy = [process for process, command in commands.items() if task in command]
+    assert len(busy) == 1, list(commands.values())
+    busy[0].kill()
+
+
 def test_a_worker_killed_mid_job_is_redone_exactly_once(api, workers, slow_model):
     from namespaces import repository
     from namespaces.models import Namespace
@@ -167,20 +193,7 @@ def test_a_worker_killed_mid_job_is_redone_exactly_once(api, workers, slow_model
     slow_model.delay = 3.0
     name = _namespace(api)
     job_id = _post(api, name, "Cleo keeps her passport in the blue drawer.")
-    deadline = time.monotonic() + 20
-    while api.get(f"/v1/jobs/{job_id}").json()["job"]["status"] != "running":
-        assert time.monotonic() < deadline, "the job never started"
-        time.sleep(0.05)
-    # SIGKILL the worker running our drain, mid model call (as an OOM kill would). The
-    # sentinel starts a new worker; the task, never acknowledged, is redelivered.
-    namespace_id = Namespace.objects.get(name=name).pk
-    busy = [
-        process
-        for process in psutil.Process(workers.pid).children(recursive=True)
-        if f"processing drain-namespace-{namespace_id}" in " ".join(process.cmdline())
-    ]
-    assert len(busy) == 1, [p.cmdline() for p in psutil.Process(workers.pid).children(True)]
-    busy[0].kill()
+    _kill_attempt(api, workers, name, job_id, attempt=1)
     slow_model.delay = 0.2
     job = _wait(api, [job_id], timeout=JOB_RETRY + 40)[0]
     assert job["status"] == "done", job
@@ -193,3 +206,29 @@ def test_a_worker_killed_mid_job_is_redone_exactly_once(api, workers, slow_model
     ]
     assert len(mine) == 1
     assert api.get(f"/v1/memories?namespace={name}").json()["memories"]
+
+
+def test_a_job_whose_worker_keeps_dying_fails_and_the_next_job_runs(api, workers, slow_model):
+    from namespaces import repository
+    from namespaces.models import Namespace
+
+    slow_model.delay = 3.0
+    name = _namespace(api)
+    stuck = _post(api, name, "Dev keeps the spare key under the blue flowerpot.")
+    _kill_attempt(api, workers, name, stuck, attempt=1)
+    # The next write's drain finds the namespace free and restarts the older job first.
+    later = _post(api, name, "Dev's flat is on the fourth floor.")
+    _kill_attempt(api, workers, name, stuck, attempt=JOB_MAX_ATTEMPTS)
+    slow_model.delay = 0.2
+    # A redelivered drain finds the job started JOB_MAX_ATTEMPTS times: it fails it
+    # without a further start, and the later job runs.
+    failed, done = _wait(api, [stuck, later], timeout=JOB_RETRY + 40)
+    assert failed["status"] == "failed", failed
+    assert failed["attempts"] == JOB_MAX_ATTEMPTS
+    assert failed["error"]["code"] == "job_attempts_exhausted"
+    assert failed["commit"] == ""
+    assert done["status"] == "done", done
+    assert done["commit"] and done["started"] >= failed["finished"]
+    prefix = Namespace.objects.get(name=name).storage_prefix
+    jobs = [e.trailers.get("Gitloom-Job") for e in repository.repository_log(prefix=prefix)]
+    assert stuck not in jobs and later in jobs
