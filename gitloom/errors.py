@@ -71,3 +71,6 @@ class PayloadTooLarge(GitLoomError):
 
 class ServiceUnavailable(GitLoomError):
     code, status, message = "service_unavailable", 503, "A dependency is unavailable."
+    # Seconds a client should wait before trying again (the Retry-After header): about
+    # what a restarting Postgres or object store takes to answer again.
+    retry_after = 5

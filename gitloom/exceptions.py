@@ -2,19 +2,23 @@
 
 ``{"error": {"code": "...", "message": "..."}}`` for GitLoomError, DRF's own errors,
 Django's Http404/PermissionDenied, and (via the views below) unknown routes, 405s and
-500s under ``/v1/``.
+500s under ``/v1/``. A dependency that is down (the database, object storage, a model
+endpoint) is ``503 service_unavailable`` (or the dependency's own code) with
+``Retry-After``, wherever in the request it failed, authentication included.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from gitloom.errors import GitLoomError
+from gitloom.errors import GitLoomError, ServiceUnavailable
 
 logger = logging.getLogger("gitloom")
 
@@ -55,7 +59,28 @@ _DRF_CODES = {
 }
 
 
+def unavailable(exc: BaseException | None) -> ServiceUnavailable | None:
+    """The 503 that an outside system's failure stands for, or None for anything else.
+
+    Object storage and the model endpoints raise ``ServiceUnavailable`` themselves (their
+    modules translate their clients' errors). The database is reached through Django, so
+    its failures arrive here raw: ``OperationalError`` (cannot connect, the server is
+    starting up or shutting down, the connection dropped mid-query, a statement
+    cancelled) and ``InterfaceError`` (a connection already closed). Both are a
+    dependency's state, not a bug: retrying later is the right answer. Errors in what
+    was asked (``ProgrammingError``, ``DataError``, ``IntegrityError``) stay 500s.
+    """
+    if isinstance(exc, ServiceUnavailable):
+        return exc
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        logger.warning("database unavailable: %s", first_line)
+        return ServiceUnavailable("The database is unavailable; try again shortly.")
+    return None
+
+
 def exception_handler(exc, context) -> Response | None:
+    exc = unavailable(exc) or exc
     if isinstance(exc, GitLoomError):
         response = Response(error_body(exc.code, exc.message, **exc.details), status=exc.status)
         if exc.status == 401:
@@ -94,6 +119,15 @@ def api_not_found(request, exception=None, *args, **kwargs) -> JsonResponse:
 
 
 def api_server_error(request, *args, **kwargs) -> JsonResponse:
+    # Reached for an exception outside the DRF views (a middleware's query): a database
+    # or storage outage is still a 503, not a 500.
+    outage = unavailable(sys.exc_info()[1])
+    if outage is not None:
+        response = JsonResponse(
+            error_body(outage.code, outage.message, **outage.details), status=outage.status
+        )
+        response["Retry-After"] = str(outage.retry_after)
+        return response
     return JsonResponse(error_body("server_error", "Internal server error."), status=500)
 
 
