@@ -574,7 +574,7 @@ def test_many_small_writes_are_consolidated_and_everything_still_reads(object_st
     assert repository_consolidate(prefix=NS, full=True) is None  # nothing left to do
     gc = repository_gc(prefix=NS, grace=timedelta(0))
     assert gc.deleted and gc.retired_pending == 0
-    repo._pack_cache.clear()  # read like a fresh process: every pack fetched again
+    repo.clear_pack_cache()  # read like a fresh process: every pack fetched again
     import shutil
 
     shutil.rmtree(object_store.cache_dir, ignore_errors=True)
@@ -605,7 +605,7 @@ def test_gc_keeps_recent_orphans_and_retired_packs_within_grace(object_store):
 def test_a_damaged_local_cache_is_fetched_again(object_store):
     repository_init(prefix=NS)
     write(NS, {"facts/a/1.md": b"one"})
-    repo._pack_cache.clear()
+    repo.clear_pack_cache()
     for path in Path(object_store.cache_dir).rglob("pack-*"):
         path.write_bytes(path.read_bytes()[:40])  # a torn file from a crash
     assert repository_snapshot(prefix=NS).read("facts/a/1.md") == b"one"

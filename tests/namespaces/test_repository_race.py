@@ -20,10 +20,13 @@ from pathlib import Path
 from namespaces import repository as repo
 from namespaces.repository import (
     repository_commit,
+    repository_consolidate,
     repository_export_bundle,
     repository_gc,
     repository_head,
+    repository_import_bundle,
     repository_init,
+    repository_log,
     repository_path_log,
     repository_snapshot,
 )
@@ -58,16 +61,16 @@ def _process_writer(store: ObjectStore, prefix: str, who: str, count: int, go, r
 
 
 def _crash_between_upload_and_swap(store: ObjectStore, prefix: str) -> None:
-    import namespaces.repository as repository
+    from namespaces.repository import manifest
 
     def killed(*_args, **_kwargs):
         os.kill(os.getpid(), signal.SIGKILL)
 
     # Fault injection at the commit point: the pack and index are uploaded, the head
     # is never swapped, and the process dies as abruptly as a machine would.
-    repository._swap_head = killed
+    manifest.swap_head = killed
     with using_object_store(store):
-        repository.repository_commit(
+        repository_commit(
             prefix=prefix,
             apply=lambda _s: {"facts/crash/lost.md": b"never committed"},
             message="Doomed write",
@@ -215,7 +218,7 @@ def test_a_writer_killed_before_swapping_the_head_loses_only_its_own_write(objec
     assert repository_gc(prefix=NS).deleted == []
     # ...and removes them once past the grace period, and nothing else
     assert set(repository_gc(prefix=NS, grace=timedelta(0)).deleted) == orphans
-    repo._pack_cache.clear()  # read like a fresh process
+    repo.clear_pack_cache()  # read like a fresh process
     shutil.rmtree(object_store.cache_dir, ignore_errors=True)
     assert set(repository_snapshot(prefix=NS).paths()) == {
         "facts/crash/kept.md",
@@ -223,3 +226,118 @@ def test_a_writer_killed_before_swapping_the_head_loses_only_its_own_write(objec
     }
     clone = _clone(tmp_path, "after-crash")
     assert (clone / "facts/crash/next.md").read_bytes() == b"next"
+
+
+# --------------------------------------------------------------------------- losing the swap
+#
+# Commits, bundle imports and merges all change the head through one compare-and-swap
+# loop.  Each test below makes that loop lose its first swap, deterministically: the
+# store lets another change land just before it.
+
+
+class _AnotherLandsFirst:
+    """The store as it is, except that just before the next head swap ``interloper``
+    runs (against the plain store) and lands its own change, so that swap loses."""
+
+    def __init__(self, store: ObjectStore, interloper) -> None:
+        self._store = store
+        self._interloper = interloper
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def put_if_match(self, key: str, data: bytes, etag: str) -> bool:
+        interloper, self._interloper = self._interloper, None
+        if interloper is not None:
+            with using_object_store(self._store):
+                interloper()
+        return self._store.put_if_match(key, data, etag)
+
+
+def _late_write(results: list) -> None:
+    results.append(
+        repository_commit(
+            prefix=NS, apply=lambda _s: {"facts/late/late.md": b"late"}, message="Late"
+        )
+    )
+
+
+def _small_writes(count: int) -> None:
+    repository_init(prefix=NS)
+    for i in range(count):
+        repository_commit(
+            prefix=NS, apply=lambda _s, i=i: {f"facts/m/{i}.md": b"%d" % i}, message=f"W{i}"
+        )
+
+
+def test_a_write_that_loses_the_swap_reapplies_its_change_to_the_new_head(object_store):
+    repository_init(prefix=NS)
+    late: list = []
+    seen: list = []
+
+    def apply(snapshot):
+        seen.append(snapshot.commit)
+        return {LOG: (snapshot.read(LOG) or b"") + b"mine\n"}
+
+    with using_object_store(_AnotherLandsFirst(object_store, lambda: _late_write(late))):
+        result = repository_commit(prefix=NS, apply=apply, message="Mine")
+    assert result.attempts == 2
+    assert result.parent == late[0].commit == seen[1] != seen[0]
+    snapshot = repository_snapshot(prefix=NS)
+    assert snapshot.read("facts/late/late.md") == b"late"
+    assert snapshot.read(LOG) == b"mine\n"
+
+
+def test_a_bundle_import_that_loses_the_swap_lands_on_top_of_the_write_that_won(object_store):
+    source = "acme#race-source/"
+    repository_init(prefix=source)
+    repository_commit(prefix=source, apply=lambda _s: {"facts/b/one.md": b"one"}, message="Source")
+    bundle = repository_export_bundle(prefix=source)
+    repository_init(prefix=NS)  # fresh: the bundle's history would be adopted whole...
+    late: list = []
+    with using_object_store(_AnotherLandsFirst(object_store, lambda: _late_write(late))):
+        result = repository_import_bundle(prefix=NS, data=bundle, message="Import")
+    # ...but a write landed first, so the import is one commit on top of it
+    assert result.attempts == 2
+    assert result.parent == late[0].commit
+    assert result.created == ["facts/b/one.md"] and result.deleted == ["facts/late/late.md"]
+    assert repository_snapshot(prefix=NS).paths() == ["facts/b/one.md"]
+    assert [e.message for e in repository_log(prefix=NS)] == ["Import", "Late", "Create namespace"]
+
+
+def test_a_merge_that_loses_to_a_write_merges_again_on_the_new_head(object_store):
+    _small_writes(4)
+    late: list = []
+    with using_object_store(_AnotherLandsFirst(object_store, lambda: _late_write(late))):
+        merged = repository_consolidate(prefix=NS)
+    assert merged is not None and merged.merged_packs == 5
+    assert merged.packs_before == late[0].pack_count == 6  # counted on the head it replaced
+    assert merged.packs_after == 2  # the late write's pack and the merged one
+    assert repository_head(prefix=NS) == late[0].commit
+    snapshot = repository_snapshot(prefix=NS)
+    assert snapshot.read("facts/late/late.md") == b"late"
+    assert [snapshot.read(f"facts/m/{i}.md") for i in range(4)] == [b"0", b"1", b"2", b"3"]
+
+
+def test_a_full_merge_that_loses_to_a_write_gives_up(object_store):
+    _small_writes(2)
+    late: list = []
+    with using_object_store(_AnotherLandsFirst(object_store, lambda: _late_write(late))):
+        assert repository_consolidate(prefix=NS, full=True) is None
+    assert repository_head(prefix=NS) == late[0].commit
+    assert repository_snapshot(prefix=NS).read("facts/late/late.md") == b"late"
+
+
+def test_a_merge_that_loses_to_the_same_merge_gives_up(object_store):
+    _small_writes(4)
+    rival: list = []
+    interloper = lambda: rival.append(repository_consolidate(prefix=NS))  # noqa: E731
+    with using_object_store(_AnotherLandsFirst(object_store, interloper)):
+        assert repository_consolidate(prefix=NS) is None
+    assert rival[0] is not None and rival[0].packs_after == 1
+    assert [repository_snapshot(prefix=NS).read(f"facts/m/{i}.md") for i in range(4)] == [
+        b"0",
+        b"1",
+        b"2",
+        b"3",
+    ]

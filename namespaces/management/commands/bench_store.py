@@ -132,7 +132,7 @@ def run_bench(
             figures["upload_bytes"][key] = statistics.median(s[1] for s in samples[size])
             figures["read_ms"][key] = statistics.median(s[2] for s in samples[size])
             # A fresh worker: nothing opened, nothing cached locally.
-            repository._pack_cache.clear()
+            repository.clear_pack_cache()
             shutil.rmtree(store.cache_dir, ignore_errors=True)
             with using_object_store(store):
                 started = time.perf_counter()
@@ -144,7 +144,7 @@ def run_bench(
                 figures["cold_write_ms"][key] = (time.perf_counter() - started) * 1000
             figures["repository_bytes"][key] = sum(o.size for o in store.list(PREFIX + "packs/"))
     finally:
-        repository._pack_cache.clear()
+        repository.clear_pack_cache()
         shutil.rmtree(scratch, ignore_errors=True)
     result: dict[str, Any] = {
         name: {size: round(value, 3) for size, value in values.items()}

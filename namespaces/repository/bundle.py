@@ -1,0 +1,383 @@
+"""Importing an untrusted git bundle, all or nothing.
+
+Everything about the bundle is checked before anything is uploaded: its header, the
+declared sizes in its pack (no decompression bombs), every object, a complete history,
+and only plain files with safe paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import stat
+import zlib
+from collections.abc import Callable, Mapping
+
+from dulwich.errors import ObjectFormatException
+from dulwich.object_format import DEFAULT_OBJECT_FORMAT
+from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
+from dulwich.pack import OFS_DELTA, REF_DELTA, PackData, PackInflater, unpack_object_at
+
+from gitloom.errors import InvalidInput, PayloadTooLarge
+from namespaces.repository.commits import landed, unchanged
+from namespaces.repository.manifest import (
+    LoadedHead,
+    Manifest,
+    NewHead,
+    load_head,
+    now_iso,
+    update_head,
+)
+from namespaces.repository.packs import Objects, PackRef, build_pack
+from namespaces.repository.snapshot import Snapshot
+from namespaces.repository.trees import (
+    ALLOWED_FILE_MODES,
+    EMPTY_TREE,
+    Changes,
+    diff_trees,
+    make_commit,
+    reachable,
+    reachable_tree,
+)
+from namespaces.repository.values import (
+    BRANCH,
+    DEFAULT_AUTHOR,
+    MAX_IMPORT_OBJECT_BYTES,
+    MAX_IMPORT_OBJECTS,
+    MAX_IMPORT_TOTAL_BYTES,
+    SHA_RE,
+    CommitResult,
+    check_author,
+    check_prefix,
+    format_message,
+    validate_path,
+)
+from namespaces.storage import object_store
+
+
+def _read_varint_header(contents: bytes, offset: int) -> tuple[int, int]:
+    """Type and declared size of the pack entry at ``offset``."""
+    if offset >= len(contents):
+        raise InvalidInput("The bundle's pack is truncated.", code="invalid_bundle")
+    byte = contents[offset]
+    type_num, size, shift = (byte >> 4) & 7, byte & 15, 4
+    while byte & 0x80:
+        offset += 1
+        if offset >= len(contents) or shift > 56:
+            raise InvalidInput("The bundle's pack is malformed.", code="invalid_bundle")
+        byte = contents[offset]
+        size |= (byte & 0x7F) << shift
+        shift += 7
+    return type_num, size
+
+
+def _delta_target_size(delta: bytes) -> int:
+    index = 0
+    for _ in range(2):  # source size, then target size
+        size, shift = 0, 0
+        while True:
+            if index >= len(delta) or shift > 56:
+                raise InvalidInput("The bundle holds a malformed delta.", code="invalid_bundle")
+            byte = delta[index]
+            index += 1
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+    return size
+
+
+def _scan_pack(
+    contents: bytes, *, max_object_bytes: int, max_total_bytes: int, max_objects: int
+) -> int:
+    """Walk an untrusted pack checking every declared size before anything is
+    inflated in full: a small bundle must not expand into gigabytes."""
+    if len(contents) < 32 or contents[:4] != b"PACK":
+        raise InvalidInput("The bundle holds no pack.", code="invalid_bundle")
+    version = int.from_bytes(contents[4:8], "big")
+    count = int.from_bytes(contents[8:12], "big")
+    if version not in (2, 3):
+        raise InvalidInput("Unsupported pack version.", code="invalid_bundle")
+    if count > max_objects:
+        raise PayloadTooLarge("The bundle holds too many objects.", code="bundle_too_large")
+    if hashlib.sha1(contents[:-20], usedforsecurity=False).digest() != contents[-20:]:
+        raise InvalidInput("The bundle's pack checksum does not match.", code="invalid_bundle")
+    offset, total = 12, 0
+    for _ in range(count):
+        type_num, size = _read_varint_header(contents, offset)
+        if type_num not in (1, 2, 3, 4, OFS_DELTA, REF_DELTA):
+            raise InvalidInput("The bundle holds an unknown object type.", code="invalid_bundle")
+        if size > max_object_bytes:
+            raise PayloadTooLarge("An object in the bundle is too large.", code="bundle_too_large")
+        try:
+            unpacked, offset = unpack_object_at(contents, offset, DEFAULT_OBJECT_FORMAT.hash_func)
+        except (zlib.error, AssertionError, IndexError, ValueError) as exc:
+            raise InvalidInput(
+                f"The bundle's pack is malformed: {exc}", code="invalid_bundle"
+            ) from exc
+        if type_num in (OFS_DELTA, REF_DELTA):
+            size = _delta_target_size(b"".join(unpacked.decomp_chunks))
+            if size > max_object_bytes:
+                raise PayloadTooLarge(
+                    "An object in the bundle is too large.", code="bundle_too_large"
+                )
+        total += size
+        if total > max_total_bytes:
+            raise PayloadTooLarge("The bundle expands too far.", code="bundle_too_large")
+        if offset > len(contents) - 20:
+            raise InvalidInput("The bundle's pack is truncated.", code="invalid_bundle")
+    if offset != len(contents) - 20:
+        raise InvalidInput("The bundle's pack has trailing data.", code="invalid_bundle")
+    return count
+
+
+def _parse_bundle(data: bytes) -> tuple[dict[bytes, bytes], list[bytes], bytes]:
+    """(refs, prerequisites, pack bytes) from a v2/v3 bundle."""
+    if not isinstance(data, bytes | bytearray):
+        raise InvalidInput("A bundle must be bytes.", code="invalid_bundle")
+    data = bytes(data)
+    header_end = data.find(b"\n\n")
+    if header_end < 0 or header_end > 1 << 20:
+        raise InvalidInput("Not a git bundle.", code="invalid_bundle")
+    lines = data[:header_end].split(b"\n")
+    if lines[0] not in (b"# v2 git bundle", b"# v3 git bundle"):
+        raise InvalidInput("Not a git bundle (v2 or v3).", code="invalid_bundle")
+    refs: dict[bytes, bytes] = {}
+    prerequisites: list[bytes] = []
+    for line in lines[1:]:
+        if line.startswith(b"@"):
+            if lines[0] != b"# v3 git bundle":
+                raise InvalidInput("Capabilities in a v2 bundle.", code="invalid_bundle")
+            key, _, value = line[1:].partition(b"=")
+            if key == b"object-format" and value != b"sha1":
+                raise InvalidInput(
+                    "Only SHA-1 repositories can be imported.", code="invalid_bundle"
+                )
+            if key not in (b"object-format", b"filter"):
+                raise InvalidInput("Unknown bundle capability.", code="invalid_bundle")
+            if key == b"filter":
+                raise InvalidInput("Partial bundles cannot be imported.", code="invalid_bundle")
+            continue
+        if line.startswith(b"-"):
+            sha = line[1:41]
+            if not SHA_RE.fullmatch(sha.decode("ascii", "replace")):
+                raise InvalidInput("Malformed bundle prerequisite.", code="invalid_bundle")
+            prerequisites.append(sha)
+            continue
+        sha, _, ref = line.partition(b" ")
+        if not SHA_RE.fullmatch(sha.decode("ascii", "replace")) or not ref:
+            raise InvalidInput("Malformed bundle reference.", code="invalid_bundle")
+        refs[ref] = sha
+    if not refs:
+        raise InvalidInput("The bundle has no references.", code="invalid_bundle")
+    return refs, prerequisites, data[header_end + 2 :]
+
+
+def _bundle_head(refs: dict[bytes, bytes]) -> bytes:
+    for name in (b"HEAD", BRANCH, b"refs/heads/master"):
+        if name in refs:
+            return refs[name]
+    if len(set(refs.values())) == 1:
+        return next(iter(refs.values()))
+    raise InvalidInput(
+        "The bundle has several branches and no HEAD; bundle one branch.",
+        code="invalid_bundle",
+    )
+
+
+def _inflate_bundle(pack: bytes, objects: Objects) -> dict[bytes, ShaFile]:
+    def resolve_ext_ref(sha: bytes) -> tuple[int, bytes]:
+        # Thin bundles (with prerequisites) may delta against objects we hold.
+        key = sha if len(sha) == 40 else sha.hex().encode()
+        return objects.get_raw(key)
+
+    data = PackData.from_file(io.BytesIO(pack), DEFAULT_OBJECT_FORMAT)
+    inflated: dict[bytes, ShaFile] = {}
+    try:
+        for obj in PackInflater.for_pack_data(data, resolve_ext_ref=resolve_ext_ref):
+            try:
+                obj.check()
+            except ObjectFormatException as exc:
+                raise InvalidInput(
+                    f"The bundle holds a malformed object: {exc}", code="invalid_bundle"
+                ) from exc
+            inflated[obj.id] = obj
+    except InvalidInput:
+        raise
+    except Exception as exc:  # unresolved deltas, corrupt entries
+        raise InvalidInput(
+            f"The bundle's pack is unreadable: {exc}", code="invalid_bundle"
+        ) from exc
+    finally:
+        data.close()
+    return inflated
+
+
+def _verify_bundle_history(objects: Objects, head: bytes) -> None:
+    """Every commit, tree and blob reachable from the bundle head exists, and every
+    tree holds only plain files and folders with safe names."""
+    seen: set[bytes] = set()
+    commits = [head]
+    while commits:
+        sha = commits.pop()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        try:
+            obj = objects[sha]
+        except KeyError:
+            raise InvalidInput("The bundle is missing a commit.", code="invalid_bundle") from None
+        if isinstance(obj, Tag):
+            raise InvalidInput("Tags cannot be imported; bundle a branch.", code="invalid_bundle")
+        if not isinstance(obj, Commit):
+            raise InvalidInput("A bundle reference is not a commit.", code="invalid_bundle")
+        commits.extend(obj.parents)
+        trees: list[tuple[bytes, str]] = [(obj.tree, "")]
+        while trees:
+            tree_sha, base = trees.pop()
+            if tree_sha in seen:
+                continue
+            seen.add(tree_sha)
+            try:
+                tree = objects[tree_sha]
+            except KeyError:
+                raise InvalidInput("The bundle is missing a tree.", code="invalid_bundle") from None
+            if not isinstance(tree, Tree):
+                raise InvalidInput("A tree entry is not a tree.", code="invalid_bundle")
+            for entry in tree.iteritems():
+                try:
+                    name = entry.path.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InvalidInput("A file name is not UTF-8.", code="invalid_path") from None
+                path = base + name
+                validate_path(path)
+                if stat.S_ISDIR(entry.mode):
+                    trees.append((entry.sha, path + "/"))
+                elif entry.mode in ALLOWED_FILE_MODES:
+                    if entry.sha not in seen:
+                        if entry.sha not in objects or not isinstance(objects[entry.sha], Blob):
+                            raise InvalidInput(
+                                f"The bundle is missing the content of {path!r}.",
+                                code="invalid_bundle",
+                            )
+                        seen.add(entry.sha)
+                else:
+                    raise InvalidInput(
+                        f"{path!r} is not a plain file (symlinks and submodules are refused).",
+                        code="invalid_path",
+                    )
+
+
+def _is_ancestor(objects: Objects, ancestor: bytes, descendant: bytes) -> bool:
+    seen: set[bytes] = set()
+    todo = [descendant]
+    while todo:
+        sha = todo.pop()
+        if sha == ancestor:
+            return True
+        if sha in seen:
+            continue
+        seen.add(sha)
+        todo.extend(objects.commit(sha).parents)
+    return False
+
+
+def repository_import_bundle(
+    *,
+    prefix: str,
+    data: bytes,
+    message: str = "Import bundle",
+    trailers: Mapping[str, str] | None = None,
+    author: str = DEFAULT_AUTHOR,
+    validate: Callable[[Snapshot], None] | None = None,
+    max_object_bytes: int = MAX_IMPORT_OBJECT_BYTES,
+    max_total_bytes: int = MAX_IMPORT_TOTAL_BYTES,
+    max_objects: int = MAX_IMPORT_OBJECTS,
+) -> CommitResult:
+    """Bring a git bundle's branch into the namespace, all or nothing.
+
+    The bundle is checked before anything is uploaded: pack checksum, declared sizes
+    (no decompression bombs), every object well-formed, the history complete, only
+    plain files with safe paths, then ``validate`` (the caller's per-file checks) on
+    the bundle head's snapshot.  Then, by the namespace's state:
+
+    - fresh (only the root commit ``repository_init`` made, no files): the bundle's
+      history becomes the namespace's history;
+    - the head is in the bundle's history: fast-forward to the bundle head;
+    - the bundle head is already in the namespace's history: nothing to do;
+    - otherwise: one new commit on the head whose tree is the bundle head's tree
+      (the bundle replaces the files; earlier versions stay in history).
+    """
+    check_prefix(prefix)
+    full_message = format_message(message, trailers or {})
+    author_bytes = check_author(author)
+    refs, prerequisites, pack = _parse_bundle(data)
+    bundle_head = _bundle_head(refs)
+    _scan_pack(
+        pack,
+        max_object_bytes=max_object_bytes,
+        max_total_bytes=max_total_bytes,
+        max_objects=max_objects,
+    )
+    store = object_store()
+    first = load_head(store, prefix)
+    for sha in prerequisites:
+        if sha not in first.objects:
+            raise InvalidInput(
+                "The bundle needs commits this namespace does not have.", code="invalid_bundle"
+            )
+    inflated = _inflate_bundle(pack, first.objects)
+
+    def with_bundle(objects: Objects) -> Objects:
+        """The namespace's objects plus the bundle's."""
+        combined = Objects(objects.packs)
+        combined.new.update(inflated)
+        return combined
+
+    checked = with_bundle(first.objects)
+    _verify_bundle_history(checked, bundle_head)
+    bundle_tree = checked.commit(bundle_head).tree
+    if validate is not None:
+        validate(Snapshot(commit=bundle_head.decode(), tree=bundle_tree.decode(), objects=checked))
+
+    def step(head: LoadedHead, attempt: int) -> NewHead[CommitResult] | CommitResult:
+        manifest, objects = head.manifest, head.objects
+        bundle_objects = with_bundle(objects)
+        current = objects.commit(manifest.commit.encode())
+        fresh = not current.parents and current.tree.decode() == EMPTY_TREE
+        retired = manifest.retired
+        if fresh:
+            # Adopt the bundle's history whole; the root commit we made is retired.
+            new_head = bundle_head
+            wanted = set(reachable(bundle_objects, bundle_head))
+            records = [bundle_objects[s] for s in sorted(wanted)]
+            now = now_iso()
+            retired = manifest.retired + tuple((p.name, now) for p in manifest.packs)
+            keep: tuple[PackRef, ...] = ()
+        elif bundle_head == current.id or _is_ancestor(bundle_objects, bundle_head, current.id):
+            return unchanged(head, attempts=attempt)
+        elif _is_ancestor(bundle_objects, current.id, bundle_head):
+            new_head = bundle_head
+            wanted = set(reachable(bundle_objects, bundle_head))
+            records = [inflated[s] for s in sorted(wanted) if s not in objects]
+            keep = manifest.packs
+        else:
+            commit = make_commit(
+                tree=bundle_tree, parents=[current.id], message=full_message, author=author_bytes
+            )
+            new_head = commit.id
+            tree_objects = set(reachable_tree(bundle_objects, bundle_tree))
+            records = [inflated[s] for s in sorted(tree_objects) if s not in objects]
+            records.append(commit)
+            bundle_objects.new[commit.id] = commit
+            keep = manifest.packs
+        new_pack = build_pack(records)
+        new = Manifest(commit=new_head.decode(), packs=(new_pack.ref, *keep), retired=retired)
+
+        def on_landed() -> CommitResult:
+            changes = diff_trees(bundle_objects, current.tree.decode(), bundle_tree.decode())
+            return landed(head, new, new_pack, Changes.of(changes), attempts=attempt)
+
+        return NewHead(new, new_pack, on_landed)
+
+    return update_head(store, prefix, step, read=load_head, head=first)

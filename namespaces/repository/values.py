@@ -1,0 +1,195 @@
+"""What crosses the package's boundary: limits, result values, and the checks every
+value a caller passes goes through (prefix, path, commit id, message, author)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Literal
+
+from gitloom.errors import InvalidInput
+
+DEFAULT_AUTHOR = "GitLoom <gitloom@localhost>"
+BRANCH = b"refs/heads/main"
+
+# More packs than this and a write merges the small ones itself (geometrically, so
+# the merge costs about as much as the small packs).  A background job may call
+# repository_consolidate earlier; this is the safety net that keeps reads fast even
+# if no job runs.
+AUTO_CONSOLIDATE_PACKS = 16
+MAX_WRITE_ATTEMPTS = 64
+DEFAULT_GC_GRACE = timedelta(hours=1)
+# Bundle import limits: a bundle is attacker-controlled compressed data.
+MAX_IMPORT_OBJECT_BYTES = 16 * 1024 * 1024
+MAX_IMPORT_TOTAL_BYTES = 256 * 1024 * 1024
+MAX_IMPORT_OBJECTS = 2_000_000
+MAX_PATH_LENGTH = 1024
+
+SHA_RE = re.compile(r"[0-9a-f]{40}")
+_PREFIX_RE = re.compile(r"[a-z0-9-]{1,64}#[a-z0-9-]{1,64}/")
+_TRAILER_KEY_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}")
+_TRAILER_LINE_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]{0,63}): (.*)")
+_AUTHOR_RE = re.compile(r"[^<>\n\r\x00]+ <[^<>\n\r\x00]*>")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+# =========================================================================== values
+
+
+@dataclasses.dataclass(frozen=True)
+class CommitResult:
+    """What a write did.  ``commit == parent`` means nothing changed (no commit)."""
+
+    commit: str
+    parent: str | None
+    created: list[str]
+    modified: list[str]
+    deleted: list[str]
+    changed: list[str]
+    uploaded_bytes: int = 0
+    attempts: int = 1
+    pack_count: int = 0
+
+    @property
+    def noop(self) -> bool:
+        return self.commit == self.parent
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeChange:
+    kind: Literal["add", "modify", "delete"]
+    path: str
+    old_blob: str | None
+    new_blob: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class LogEntry:
+    commit: str
+    time: datetime
+    message: str
+    trailers: dict[str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Version:
+    """One version of one file: the commit that made it and the diff to the last."""
+
+    commit: str
+    time: datetime
+    author: str
+    message: str
+    trailers: dict[str, str]
+    kind: Literal["add", "modify", "delete"]
+    blob: str | None
+    diff_text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ConsolidateResult:
+    packs_before: int
+    packs_after: int
+    merged_packs: int
+    objects: int
+    pack_bytes: int
+
+
+@dataclasses.dataclass(frozen=True)
+class GcResult:
+    deleted: list[str]
+    retired_pending: int
+
+
+# =========================================================================== checks
+
+
+def check_prefix(prefix: object) -> str:
+    if not isinstance(prefix, str) or not _PREFIX_RE.fullmatch(prefix):
+        raise InvalidInput(
+            "Invalid repository prefix: expected '<account>#<namespace>/'.",
+            code="invalid_prefix",
+        )
+    return prefix
+
+
+def validate_path(path: object) -> str:
+    """A file path the repository will store: relative, '/'-separated, plain names.
+
+    Refused: empty segments, '.', '..', '.git' in any case, NUL and control
+    characters, backslashes, '#' (a storage key separator), over-long paths.
+    """
+    if not isinstance(path, str) or not path:
+        raise InvalidInput("A path must be a non-empty string.", code="invalid_path")
+    try:
+        encoded = path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("A path must be valid UTF-8.", code="invalid_path") from None
+    if len(encoded) > MAX_PATH_LENGTH:
+        raise InvalidInput("The path is too long.", code="invalid_path")
+    if _CONTROL_RE.search(path) or "\\" in path or "#" in path:
+        raise InvalidInput(f"Invalid character in path {path!r}.", code="invalid_path")
+    for segment in path.split("/"):
+        if segment in ("", ".", "..") or segment.lower() == ".git":
+            raise InvalidInput(f"Invalid path {path!r}.", code="invalid_path")
+        if len(segment.encode()) > 255:
+            raise InvalidInput("A path segment is too long.", code="invalid_path")
+    return path
+
+
+def check_folder(folder: str) -> str:
+    folder = folder.strip("/")
+    if folder:
+        validate_path(folder)
+    return folder
+
+
+def check_sha(value: object, *, what: str = "commit") -> str:
+    if not isinstance(value, str) or not SHA_RE.fullmatch(value):
+        raise InvalidInput(f"Invalid {what} id.", code=f"invalid_{what}")
+    return value
+
+
+def format_message(message: str, trailers: Mapping[str, str]) -> str:
+    if not isinstance(message, str) or not message.strip():
+        raise InvalidInput("A commit message is required.", code="invalid_message")
+    if "\x00" in message or len(message) > 65536:
+        raise InvalidInput("Invalid commit message.", code="invalid_message")
+    lines = []
+    for key, value in trailers.items():
+        if not isinstance(key, str) or not _TRAILER_KEY_RE.fullmatch(key):
+            raise InvalidInput(f"Invalid trailer name {key!r}.", code="invalid_trailer")
+        if (
+            not isinstance(value, str)
+            or not value.strip()
+            or _CONTROL_RE.search(value)
+            or len(value) > 1000
+        ):
+            raise InvalidInput(f"Invalid value for trailer {key!r}.", code="invalid_trailer")
+        lines.append(f"{key}: {value.strip()}")
+    text = message.strip()
+    if lines:
+        text += "\n\n" + "\n".join(lines)
+    return text + "\n"
+
+
+def parse_message(text: str) -> tuple[str, dict[str, str]]:
+    """Split a commit message into its text and its trailers (git's last paragraph)."""
+    text = text.strip("\n")
+    body, sep, last = text.rpartition("\n\n")
+    if not sep:
+        return text, {}
+    trailers: dict[str, str] = {}
+    for line in last.split("\n"):
+        match = _TRAILER_LINE_RE.fullmatch(line)
+        if not match:
+            return text, {}
+        trailers[match.group(1)] = match.group(2)
+    return body.strip("\n"), trailers
+
+
+def check_author(author: str) -> bytes:
+    if not isinstance(author, str) or not _AUTHOR_RE.fullmatch(author):
+        raise InvalidInput("Author must look like 'Name <email>'.", code="invalid_author")
+    return author.encode()
