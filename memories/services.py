@@ -50,16 +50,29 @@ JOB_COMMIT_LOOKBACK = 200
 # --- after every commit ------------------------------------------------------------
 
 
-def namespace_committed(*, namespace: Namespace) -> None:
-    """Bring the index, and the namespace's cached head, up to the repository's head."""
+def namespace_committed(*, namespace: Namespace, commit: str) -> None:
+    """Record ``commit`` as the namespace's head, then bring the index up to the
+    repository's head.
+
+    The head is recorded before indexing, so a write whose indexing fails (or whose
+    process dies first) leaves a namespace whose head is ahead of its index, and
+    ``/v1/retrieve`` says so (``commit`` vs ``indexed_commit``) instead of quietly
+    answering from the older commit.
+    """
     from retrieval.indexer import index_namespace
 
+    _record_head(namespace, commit)
     indexed = index_namespace(namespace=namespace)
-    if indexed.commit and indexed.commit != namespace.head_commit:
+    # Another writer's commit may have landed on top of ours meanwhile.
+    _record_head(namespace, indexed.commit)
+
+
+def _record_head(namespace: Namespace, commit: str | None) -> None:
+    if commit and commit != namespace.head_commit:
         Namespace.objects.filter(pk=namespace.pk).update(
-            head_commit=indexed.commit, last_write=timezone.now()
+            head_commit=commit, last_write=timezone.now()
         )
-        namespace.head_commit = indexed.commit
+        namespace.head_commit = commit
 
 
 # --- ingestion ---------------------------------------------------------------------
@@ -191,7 +204,7 @@ def _job_attempt(job: Job) -> Job:
             changes = repository.repository_diff(
                 prefix=prefix, old=_parent_of(prefix, earlier), new=earlier
             )
-            namespace_committed(namespace=namespace)
+            namespace_committed(namespace=namespace, commit=earlier)
             return _job_done(
                 job,
                 commit=earlier,
@@ -232,7 +245,7 @@ def _job_attempt(job: Job) -> Job:
                 "Gitloom-Prompt-Version": result.prompt_version,
             },
         )
-        namespace_committed(namespace=namespace)
+        namespace_committed(namespace=namespace, commit=commit.commit)
         linked = sorted(
             {link.source for link in result.links} | {link.target for link in result.links}
         )
@@ -322,7 +335,7 @@ def memory_delete(*, namespace: Namespace, path: str) -> repository.CommitResult
         message=f"Forget {path}",
         trailers={"Gitloom-Action": "forget", "Gitloom-Path": path},
     )
-    namespace_committed(namespace=namespace)
+    namespace_committed(namespace=namespace, commit=result.commit)
     return result
 
 
@@ -414,7 +427,7 @@ def memory_import(
         )
     else:
         raise InvalidInput("Import format is `tar`, `bundle` or `auto`.", code="invalid_format")
-    namespace_committed(namespace=namespace)
+    namespace_committed(namespace=namespace, commit=result.commit)
     return result
 
 

@@ -35,7 +35,14 @@ class ResultSerializer(serializers.Serializer):
 class RetrievalOutputSerializer(serializers.Serializer):
     tenant = serializers.CharField()
     namespace = serializers.CharField()
-    commit = serializers.CharField(allow_null=True)
+    commit = serializers.CharField(
+        allow_null=True, help_text="the namespace's repository head (its last write)"
+    )
+    indexed_commit = serializers.CharField(
+        allow_null=True,
+        help_text="the commit the index, and so these results, reflect; "
+        "differs from `commit` while the index is behind the head",
+    )
     took_ms = serializers.FloatField()
     results = ResultSerializer(many=True)
 

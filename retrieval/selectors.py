@@ -21,7 +21,8 @@ MAX_LIMIT = 100
 class Retrieval:
     tenant: str
     namespace: str
-    commit: str | None
+    commit: str | None  # the repository head the namespace knows
+    indexed_commit: str | None  # the commit the index, and so the results, reflect
     took_ms: float
     results: list[Hit] = field(default_factory=list)
 
@@ -41,7 +42,9 @@ def retrieve(
 
     Unknown (or another account's) namespace: ``NamespaceNotFound``. The only model call
     is the query embedding, and only when the semantic arm is on. ``took_ms`` is the
-    server-side time of embedding plus query.
+    server-side time of embedding plus query. ``commit`` is the namespace's head and
+    ``indexed_commit`` the commit the results come from; they differ while the index is
+    behind.
     """
     started = time.perf_counter()
     target = namespace_get_for_account(account=account, name=namespace)
@@ -75,7 +78,12 @@ def retrieve(
     return Retrieval(
         tenant=account.id,
         namespace=target.name,
-        commit=found.commit,
+        # The head recorded by the last write (already on the namespace row: no extra
+        # read); none recorded yet means no write since creation, whose root commit was
+        # indexed with the namespace. A head ahead of the index says the results are
+        # from an older commit (a write whose indexing failed or is still running).
+        commit=target.head_commit or found.commit,
+        indexed_commit=found.commit,
         took_ms=round((time.perf_counter() - started) * 1000.0, 2),
         results=found.hits,
     )
