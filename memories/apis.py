@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 
 from gitloom.errors import InvalidInput
 from gitloom.serializers import StrictSerializer
-from memories.format import TIERS
 from memories.selectors import (
     job_get_for_account,
     job_list,
@@ -24,6 +23,7 @@ from memories.selectors import (
     namespace_export,
 )
 from memories.services import job_accept, memory_delete, memory_import
+from namespaces.memory_format import TIERS
 from namespaces.selectors import namespace_get_for_account
 
 NAMESPACE_PARAM = OpenApiParameter("namespace", str, description="Namespace (default `default`).")

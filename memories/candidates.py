@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memories.format import Link, Memory
 from memories.pipeline import ExistingMemory
+from namespaces.memory_format import Link, Memory
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_texts
 from retrieval.query import fused_search

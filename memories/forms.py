@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memories.format import TIERS
+from namespaces.memory_format import TIERS
 
 
 class MemoryFilterForm(forms.Form):

@@ -12,7 +12,7 @@ transcript, never on how big the namespace is:
 3. **Relate + Reconcile** (:meth:`Extractor.relate`): typed links between drafts and
    candidates, and which candidates to rewrite with which drafts folded in. One model call
    (skipped when there is nothing to relate: a single draft and no candidates).
-4. :func:`assemble` turns drafts and decisions into :class:`~memories.format.Memory`
+4. :func:`assemble` turns drafts and decisions into :class:`~namespaces.memory_format.Memory`
    objects with paths (no model, no I/O).
 
 :func:`run_pipeline` does all four and returns a :class:`PipelineResult`. It performs no
@@ -34,7 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gitloom.errors import GitLoomError, InvalidInput
 from memories import prompts
-from memories.format import (
+from memories.llm import ModelClient, Usage
+from namespaces.memory_format import (
     LINK_TYPE_RE,
     MAX_FIELD_CHARS,
     Link,
@@ -42,7 +43,6 @@ from memories.format import (
     new_memory_path,
     slugify,
 )
-from memories.llm import ModelClient, Usage
 
 MAX_CANDIDATES = 40  # existing memories shown to one relate call, whatever the namespace size
 MAX_CUES = 12  # per memory, after merging a rewrite's old and new cues

@@ -8,9 +8,9 @@ from django.db.models import QuerySet
 from accounts.models import Account
 from gitloom.errors import InvalidInput
 from memories.errors import JobNotFound, MemoryNotFound
-from memories.format import Memory, parse_memory, validate_memory_path
 from memories.models import Job
 from namespaces import repository
+from namespaces.memory_format import Memory, parse_memory, validate_memory_path
 from namespaces.models import Namespace
 
 

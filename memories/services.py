@@ -22,7 +22,11 @@ from django.utils import timezone
 from accounts.models import Account
 from gitloom.errors import GitLoomError, InvalidInput
 from memories.errors import IdempotencyKeyReused, JobAttemptsExhausted, MemoryNotFound
-from memories.format import (
+from memories.jobs import enqueue_drain, job_mark_running
+from memories.models import Job
+from memories.transcripts import payload_messages, validate_transcript
+from namespaces import repository
+from namespaces.memory_format import (
     MAX_MEMORY_BYTES,
     Memory,
     parse_memory,
@@ -30,10 +34,6 @@ from memories.format import (
     validate_links,
     validate_memory_path,
 )
-from memories.jobs import enqueue_drain, job_mark_running
-from memories.models import Job
-from memories.transcripts import payload_messages, validate_transcript
-from namespaces import repository
 from namespaces.models import Namespace
 from namespaces.selectors import namespace_get_for_account
 

@@ -18,7 +18,6 @@ from accounts.models import Account
 from accounts.views import dashboard_view, error_page
 from gitloom.errors import InvalidInput, PayloadTooLarge
 from memories.errors import JobNotFound, MemoryNotFound
-from memories.format import TIERS
 from memories.forms import ImportForm, MemoryFilterForm
 from memories.selectors import (
     job_get_for_account,
@@ -29,6 +28,7 @@ from memories.selectors import (
     namespace_export,
 )
 from memories.services import memory_delete, memory_import
+from namespaces.memory_format import TIERS
 from namespaces.selectors import namespace_get_for_account
 
 PAGE_SIZE = 200

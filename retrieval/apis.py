@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from gitloom.serializers import StrictSerializer
-from memories.format import TIERS
+from namespaces.memory_format import TIERS
 from retrieval.query import ARMS
 from retrieval.selectors import MAX_LIMIT, MAX_QUERY_CHARS, retrieve
 

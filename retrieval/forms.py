@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memories.format import TIERS
+from namespaces.memory_format import TIERS
 from retrieval.query import ARMS
 from retrieval.selectors import MAX_LIMIT, MAX_QUERY_CHARS
 

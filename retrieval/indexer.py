@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from gitloom.errors import InvalidInput, NotFound
-from memories.format import InvalidMemory, Memory, parse_memory, validate_memory_path
+from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
 from namespaces.repository import TreeChange
 from retrieval.embeddings import embed_texts, vector_literal
 from retrieval.scope import namespace_scope

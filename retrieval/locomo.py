@@ -45,7 +45,7 @@ from django.test.utils import override_settings
 
 from accounts.models import Account
 from gitloom.errors import GitLoomError, InvalidInput
-from memories.format import MAX_FIELD_CHARS, Link, Memory, render_memory, slugify
+from namespaces.memory_format import MAX_FIELD_CHARS, Link, Memory, render_memory, slugify
 from namespaces.models import Namespace
 from retrieval.query import FusionParams
 

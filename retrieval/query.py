@@ -38,7 +38,7 @@ from django.utils import timezone
 from pgvector import Vector
 
 from gitloom.errors import NamespaceNotFound
-from memories.format import TIERS
+from namespaces.memory_format import TIERS
 from retrieval.embeddings import vector_literal
 from retrieval.indexer import TEXT_SEARCH_CONFIG
 from retrieval.models import cue_partition

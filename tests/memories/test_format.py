@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from gitloom.errors import InvalidInput
-from memories.format import (
+from namespaces.memory_format import (
     MAX_MEMORY_BYTES,
     InvalidMemory,
     InvalidPath,

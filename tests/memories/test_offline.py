@@ -7,9 +7,9 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memories.format import parse_memory, render_memory
 from memories.offline import OfflineExtractor, resolve_relative_dates
 from memories.pipeline import ExistingMemory, Message, run_pipeline
+from namespaces.memory_format import parse_memory, render_memory
 
 # A Monday.
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)

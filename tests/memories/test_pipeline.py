@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from memories import prompts
-from memories.format import Link, Memory, parse_memory, render_memory
 from memories.llm import ModelClient, ModelOutputInvalid
 from memories.pipeline import ExistingMemory, Message, ModelExtractor, run_pipeline
+from namespaces.memory_format import Link, Memory, parse_memory, render_memory
 from tests.support.model_server import ModelServer, Reply, pipeline_responder
 
 JULY_31 = datetime(2026, 7, 31, 9, 30, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """Fixtures for the index and retrieval tests.
 
-Memories go in the way they do in production: rendered by ``memories.format``,
+Memories go in the way they do in production: rendered by ``namespaces.memory_format``,
 committed to the namespace's real git repository in object storage (a fresh local
 store per test, so repositories never leak between tests), then indexed by
 ``index_namespace``.

@@ -6,7 +6,7 @@ import io
 import tarfile
 from datetime import UTC, datetime
 
-from memories.format import Link, Memory, render_memory
+from namespaces.memory_format import Link, Memory, render_memory
 
 
 def memory_bytes(

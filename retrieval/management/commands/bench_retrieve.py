@@ -55,7 +55,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from accounts.models import Account
-from memories.format import TIERS as MEMORY_TIERS
+from namespaces.memory_format import TIERS as MEMORY_TIERS
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts
 from retrieval.indexer import _ADD_STATE, _ADD_TERM_STATS, _INSERT_POSTINGS, TEXT_SEARCH_CONFIG
