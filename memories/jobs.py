@@ -19,7 +19,10 @@ whose attempts keep ending that way (every start counts in ``attempts``) is fail
 
 from __future__ import annotations
 
+import contextvars
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -31,6 +34,19 @@ logger = logging.getLogger("gitloom.jobs")
 
 # First key of the two-key advisory lock; the second is the namespace id.
 _LOCK_CLASS = 7_146_001
+_drains_inline = contextvars.ContextVar("gitloom_drains_inline", default=False)
+
+
+@contextmanager
+def drains_inline() -> Iterator[None]:
+    """Run the drains asked for inside the block in this process, at once, instead of on
+    the queue's workers (``GITLOOM_QUEUE_SYNC`` for one block): for tools that drive the
+    write path with no worker cluster, such as ``eval_locomo``."""
+    token = _drains_inline.set(True)
+    try:
+        yield
+    finally:
+        _drains_inline.reset(token)
 
 
 def enqueue_drain(*, namespace_id: int) -> None:
@@ -41,7 +57,7 @@ def enqueue_drain(*, namespace_id: int) -> None:
         "memories.jobs.drain_namespace",
         namespace_id,
         task_name=f"drain-namespace-{namespace_id}",
-        sync=getattr(settings, "GITLOOM_QUEUE_SYNC", False),
+        sync=settings.GITLOOM_QUEUE_SYNC or _drains_inline.get(),
     )
 
 

@@ -19,6 +19,7 @@ logger = logging.getLogger("gitloom.retrieval")
 
 __all__ = [
     "IndexResult",
+    "cue_partition_drop",
     "index_namespace",
     "index_namespace_create",
     "index_namespace_drop",
@@ -43,11 +44,12 @@ def index_namespace_drop(*, namespace) -> None:
     transaction runs, so that waits for the commit.
     """
     namespace_id = int(namespace.pk)
-    transaction.on_commit(lambda: _drop_partition(namespace_id), robust=True)
+    transaction.on_commit(lambda: cue_partition_drop(namespace_id), robust=True)
 
 
-def _drop_partition(namespace_id: int) -> None:
-    """Detach (without locking the parent against readers) and drop a cue partition."""
+def cue_partition_drop(namespace_id: int) -> None:
+    """Detach (without locking the parent against readers) and drop a cue partition.
+    Outside a transaction only (``DETACH ... CONCURRENTLY``)."""
     partition = cue_partition(namespace_id)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -82,7 +84,7 @@ def index_orphans_drop() -> list[str]:
         orphans = [row[0] for row in cursor.fetchall()]
     for name in orphans:
         try:
-            _drop_partition(int(name.rsplit("_", 1)[1]))
+            cue_partition_drop(int(name.rsplit("_", 1)[1]))
         except Exception:
             logger.exception("dropping orphaned cue partition %s failed", name)
     return orphans

@@ -121,9 +121,9 @@ def test_a_query_with_more_terms_than_it_counts_still_answers(db, api, hobbies):
 
 
 def test_a_namespace_deleted_under_a_retrieval_is_not_found(transactional_db, hobbies):
-    from retrieval.services import _drop_partition
+    from retrieval.services import cue_partition_drop
 
     assert fused_search(namespace=hobbies, query="kayak", embedding=None, arms=("lexical",)).hits
-    _drop_partition(hobbies.pk)  # what a concurrent delete leaves behind
+    cue_partition_drop(hobbies.pk)  # what a concurrent delete leaves behind
     with pytest.raises(NamespaceNotFound):
         fused_search(namespace=hobbies, query="kayak", embedding=None, arms=("lexical",))

@@ -58,11 +58,12 @@ from accounts.models import Account
 from namespaces.memory_format import TIERS as MEMORY_TIERS
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts
-from retrieval.indexer import _ADD_STATE, _ADD_TERM_STATS, _INSERT_POSTINGS, TEXT_SEARCH_CONFIG
-from retrieval.locomo import DEFAULT_DATA, locomo_missing
+from retrieval.indexer import TEXT_SEARCH_CONFIG, derive_postings
+from retrieval.management.locomo import DEFAULT_DATA, locomo_missing
+from retrieval.models import cue_partition
 from retrieval.query import FusionParams, fused_search
 from retrieval.scope import namespace_scope
-from retrieval.services import _drop_partition
+from retrieval.services import cue_partition_drop
 
 ACCOUNT = "bench-retrieval"
 TIERS = ("facts", "facts", "facts", "preferences", "events", "working")
@@ -248,7 +249,7 @@ class Command(BaseCommand):
             row = cursor.fetchone()
             cursor.execute(
                 "SELECT count(*) FROM pg_inherits WHERE inhrelid = to_regclass(%s)",
-                [f"retrieval_cue_ns_{namespace.pk}"],
+                [cue_partition(namespace.pk)],
             )
             attached = cursor.fetchone()[0] == 1
         return row[0] if row and attached else None
@@ -256,7 +257,7 @@ class Command(BaseCommand):
     def _drop(self, namespace: Namespace) -> None:
         namespace_id = namespace.pk
         namespace.delete()  # the retrieval_namespace_forget trigger empties its rows
-        _drop_partition(namespace_id)
+        cue_partition_drop(namespace_id)
 
     def _vectors(self, centers: np.ndarray, mix: np.ndarray | None) -> np.ndarray:
         # Per-dimension noise 0.032 gives a perturbation of norm ~0.62, i.e. a cosine of
@@ -298,10 +299,7 @@ class Command(BaseCommand):
             )
             by_index = {int(path.rsplit("/m", 1)[1][:-3]): doc for doc, path in cursor.fetchall()}
             ids = [by_index[i + 1] for i in range(size)]
-            args = {"ns": ns, "ids": ids}
-            cursor.execute(_INSERT_POSTINGS, args)
-            cursor.execute(_ADD_TERM_STATS, args)
-            cursor.execute(_ADD_STATE, args)
+            derive_postings(namespace_id=ns, document_ids=ids)
             linked = self.rng.random(size) < 0.3
             src = [ids[i] for i in np.flatnonzero(linked)]
             dst = [ids[i] for i in self.rng.integers(0, size, size=len(src))]
@@ -313,7 +311,7 @@ class Command(BaseCommand):
         from pgvector.psycopg import register_vector
 
         ns = namespace.pk
-        table = f"retrieval_cue_ns_{ns}"
+        table = cue_partition(ns)
         first = self._vectors(centers, None)
         second = self._vectors(centers, seconds) if self.opts["cues_per_memory"] == 2 else None
         connection.ensure_connection()

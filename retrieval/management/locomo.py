@@ -1,5 +1,9 @@
 """The LoCoMo retrieval evaluation behind ``manage.py eval_locomo``.
 
+A harness, not a domain module: it drives every app (accounts, namespaces, the write
+path in memories, retrieval) through their public services, so it lives at the
+management-command level, above all of them (docs/DESIGN-NOTES.md, "Layers").
+
 LoCoMo (Maharana et al., ACL 2024) is a set of long two-person conversations, each split
 into dated sessions of turns ``{speaker, dia_id: "D<session>:<turn>", text}`` (some with
 a photo caption), and questions whose ``evidence`` names the turns that answer them.
@@ -41,13 +45,19 @@ from hashlib import sha256
 from pathlib import Path
 
 from django.conf import settings
-from django.test.utils import override_settings
 
 from accounts.models import Account
+from accounts.services import account_create
 from gitloom.errors import GitLoomError, InvalidInput
+from memories.jobs import drain_namespace, drains_inline
+from memories.models import Job
+from memories.services import job_accept, memory_import
 from namespaces.memory_format import MAX_FIELD_CHARS, Link, Memory, render_memory, slugify
 from namespaces.models import Namespace
+from namespaces.repository import repository_snapshot
+from namespaces.services import namespace_create, namespace_delete
 from retrieval.query import FusionParams
+from retrieval.selectors import retrieve
 
 ACCOUNT_ID = "eval-locomo"
 # LoCoMo is not shipped with the project. Without --data, eval_locomo and bench_retrieve
@@ -305,16 +315,12 @@ def memories_archive(*, memories: dict[str, Memory]) -> bytes:
 
 
 def eval_account() -> Account:
-    from accounts.services import account_create
-
     account = Account.objects.filter(id=ACCOUNT_ID).first()
     return account or account_create(account_id=ACCOUNT_ID)
 
 
 def fresh_namespace(*, account: Account, name: str) -> Namespace:
     """An empty namespace ``name``; an earlier one of that name is deleted first."""
-    from namespaces.services import namespace_create, namespace_delete
-
     old = Namespace.objects.filter(account=account, name=name).first()
     if old is not None:
         namespace_delete(namespace=old)
@@ -347,9 +353,6 @@ def import_turns(
     indexer embeds only cue texts it has not seen, so re-running with other fusion
     parameters does not re-embed a conversation. Any other file there means a fresh one.
     """
-    from memories.services import memory_import
-    from namespaces.repository import repository_snapshot
-
     name = namespace_name(conversation=conversation)
     memories = turn_memories(conversation=conversation)
     namespace = Namespace.objects.filter(account=account, name=name).first() if reuse else None
@@ -395,10 +398,6 @@ def session_messages(*, session: Session) -> list[dict]:
 
 def ingest_pipeline(*, account: Account, conversation: Conversation) -> IngestStats:
     """Post each session, in order, through the write path into a fresh namespace."""
-    from memories.jobs import drain_namespace
-    from memories.models import Job
-    from memories.services import job_accept
-
     namespace = fresh_namespace(
         account=account, name=namespace_name(conversation=conversation, suffix="-pipeline")
     )
@@ -408,10 +407,10 @@ def ingest_pipeline(*, account: Account, conversation: Conversation) -> IngestSt
         if not messages:
             continue
         started = time.perf_counter()
-        # The real queue path, run in this process: with GITLOOM_QUEUE_SYNC the accepted
-        # job's on-commit drain runs here and now, under the namespace's queue lock.
+        # The real queue path, run in this process: the accepted job's on-commit drain
+        # runs here and now, under the namespace's queue lock.
         try:
-            with override_settings(GITLOOM_QUEUE_SYNC=True):
+            with drains_inline():
                 job, _ = job_accept(
                     account=account,
                     namespace=namespace.name,
@@ -524,8 +523,6 @@ def score_questions(
     progress: Callable[[int], None] | None = None,
 ) -> Tally:
     """Ask every question through the retrieval selector, once per arm set."""
-    from retrieval.selectors import retrieve
-
     tally = Tally()
     for index, question in enumerate(questions):
         recalls: dict[str, dict[int, float]] = {}
