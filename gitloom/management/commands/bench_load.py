@@ -1,0 +1,213 @@
+"""Benchmark: concurrent `GET /v1/retrieve` against a running `serve`.
+
+Builds (once, in a scratch data directory kept under ``--data-dir``) a namespace of
+``--memories`` synthetic memories imported through the real import path, starts `serve`
+on it, and sends retrievals from 1, 50 and 200 concurrent clients (asyncio + httpx, one
+process), each level for ``--seconds``. Queries are drawn from the memories' own cues,
+rotated so a process-level query cache does not answer them all. Prints requests/s and
+client-side p50/p95 per level, and the resident memory of each service process; with
+``--json`` one JSON object as the last line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+SETUP = """
+import io, json, random, sys, tarfile, django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from accounts.services import account_create, api_key_create
+from memories.services import memory_import
+from namespaces.services import namespace_create
+
+count, seed = int(sys.argv[1]), int(sys.argv[2])
+rng = random.Random(seed)
+people = ["Priya", "Marco", "Sofia", "Kenji", "Amara", "Lukas", "Ines", "Tomas"]
+things = ["camera", "bike", "guitar", "laptop", "kayak", "telescope", "espresso machine"]
+places = ["Lisbon", "Bengaluru", "Oslo", "Kyoto", "Lagos", "Montreal", "Porto"]
+account = account_create(account_id="load")
+namespace = namespace_create(account=account, name="default")
+secret = api_key_create(account=account, name="load")[1]
+buffer = io.BytesIO()
+cues = []
+with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+    for i in range(count):
+        person, thing, place = rng.choice(people), rng.choice(things), rng.choice(places)
+        model = f"{thing} model {rng.randint(100, 999)}{chr(65 + i % 26)}"
+        cue = [f"what {thing} did {person} buy in {place} #{i}", f"{model} purchase"]
+        cues.append(cue[0])
+        text = (
+            "---\\ntier: facts\\ntags: [" + thing.replace(" ", "-") + "]\\n"
+            "created: 2026-01-01T00:00:00Z\\nupdated: 2026-01-01T00:00:00Z\\n"
+            "confidence: 0.9\\ncues:\\n  - " + cue[0] + "\\n  - " + cue[1] + "\\n---\\n\\n"
+            f"{person} bought a {model} in {place} (purchase {i}).\\n"
+        ).encode()
+        info = tarfile.TarInfo(f"facts/purchases/p-{i:06d}-{i:08x}.md")
+        info.size = len(text)
+        archive.addfile(info, io.BytesIO(text))
+memory_import(namespace=namespace, data=buffer.getvalue())
+print(json.dumps({"secret": secret, "queries": rng.sample(cues, min(len(cues), 2000))}))
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _level(url: str, secret: str, queries: list[str], clients: int, seconds: float):
+    import httpx
+
+    latencies: list[float] = []
+    errors = 0
+    deadline = time.monotonic() + seconds
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    headers = {"Authorization": f"Bearer {secret}"}
+    async with httpx.AsyncClient(limits=limits, headers=headers, timeout=60) as client:
+
+        async def one_client(offset: int) -> None:
+            nonlocal errors
+            i = offset
+            while time.monotonic() < deadline:
+                query = queries[i % len(queries)]
+                i += clients
+                sent = time.monotonic()
+                response = await client.get(url, params={"query": query, "limit": 10})
+                if response.status_code == 200:
+                    latencies.append(time.monotonic() - sent)
+                else:
+                    errors += 1
+
+        started = time.monotonic()
+        await asyncio.gather(*(one_client(n) for n in range(clients)))
+        elapsed = time.monotonic() - started
+    if not latencies:
+        raise CommandError(f"no successful request at {clients} clients ({errors} errors)")
+    return {
+        "clients": clients,
+        "requests": len(latencies),
+        "errors": errors,
+        "requests_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": round(statistics.median(latencies) * 1000, 1),
+        "p95_ms": round(_percentile(latencies, 0.95) * 1000, 1),
+    }
+
+
+def _service_memory_mb(root_pid: int) -> dict[str, float]:
+    import psutil
+
+    sizes: dict[str, float] = {}
+    for process in [psutil.Process(root_pid), *psutil.Process(root_pid).children(recursive=True)]:
+        try:
+            name = " ".join(process.cmdline()[:2]) or process.name()
+            sizes[f"{process.pid} {name[:50]}"] = round(process.memory_info().rss / 2**20, 1)
+        except psutil.Error:
+            continue
+    return sizes
+
+
+class Command(BaseCommand):
+    help = "Requests/s and client p50/p95 of /v1/retrieve at 1, 50 and 200 clients."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--memories", type=int, default=10_000)
+        parser.add_argument("--clients", default="1,50,200")
+        parser.add_argument("--seconds", type=float, default=15)
+        parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--data-dir", help="scratch data dir (kept; reused if it has data)")
+        parser.add_argument("--serve-args", default="", help="extra arguments for serve")
+        parser.add_argument("--json", action="store_true", dest="as_json")
+
+    def handle(
+        self,
+        *args,
+        memories: int,
+        clients: str,
+        seconds: float,
+        seed: int,
+        data_dir: str | None,
+        serve_args: str,
+        as_json: bool,
+        **options,
+    ):
+        scratch = Path(data_dir or tempfile.mkdtemp(prefix="gitloom-bench-load-"))
+        scratch.mkdir(parents=True, exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        env["GITLOOM_DATA_DIR"] = str(scratch)
+        setup_file = scratch / "bench-load.json"
+        if not setup_file.exists():
+            self.stdout.write(f"Importing {memories:,} memories into {scratch} ...")
+            started = time.monotonic()
+            done = subprocess.run(  # noqa: S603  (our interpreter, our script)
+                [sys.executable, "-c", SETUP, str(memories), str(seed)],
+                cwd=settings.BASE_DIR,
+                env=dict(env, DJANGO_SETTINGS_MODULE="gitloom.settings"),
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                raise CommandError(f"Setting up the namespace failed:\n{done.stderr[-3000:]}")
+            setup_file.write_text(done.stdout.strip().splitlines()[-1])
+            self.stdout.write(f"  imported and indexed in {time.monotonic() - started:.0f} s")
+        setup = json.loads(setup_file.read_text())
+        queries = setup["queries"]
+        random.Random(seed).shuffle(queries)
+
+        port = _free_port()
+        log_path = scratch / "bench-load-serve.log"
+        with open(log_path, "w") as log:
+            process = subprocess.Popen(  # noqa: S603
+                [sys.executable, "manage.py", "serve", "--port", str(port), *serve_args.split()],
+                cwd=settings.BASE_DIR,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                deadline = time.monotonic() + 300
+                while "is listening on" not in log_path.read_text():
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise CommandError(f"serve did not come up:\n{log_path.read_text()}")
+                    time.sleep(0.1)
+                url = f"http://127.0.0.1:{port}/v1/retrieve"
+                levels = []
+                for count in [int(c) for c in clients.split(",")]:
+                    result = asyncio.run(_level(url, setup["secret"], queries, count, seconds))
+                    levels.append(result)
+                    self.stdout.write(
+                        f"{count:>4} clients: {result['requests_per_s']:>7.1f} req/s, "
+                        f"p50 {result['p50_ms']:>7.1f} ms, p95 {result['p95_ms']:>7.1f} ms, "
+                        f"errors {result['errors']}"
+                    )
+                memory = _service_memory_mb(process.pid)
+            finally:
+                process.send_signal(signal.SIGTERM)
+                process.wait(timeout=120)
+        for name, mb in memory.items():
+            self.stdout.write(f"  rss {mb:>7.1f} MB  {name}")
+        if as_json:
+            self.stdout.write(
+                json.dumps({"memories": memories, "levels": levels, "rss_mb": memory})
+            )
