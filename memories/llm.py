@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-import openai
 from django.conf import settings
 
 from gitloom.errors import GitLoomError, ServiceUnavailable
@@ -59,6 +58,11 @@ class ModelOutputInvalid(GitLoomError):
 
 class ModelUnavailable(ServiceUnavailable):
     code, status, message = "model_unavailable", 503, "The model endpoint is unavailable."
+
+
+class ModelRequestRefused(ModelUnavailable):
+    # It refused outright (wrong model name, bad key): retrying would not help.
+    code, message = "model_request_refused", "The model endpoint refused the request."
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,8 @@ class ModelClient:
         self.sleep = sleep
         # The client's own retries are off: ours honour Retry-After with a cap, are
         # counted, and their sleep is injectable.
+        import openai  # here, not at import: it costs ~1.7 s of every process's start
+
         self._client = openai.OpenAI(
             base_url=self.base_url,
             # Local OpenAI-compatible servers need no key, but the client insists on one.
@@ -271,6 +277,8 @@ class ModelClient:
     # -- retries ---------------------------------------------------------------------
 
     def _with_retries(self, call: Callable[[], T]) -> T:
+        import openai
+
         for attempt in range(self.max_retries + 1):
             try:
                 return call()
@@ -278,10 +286,9 @@ class ModelClient:
                 transient = exc.status_code in (408, 409, 429) or exc.status_code >= 500
                 if not transient:
                     # 400/401/403/404: configuration or request problem; retrying won't help.
-                    raise ModelUnavailable(
+                    raise ModelRequestRefused(
                         f"The model endpoint refused the request ({exc.status_code}): "
                         f"{_short(exc.message)}",
-                        code="model_request_refused",
                         upstream_status=exc.status_code,
                     ) from exc
                 failure = f"HTTP {exc.status_code}"

@@ -77,7 +77,7 @@ class Child:
         return True
 
 
-def _run_gunicorn(host: str, port: int, web_workers: int) -> None:
+def _run_gunicorn(host: str, port: int, web_workers: int, web_threads: int) -> None:
     from gunicorn.app.wsgiapp import WSGIApplication
 
     sys.argv = [
@@ -87,6 +87,12 @@ def _run_gunicorn(host: str, port: int, web_workers: int) -> None:
         f"{host}:{port}",
         "--workers",
         str(web_workers),
+        # Threads let a worker take the next request while one waits on Postgres; the
+        # embedder and psycopg release the GIL, so threads overlap real work.
+        "--worker-class",
+        "gthread" if web_threads > 1 else "sync",
+        "--threads",
+        str(web_threads),
         "--access-logfile",
         "-",
         "--config",
@@ -115,9 +121,27 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--web-workers", type=int, default=2)
+        parser.add_argument(
+            "--web-threads", type=int, default=4, help="request threads per web worker"
+        )
         parser.add_argument("--no-queue", action="store_true", help="do not start queue workers")
+        parser.add_argument(
+            "--no-web", action="store_true", help="only queue workers (a queue node of a fleet)"
+        )
 
-    def handle(self, *args, host: str, port: int, web_workers: int, no_queue: bool, **options):
+    def handle(
+        self,
+        *args,
+        host: str,
+        port: int,
+        web_workers: int,
+        web_threads: int,
+        no_queue: bool,
+        no_web: bool,
+        **options,
+    ):
+        if no_web and no_queue:
+            raise CommandError("--no-web and --no-queue together would run nothing.")
         from retrieval.embeddings import embedder_load
 
         started = time.monotonic()
@@ -135,12 +159,19 @@ class Command(BaseCommand):
 
         ready_dir = Path(tempfile.mkdtemp(prefix="gitloom-ready-"))
         report_ready_to(ready_dir)
-        expected = {"web": web_workers, "queue": 0 if no_queue else settings.GITLOOM_WORKERS}
+        expected = {
+            "web": 0 if no_web else web_workers,
+            "queue": 0 if no_queue else settings.GITLOOM_WORKERS,
+        }
         # A forked child must open its own database connections.
         connections.close_all()
         sys.stdout.flush()
         sys.stderr.flush()
-        children = [Child("web", lambda: _run_gunicorn(host, port, web_workers))]
+        children = []
+        if not no_web:
+            children.append(
+                Child("web", lambda: _run_gunicorn(host, port, web_workers, web_threads))
+            )
         if not no_queue:
             children.append(Child("queue", _run_queue))
 
@@ -154,7 +185,17 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         try:
             if _wait_until_ready(ready_dir, expected, children, lambda: stopping):
-                self.stdout.write(self._banner(host, port, time.monotonic() - started))
+                elapsed = time.monotonic() - started
+                if no_web:
+                    self.stdout.write(
+                        f"GitLoom queue node running: {expected['queue']} queue workers, "
+                        f"no web server  [ready in {elapsed:.1f} s]\n"
+                        f"Data:      {settings.GITLOOM_DATA_DIR}\n"
+                        f"Extractor: {_extractor_description()}\n"
+                        f"Embedder:  {_embedder_description()}\n"
+                    )
+                else:
+                    self.stdout.write(self._banner(host, port, elapsed))
                 self.stdout.flush()
             while not stopping and all(child.poll() is None for child in children):
                 time.sleep(0.5)
