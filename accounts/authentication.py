@@ -15,8 +15,9 @@ from rest_framework.authentication import BaseAuthentication, SessionAuthenticat
 from rest_framework.permissions import BasePermission
 
 from accounts.credentials import Credential
+from accounts.errors import NoAccount
 from accounts.models import ApiKey
-from gitloom.errors import AuthenticationFailed, NotAuthenticated, PermissionDenied
+from gitloom.errors import AuthenticationFailed, NotAuthenticated
 
 KEY_PREFIX = "glk_"
 # Writing last_used on every request would put a write on the retrieval hot path.
@@ -81,7 +82,7 @@ class DashboardSessionAuthentication(SessionAuthentication):
 
         account = account_for_user(user=user)
         if account is None:
-            raise PermissionDenied("This user belongs to no active account.", code="no_account")
+            raise NoAccount("This user belongs to no active account.")
         return user, Credential(account=account, user=user)
 
 

@@ -1,4 +1,4 @@
-from gitloom.errors import Conflict, InvalidInput, NotFound
+from gitloom.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 
 
 class AccountExists(Conflict):
@@ -31,3 +31,7 @@ class InvalidUsername(InvalidInput):
 
 class PasswordRequired(InvalidInput):
     code, message = "password_required", "A new user needs a password."
+
+
+class NoAccount(PermissionDenied):
+    code, message = "no_account", "This user belongs to no active account."

@@ -19,7 +19,7 @@ from accounts.errors import (
 )
 from accounts.models import Account, ApiKey, Membership
 from accounts.selectors import api_key_get_for_account
-from gitloom.errors import InvalidInput
+from gitloom.errors import InvalidName
 from gitloom.slugs import validate_slug
 
 
@@ -100,7 +100,7 @@ def api_key_create(*, account: Account, name: str) -> tuple[ApiKey, str]:
     """Mint a key; the secret is returned here once and never stored."""
     name = name.strip()
     if not name or len(name) > 100:
-        raise InvalidInput("A key name is 1-100 characters.", code="invalid_name")
+        raise InvalidName("A key name is 1-100 characters.")
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey.objects.create(
         account=account, name=name, prefix=secret[:12], key_hash=hash_secret(secret)

@@ -20,11 +20,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from accounts.errors import NoAccount
 from accounts.forms import ApiKeyCreateForm, LoginForm, SignupForm
 from accounts.models import Account
 from accounts.selectors import account_for_user, api_key_get_for_account, api_key_list
 from accounts.services import account_signup, api_key_create, api_key_revoke
-from gitloom.errors import GitLoomError, PermissionDenied
+from gitloom.errors import GitLoomError
 from namespaces.selectors import namespace_list
 
 TITLES = {
@@ -62,10 +63,9 @@ def dashboard_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
         if account is None:
             return error_page(
                 request,
-                error=PermissionDenied(
+                error=NoAccount(
                     "This user belongs to no active account, so there is nothing to show. "
                     "Sign up for an account, or ask an operator to add you to one.",
-                    code="no_account",
                 ),
             )
         try:

@@ -1,11 +1,20 @@
-"""GitLoom's error tree.
+"""GitLoom's error tree: every code the API can answer, declared once.
 
-Every failure a caller can cause is a ``GitLoomError`` subclass; one DRF exception
-handler (``gitloom.exceptions.exception_handler``) turns it into
-``{"error": {"code": ..., "message": ...}}`` with the class's status.
+Every failure a caller can meet is a ``GitLoomError`` subclass whose body declares its
+``code`` (stable, for programs), ``status`` and default ``message`` (for people). A code
+is declared by exactly one class (a subclass may change the message, never the code
+without declaring a new class), so ``REGISTRY`` maps every code to its class and
+docs/API.md's list of codes is checked against it (``tests/gitloom/test_docs.py``).
+A raise site picks a class; it cannot invent a code (``code=`` is refused).
+
+How an error is answered, the ``{"error": {"code", "message"}}`` envelope, is
+``gitloom.envelope``'s job. Errors of one app live in its ``errors.py``; the ones here
+are shared by every app or belong to the HTTP layer itself.
 """
 
 from __future__ import annotations
+
+REGISTRY: dict[str, type[GitLoomError]] = {}
 
 
 class GitLoomError(Exception):
@@ -13,20 +22,60 @@ class GitLoomError(Exception):
     status = 400
     message = "Bad request."
 
-    def __init__(self, message: str | None = None, *, code: str | None = None, **details):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "code" in cls.__dict__:
+            _register(cls)
+
+    def __init__(self, message: str | None = None, **details):
+        if "code" in details:
+            raise TypeError(
+                f"{type(self).__name__}(code=...): declare a GitLoomError subclass with "
+                "its code instead (gitloom/errors.py)"
+            )
         self.message = message or self.message
-        if code:
-            self.code = code
         self.details = details
         super().__init__(self.message)
+
+
+def _register(cls: type[GitLoomError]) -> None:
+    known = REGISTRY.get(cls.code)
+    # The same class defined again (a module reloaded) replaces itself.
+    if known is not None and (known.__module__, known.__qualname__) != (
+        cls.__module__,
+        cls.__qualname__,
+    ):
+        raise TypeError(
+            f"error code {cls.code!r} is declared twice: "
+            f"{known.__module__}.{known.__qualname__} and {cls.__module__}.{cls.__qualname__}"
+        )
+    REGISTRY[cls.code] = cls
+
+
+_register(GitLoomError)
+
+
+# --- 400 ---------------------------------------------------------------------------
 
 
 class InvalidInput(GitLoomError):
     code, status, message = "invalid", 400, "Invalid input."
 
 
+class MalformedJson(GitLoomError):
+    code, status, message = "malformed_json", 400, "The request body is not valid JSON."
+
+
 class InvalidName(GitLoomError):
     code, status, message = "invalid_name", 400, "Names are 1-64 characters of a-z, 0-9 and '-'."
+
+
+class InvalidPath(InvalidInput):
+    # Repository paths (namespaces) and memory paths (the memory file format) alike.
+    code, message = "invalid_path", "Invalid path."
+
+
+# --- 401, 403 ----------------------------------------------------------------------
 
 
 class NotAuthenticated(GitLoomError):
@@ -53,6 +102,9 @@ class DashboardOnly(GitLoomError):
     )
 
 
+# --- 404, 405, 406, 409, 413, 415, 429 ---------------------------------------------
+
+
 class NotFound(GitLoomError):
     code, status, message = "not_found", 404, "Not found."
 
@@ -61,12 +113,36 @@ class NamespaceNotFound(NotFound):
     code, message = "namespace_not_found", "Namespace not found."
 
 
+class MethodNotAllowed(GitLoomError):
+    code, status, message = "method_not_allowed", 405, "Method not allowed."
+
+
+class NotAcceptable(GitLoomError):
+    code, status, message = "not_acceptable", 406, "This endpoint answers JSON."
+
+
 class Conflict(GitLoomError):
     code, status, message = "conflict", 409, "Conflict."
 
 
 class PayloadTooLarge(GitLoomError):
     code, status, message = "payload_too_large", 413, "Payload too large."
+
+
+class UnsupportedMediaType(GitLoomError):
+    code, status, message = "unsupported_media_type", 415, "Send JSON (application/json)."
+
+
+class RateLimited(GitLoomError):
+    code, status, message = "rate_limited", 429, "Too many requests."
+
+
+# --- 500, 503 ----------------------------------------------------------------------
+
+
+class ServerError(GitLoomError):
+    # A bug: logged with its traceback, answered with this and nothing more.
+    code, status, message = "server_error", 500, "Internal server error."
 
 
 class ServiceUnavailable(GitLoomError):

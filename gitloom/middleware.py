@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import JsonResponse
 
-from gitloom.exceptions import error_body
+from gitloom.envelope import error_json_response
+from gitloom.errors import InvalidInput, PayloadTooLarge
 
 
 class BodySizeLimitMiddleware:
@@ -22,14 +22,9 @@ class BodySizeLimitMiddleware:
             try:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:
-                return JsonResponse(
-                    error_body("invalid", "Content-Length is not a number."), status=400
-                )
+                return error_json_response(InvalidInput("Content-Length is not a number."))
             if length > limit:
-                return JsonResponse(
-                    error_body(
-                        "payload_too_large", f"The request body is over the {limit}-byte limit."
-                    ),
-                    status=413,
+                return error_json_response(
+                    PayloadTooLarge(f"The request body is over the {limit}-byte limit.")
                 )
         return self.get_response(request)

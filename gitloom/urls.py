@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from gitloom import exceptions
+from gitloom import envelope
 
 v1_patterns = [
     path("", include("accounts.urls")),
@@ -12,7 +12,7 @@ v1_patterns = [
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     # Anything else under /v1/ is a JSON 404, not Django's HTML page.
-    re_path(r"^.*$", exceptions.api_not_found),
+    re_path(r"^.*$", envelope.api_not_found),
 ]
 
 urlpatterns = [
@@ -21,5 +21,5 @@ urlpatterns = [
     path("", include("accounts.urls_dashboard")),
 ]
 
-handler404 = "gitloom.exceptions.handler404"
-handler500 = "gitloom.exceptions.handler500"
+handler404 = "gitloom.envelope.handler404"
+handler500 = "gitloom.envelope.handler500"

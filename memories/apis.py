@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from gitloom.errors import InvalidInput
 from gitloom.serializers import StrictSerializer
+from memories.errors import EmptyBody, InvalidTier
 from memories.selectors import (
     job_get_for_account,
     job_list,
@@ -167,7 +168,7 @@ class MemoryListCreateApi(APIView):
         params = request.query_params
         tier = params.get("tier") or None
         if tier is not None and tier not in TIERS:
-            raise InvalidInput(f"tier must be one of {', '.join(TIERS)}.", code="invalid_tier")
+            raise InvalidTier(f"tier must be one of {', '.join(TIERS)}.")
         limit = _int_param(params.get("limit"), default=50, low=1, high=200, name="limit")
         page = memory_list(
             namespace=_namespace(request),
@@ -218,7 +219,7 @@ def _int_param(value: str | None, *, default: int, low: int, high: int, name: st
     except ValueError:
         number = low - 1
     if not low <= number <= high:
-        raise InvalidInput(f"{name} must be an integer from {low} to {high}.", code="invalid")
+        raise InvalidInput(f"{name} must be an integer from {low} to {high}.")
     return number
 
 
@@ -356,7 +357,7 @@ class NamespaceImportApi(APIView):
         namespace = _namespace(request, name)
         data = request.body
         if not data:
-            raise InvalidInput("Send the archive as the request body.", code="empty_body")
+            raise EmptyBody("Send the archive as the request body.")
         result = memory_import(
             namespace=namespace, data=data, kind=request.query_params.get("format") or "auto"
         )

@@ -32,8 +32,9 @@ from typing import Any, Literal, Protocol
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gitloom.errors import GitLoomError, InvalidInput
+from gitloom.errors import GitLoomError
 from memories import prompts
+from memories.errors import DuplicateMessageId, InvalidMessageId
 from memories.llm import ModelClient, Usage
 from namespaces.memory_format import (
     LINK_TYPE_RE,
@@ -235,14 +236,11 @@ def check_messages(messages: Sequence[Message]) -> None:
     seen: set[str] = set()
     for message in messages:
         if not message.id or len(message.id) > MAX_FIELD_CHARS or not message.id.isprintable():
-            raise InvalidInput(
+            raise InvalidMessageId(
                 f"Message ids must be 1-{MAX_FIELD_CHARS} printable characters.",
-                code="invalid_message_id",
             )
         if message.id in seen:
-            raise InvalidInput(
-                f"Message id {message.id!r} appears twice.", code="duplicate_message_id"
-            )
+            raise DuplicateMessageId(f"Message id {message.id!r} appears twice.")
         seen.add(message.id)
 
 

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from accounts.models import Account
-from gitloom.errors import InvalidInput
-from memories.errors import JobNotFound, MemoryNotFound
+from memories.errors import InvalidFormat, JobNotFound, MemoryNotFound
 from memories.models import Job
 from namespaces import repository
 from namespaces.memory_format import Memory, parse_memory, validate_memory_path
@@ -112,7 +111,7 @@ EXPORT_FORMATS = {
 def namespace_export(*, namespace: Namespace, fmt: str = "bundle") -> Export:
     """The namespace's repository to take away: a git bundle, or a tar.gz of its files."""
     if fmt not in EXPORT_FORMATS:
-        raise InvalidInput("Export format is `bundle` or `tar`.", code="invalid_format")
+        raise InvalidFormat("Export format is `bundle` or `tar`.")
     prefix = namespace.storage_prefix
     if fmt == "bundle":
         data = repository.repository_export_bundle(prefix=prefix)

@@ -20,14 +20,24 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Account
-from gitloom.errors import GitLoomError, InvalidInput
-from memories.errors import IdempotencyKeyReused, JobAttemptsExhausted, MemoryNotFound
+from gitloom.errors import GitLoomError
+from memories.errors import (
+    IdempotencyKeyReused,
+    ImportTooLarge,
+    InvalidArchive,
+    InvalidFormat,
+    InvalidIdempotencyKey,
+    JobAttemptsExhausted,
+    JobInternalError,
+    MemoryNotFound,
+)
 from memories.jobs import enqueue_drain, job_mark_running
 from memories.models import Job
 from memories.transcripts import payload_messages, validate_transcript
 from namespaces import repository
 from namespaces.memory_format import (
     MAX_MEMORY_BYTES,
+    InvalidMemory,
     Memory,
     parse_memory,
     render_memory,
@@ -103,9 +113,7 @@ def job_accept(
     request_hash = _request_hash(target, payload)
     key = (idempotency_key or "").strip()
     if len(key) > MAX_IDEMPOTENCY_KEY_CHARS or any(ord(ch) < 32 for ch in key):
-        raise InvalidInput(
-            "Idempotency-Key is at most 255 printable characters.", code="invalid_idempotency_key"
-        )
+        raise InvalidIdempotencyKey("Idempotency-Key is at most 255 printable characters.")
     if key:
         existing = Job.objects.filter(account=account, idempotency_key=key).first()
         if existing is not None:
@@ -261,9 +269,7 @@ def _job_attempt(job: Job) -> Job:
         return _job_failed(job, code=exc.code, message=exc.message, usage=usage)
     except Exception:
         logger.exception("job %s failed unexpectedly", job.public_id)
-        return _job_failed(
-            job, code="internal_error", message="The job failed on an internal error."
-        )
+        return _job_failed(job, code=JobInternalError.code, message=JobInternalError.message)
 
 
 def _parent_of(prefix: str, commit: str) -> str | None:
@@ -347,7 +353,7 @@ def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")  # noqa: SIM115
     except (tarfile.TarError, EOFError, OSError):
-        raise InvalidInput("The upload is not a tar.gz archive.", code="invalid_archive") from None
+        raise InvalidArchive("The upload is not a tar.gz archive.") from None
     memories: dict[str, Memory] = {}
     total = 0
     with archive:
@@ -357,28 +363,26 @@ def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
                 if member.isdir():
                     continue
                 if not member.isfile():
-                    raise InvalidInput(
+                    raise InvalidArchive(
                         f"{name}: only regular files may be imported (no links or devices).",
-                        code="invalid_archive",
                     )
                 validate_memory_path(name)
                 if member.size > MAX_MEMORY_BYTES:
-                    raise InvalidInput(
+                    raise InvalidMemory(
                         f"{name}: over the {MAX_MEMORY_BYTES}-byte limit for one memory.",
-                        code="invalid_memory",
                     )
                 total += member.size
                 if len(memories) >= MAX_IMPORT_FILES or total > settings.GITLOOM_MAX_IMPORT_BYTES:
-                    raise InvalidInput("The archive holds too much.", code="import_too_large")
+                    raise ImportTooLarge("The archive holds too much.")
                 if name in memories:
-                    raise InvalidInput(f"{name}: appears twice.", code="invalid_archive")
+                    raise InvalidArchive(f"{name}: appears twice.")
                 handle = archive.extractfile(member)
                 content = handle.read(MAX_MEMORY_BYTES + 1) if handle else b""
                 memories[name] = parse_memory(content, path=name)
         except (tarfile.TarError, EOFError, OSError, zlib.error):
-            raise InvalidInput("The archive is corrupt.", code="invalid_archive") from None
+            raise InvalidArchive("The archive is corrupt.") from None
     if not memories:
-        raise InvalidInput("The archive holds no memory files.", code="invalid_archive")
+        raise InvalidArchive("The archive holds no memory files.")
     return memories
 
 
@@ -426,7 +430,7 @@ def memory_import(
             trailers={"Gitloom-Action": "import", "Gitloom-Import": "tar"},
         )
     else:
-        raise InvalidInput("Import format is `tar`, `bundle` or `auto`.", code="invalid_format")
+        raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")
     namespace_committed(namespace=namespace, commit=result.commit)
     return result
 

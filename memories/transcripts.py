@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 
 from gitloom.errors import InvalidInput, PayloadTooLarge
+from memories.errors import InvalidTranscript
 from memories.pipeline import Message
 
 ROLES = {"user", "assistant", "system", "tool"}
@@ -16,7 +17,7 @@ MAX_ID_CHARS = 200
 
 
 def _bad(message: str) -> InvalidInput:
-    return InvalidInput(message, code="invalid_transcript")
+    return InvalidTranscript(message)
 
 
 def validate_transcript(*, messages: object, session_id: object, metadata: object) -> dict:

@@ -1,5 +1,74 @@
-from gitloom.errors import Conflict
+from gitloom.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, ServiceUnavailable
 
 
 class NamespaceExists(Conflict):
     code, message = "namespace_exists", "A namespace with that name already exists."
+
+
+# --- object storage and the repository (namespaces/storage.py, namespaces/repository/)
+
+
+class InvalidStorageKey(InvalidInput):
+    # An internal consistency check: no request should reach it.
+    code, message = "invalid_key", "Invalid storage key."
+
+
+class StorageMisconfigured(ServiceUnavailable):
+    code, message = "storage_misconfigured", "Object storage is misconfigured."
+
+
+class RepositoryCorrupt(ServiceUnavailable):
+    code, message = "repository_corrupt", "The repository is unreadable."
+
+
+class InvalidPrefix(InvalidInput):
+    code, message = "invalid_prefix", "Invalid repository prefix."
+
+
+class InvalidCommitId(InvalidInput):
+    code, message = "invalid_commit", "Invalid commit id."
+
+
+class InvalidBlobId(InvalidInput):
+    code, message = "invalid_blob", "Invalid blob id."
+
+
+class InvalidCommitMessage(InvalidInput):
+    code, message = "invalid_message", "Invalid commit message."
+
+
+class InvalidTrailer(InvalidInput):
+    code, message = "invalid_trailer", "Invalid commit trailer."
+
+
+class InvalidAuthor(InvalidInput):
+    code, message = "invalid_author", "Author must look like 'Name <email>'."
+
+
+class InvalidContent(InvalidInput):
+    code, message = "invalid_content", "File content must be bytes or None."
+
+
+class PathConflict(InvalidInput):
+    # A file where a folder is, or the reverse.
+    code, message = "path_conflict", "A file and a folder would share a path."
+
+
+class CommitNotFound(NotFound):
+    code, message = "commit_not_found", "No such commit in this namespace."
+
+
+class BlobNotFound(NotFound):
+    code, message = "blob_not_found", "No such blob."
+
+
+class InvalidBundle(InvalidInput):
+    code, message = "invalid_bundle", "Not a valid git bundle."
+
+
+class BundleTooLarge(PayloadTooLarge):
+    code, message = "bundle_too_large", "The bundle is too large."
+
+
+class WriteConflict(Conflict):
+    code, message = "write_conflict", "The namespace is too busy to write right now; try again."

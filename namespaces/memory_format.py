@@ -66,7 +66,7 @@ from datetime import UTC, datetime
 
 import yaml
 
-from gitloom.errors import InvalidInput
+from gitloom.errors import InvalidInput, InvalidPath  # InvalidPath: re-exported
 
 TIERS = ("facts", "preferences", "events", "working")
 MAX_MEMORY_BYTES = 64 * 1024
@@ -95,10 +95,6 @@ _FOLDS = str.maketrans(
 
 class InvalidMemory(InvalidInput):
     code, message = "invalid_memory", "Invalid memory file."
-
-
-class InvalidPath(InvalidInput):
-    code, message = "invalid_path", "Invalid memory path."
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,9 @@ from typing import Any, BinaryIO
 
 from django.conf import settings
 
-from gitloom.errors import InvalidInput, ServiceUnavailable
+from gitloom.errors import ServiceUnavailable
 from gitloom.slugs import validate_slug
+from namespaces.errors import InvalidStorageKey, StorageMisconfigured
 
 __all__ = [
     "LocalObjectStore",
@@ -87,17 +88,17 @@ def namespace_prefix(account_id: str, namespace: str) -> str:
 def validate_key(key: object) -> str:
     """Refuse anything that is not a plain relative key of safe segments."""
     if not isinstance(key, str) or not key or len(key) > _MAX_KEY_LENGTH:
-        raise InvalidInput("Invalid storage key.", code="invalid_key")
+        raise InvalidStorageKey("Invalid storage key.")
     for segment in key.split("/"):
         if segment in (".", "..") or not _SEGMENT_RE.fullmatch(segment):
-            raise InvalidInput("Invalid storage key.", code="invalid_key")
+            raise InvalidStorageKey("Invalid storage key.")
     return key
 
 
 def validate_prefix(prefix: object) -> str:
     """A prefix is a key ending in ``/``; the empty prefix (everything) is refused."""
     if not isinstance(prefix, str) or not prefix.endswith("/"):
-        raise InvalidInput("Invalid storage prefix.", code="invalid_key")
+        raise InvalidStorageKey("Invalid storage prefix.")
     validate_key(prefix[:-1])
     return prefix
 
@@ -648,9 +649,8 @@ def _configured_store() -> ObjectStore:
     if kind == "s3":
         bucket = settings.GITLOOM_S3_BUCKET
         if not bucket:
-            raise ServiceUnavailable(
+            raise StorageMisconfigured(
                 "GITLOOM_STORAGE is 's3' but GITLOOM_S3_BUCKET is not set.",
-                code="storage_misconfigured",
             )
         return S3ObjectStore(
             bucket=str(bucket),
@@ -659,9 +659,7 @@ def _configured_store() -> ObjectStore:
             region_name=settings.GITLOOM_S3_REGION,
             cache_dir=cache,
         )
-    raise ServiceUnavailable(
-        f"Unknown GITLOOM_STORAGE {kind!r}: use 'local' or 's3'.", code="storage_misconfigured"
-    )
+    raise StorageMisconfigured(f"Unknown GITLOOM_STORAGE {kind!r}: use 'local' or 's3'.")
 
 
 def object_store() -> ObjectStore:

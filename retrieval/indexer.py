@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from gitloom.errors import InvalidInput, NotFound
+from gitloom.errors import InvalidInput
+from namespaces.errors import CommitNotFound
 from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
 from namespaces.repository import TreeChange
 from retrieval.embeddings import embed_texts, vector_literal
@@ -95,9 +96,7 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
         if previous and not rebuild:
             try:
                 changes = snapshot.changes_since(previous)
-            except NotFound as exc:  # the indexed commit is not in this repository
-                if exc.code != "commit_not_found":
-                    raise
+            except CommitNotFound:  # the indexed commit is not in this repository
                 logger.warning("index of %s: commit %s is gone; rebuilding", prefix, previous)
         if changes is None:
             _forget_all(namespace_id)

@@ -7,9 +7,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from accounts.models import Account
-from gitloom.errors import InvalidInput
 from namespaces.selectors import namespace_get_for_account
 from retrieval.embeddings import embed_query
+from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS, FusionParams, Hit, fused_search
 from retrieval.scope import scoped_query
 
@@ -49,20 +49,17 @@ def retrieve(
     started = time.perf_counter()
     target = namespace_get_for_account(account=account, name=namespace)
     if not isinstance(query, str) or not query.strip():
-        raise InvalidInput("The query must not be empty.", code="invalid_query")
+        raise InvalidQuery("The query must not be empty.")
     if "\x00" in query:
-        raise InvalidInput("The query must not contain NUL characters.", code="invalid_query")
+        raise InvalidQuery("The query must not contain NUL characters.")
     if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(
-            f"The query is longer than {MAX_QUERY_CHARS} characters.", code="query_too_long"
-        )
+        raise QueryTooLong(f"The query is longer than {MAX_QUERY_CHARS} characters.")
     if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be from 1 to {MAX_LIMIT}.", code="invalid_limit")
+        raise InvalidLimit(f"limit must be from 1 to {MAX_LIMIT}.")
     arms = tuple(arm for arm in ARMS if arm in set(arms))
     if not arms or arms == ("graph",):
-        raise InvalidInput(
+        raise InvalidArms(
             "Choose lexical and/or semantic (graph follows links from their hits).",
-            code="invalid_arms",
         )
     embedding = embed_query(query) if "semantic" in arms else None
     found = fused_search(

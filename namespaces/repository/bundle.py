@@ -18,7 +18,8 @@ from dulwich.object_format import DEFAULT_OBJECT_FORMAT
 from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
 from dulwich.pack import OFS_DELTA, REF_DELTA, PackData, PackInflater, unpack_object_at
 
-from gitloom.errors import InvalidInput, PayloadTooLarge
+from gitloom.errors import InvalidInput, InvalidPath
+from namespaces.errors import BundleTooLarge, InvalidBundle
 from namespaces.repository.commits import landed, unchanged
 from namespaces.repository.manifest import (
     LoadedHead,
@@ -58,13 +59,13 @@ from namespaces.storage import object_store
 def _read_varint_header(contents: bytes, offset: int) -> tuple[int, int]:
     """Type and declared size of the pack entry at ``offset``."""
     if offset >= len(contents):
-        raise InvalidInput("The bundle's pack is truncated.", code="invalid_bundle")
+        raise InvalidBundle("The bundle's pack is truncated.")
     byte = contents[offset]
     type_num, size, shift = (byte >> 4) & 7, byte & 15, 4
     while byte & 0x80:
         offset += 1
         if offset >= len(contents) or shift > 56:
-            raise InvalidInput("The bundle's pack is malformed.", code="invalid_bundle")
+            raise InvalidBundle("The bundle's pack is malformed.")
         byte = contents[offset]
         size |= (byte & 0x7F) << shift
         shift += 7
@@ -77,7 +78,7 @@ def _delta_target_size(delta: bytes) -> int:
         size, shift = 0, 0
         while True:
             if index >= len(delta) or shift > 56:
-                raise InvalidInput("The bundle holds a malformed delta.", code="invalid_bundle")
+                raise InvalidBundle("The bundle holds a malformed delta.")
             byte = delta[index]
             index += 1
             size |= (byte & 0x7F) << shift
@@ -93,83 +94,77 @@ def _scan_pack(
     """Walk an untrusted pack checking every declared size before anything is
     inflated in full: a small bundle must not expand into gigabytes."""
     if len(contents) < 32 or contents[:4] != b"PACK":
-        raise InvalidInput("The bundle holds no pack.", code="invalid_bundle")
+        raise InvalidBundle("The bundle holds no pack.")
     version = int.from_bytes(contents[4:8], "big")
     count = int.from_bytes(contents[8:12], "big")
     if version not in (2, 3):
-        raise InvalidInput("Unsupported pack version.", code="invalid_bundle")
+        raise InvalidBundle("Unsupported pack version.")
     if count > max_objects:
-        raise PayloadTooLarge("The bundle holds too many objects.", code="bundle_too_large")
+        raise BundleTooLarge("The bundle holds too many objects.")
     if hashlib.sha1(contents[:-20], usedforsecurity=False).digest() != contents[-20:]:
-        raise InvalidInput("The bundle's pack checksum does not match.", code="invalid_bundle")
+        raise InvalidBundle("The bundle's pack checksum does not match.")
     offset, total = 12, 0
     for _ in range(count):
         type_num, size = _read_varint_header(contents, offset)
         if type_num not in (1, 2, 3, 4, OFS_DELTA, REF_DELTA):
-            raise InvalidInput("The bundle holds an unknown object type.", code="invalid_bundle")
+            raise InvalidBundle("The bundle holds an unknown object type.")
         if size > max_object_bytes:
-            raise PayloadTooLarge("An object in the bundle is too large.", code="bundle_too_large")
+            raise BundleTooLarge("An object in the bundle is too large.")
         try:
             unpacked, offset = unpack_object_at(contents, offset, DEFAULT_OBJECT_FORMAT.hash_func)
         except (zlib.error, AssertionError, IndexError, ValueError) as exc:
-            raise InvalidInput(
-                f"The bundle's pack is malformed: {exc}", code="invalid_bundle"
-            ) from exc
+            raise InvalidBundle(f"The bundle's pack is malformed: {exc}") from exc
         if type_num in (OFS_DELTA, REF_DELTA):
             size = _delta_target_size(b"".join(unpacked.decomp_chunks))
             if size > max_object_bytes:
-                raise PayloadTooLarge(
-                    "An object in the bundle is too large.", code="bundle_too_large"
-                )
+                raise BundleTooLarge("An object in the bundle is too large.")
         total += size
         if total > max_total_bytes:
-            raise PayloadTooLarge("The bundle expands too far.", code="bundle_too_large")
+            raise BundleTooLarge("The bundle expands too far.")
         if offset > len(contents) - 20:
-            raise InvalidInput("The bundle's pack is truncated.", code="invalid_bundle")
+            raise InvalidBundle("The bundle's pack is truncated.")
     if offset != len(contents) - 20:
-        raise InvalidInput("The bundle's pack has trailing data.", code="invalid_bundle")
+        raise InvalidBundle("The bundle's pack has trailing data.")
     return count
 
 
 def _parse_bundle(data: bytes) -> tuple[dict[bytes, bytes], list[bytes], bytes]:
     """(refs, prerequisites, pack bytes) from a v2/v3 bundle."""
     if not isinstance(data, bytes | bytearray):
-        raise InvalidInput("A bundle must be bytes.", code="invalid_bundle")
+        raise InvalidBundle("A bundle must be bytes.")
     data = bytes(data)
     header_end = data.find(b"\n\n")
     if header_end < 0 or header_end > 1 << 20:
-        raise InvalidInput("Not a git bundle.", code="invalid_bundle")
+        raise InvalidBundle("Not a git bundle.")
     lines = data[:header_end].split(b"\n")
     if lines[0] not in (b"# v2 git bundle", b"# v3 git bundle"):
-        raise InvalidInput("Not a git bundle (v2 or v3).", code="invalid_bundle")
+        raise InvalidBundle("Not a git bundle (v2 or v3).")
     refs: dict[bytes, bytes] = {}
     prerequisites: list[bytes] = []
     for line in lines[1:]:
         if line.startswith(b"@"):
             if lines[0] != b"# v3 git bundle":
-                raise InvalidInput("Capabilities in a v2 bundle.", code="invalid_bundle")
+                raise InvalidBundle("Capabilities in a v2 bundle.")
             key, _, value = line[1:].partition(b"=")
             if key == b"object-format" and value != b"sha1":
-                raise InvalidInput(
-                    "Only SHA-1 repositories can be imported.", code="invalid_bundle"
-                )
+                raise InvalidBundle("Only SHA-1 repositories can be imported.")
             if key not in (b"object-format", b"filter"):
-                raise InvalidInput("Unknown bundle capability.", code="invalid_bundle")
+                raise InvalidBundle("Unknown bundle capability.")
             if key == b"filter":
-                raise InvalidInput("Partial bundles cannot be imported.", code="invalid_bundle")
+                raise InvalidBundle("Partial bundles cannot be imported.")
             continue
         if line.startswith(b"-"):
             sha = line[1:41]
             if not SHA_RE.fullmatch(sha.decode("ascii", "replace")):
-                raise InvalidInput("Malformed bundle prerequisite.", code="invalid_bundle")
+                raise InvalidBundle("Malformed bundle prerequisite.")
             prerequisites.append(sha)
             continue
         sha, _, ref = line.partition(b" ")
         if not SHA_RE.fullmatch(sha.decode("ascii", "replace")) or not ref:
-            raise InvalidInput("Malformed bundle reference.", code="invalid_bundle")
+            raise InvalidBundle("Malformed bundle reference.")
         refs[ref] = sha
     if not refs:
-        raise InvalidInput("The bundle has no references.", code="invalid_bundle")
+        raise InvalidBundle("The bundle has no references.")
     return refs, prerequisites, data[header_end + 2 :]
 
 
@@ -179,9 +174,8 @@ def _bundle_head(refs: dict[bytes, bytes]) -> bytes:
             return refs[name]
     if len(set(refs.values())) == 1:
         return next(iter(refs.values()))
-    raise InvalidInput(
+    raise InvalidBundle(
         "The bundle has several branches and no HEAD; bundle one branch.",
-        code="invalid_bundle",
     )
 
 
@@ -198,16 +192,12 @@ def _inflate_bundle(pack: bytes, objects: Objects) -> dict[bytes, ShaFile]:
             try:
                 obj.check()
             except ObjectFormatException as exc:
-                raise InvalidInput(
-                    f"The bundle holds a malformed object: {exc}", code="invalid_bundle"
-                ) from exc
+                raise InvalidBundle(f"The bundle holds a malformed object: {exc}") from exc
             inflated[obj.id] = obj
     except InvalidInput:
         raise
     except Exception as exc:  # unresolved deltas, corrupt entries
-        raise InvalidInput(
-            f"The bundle's pack is unreadable: {exc}", code="invalid_bundle"
-        ) from exc
+        raise InvalidBundle(f"The bundle's pack is unreadable: {exc}") from exc
     finally:
         data.close()
     return inflated
@@ -226,11 +216,11 @@ def _verify_bundle_history(objects: Objects, head: bytes) -> None:
         try:
             obj = objects[sha]
         except KeyError:
-            raise InvalidInput("The bundle is missing a commit.", code="invalid_bundle") from None
+            raise InvalidBundle("The bundle is missing a commit.") from None
         if isinstance(obj, Tag):
-            raise InvalidInput("Tags cannot be imported; bundle a branch.", code="invalid_bundle")
+            raise InvalidBundle("Tags cannot be imported; bundle a branch.")
         if not isinstance(obj, Commit):
-            raise InvalidInput("A bundle reference is not a commit.", code="invalid_bundle")
+            raise InvalidBundle("A bundle reference is not a commit.")
         commits.extend(obj.parents)
         trees: list[tuple[bytes, str]] = [(obj.tree, "")]
         while trees:
@@ -241,14 +231,14 @@ def _verify_bundle_history(objects: Objects, head: bytes) -> None:
             try:
                 tree = objects[tree_sha]
             except KeyError:
-                raise InvalidInput("The bundle is missing a tree.", code="invalid_bundle") from None
+                raise InvalidBundle("The bundle is missing a tree.") from None
             if not isinstance(tree, Tree):
-                raise InvalidInput("A tree entry is not a tree.", code="invalid_bundle")
+                raise InvalidBundle("A tree entry is not a tree.")
             for entry in tree.iteritems():
                 try:
                     name = entry.path.decode("utf-8")
                 except UnicodeDecodeError:
-                    raise InvalidInput("A file name is not UTF-8.", code="invalid_path") from None
+                    raise InvalidPath("A file name is not UTF-8.") from None
                 path = base + name
                 validate_path(path)
                 if stat.S_ISDIR(entry.mode):
@@ -256,15 +246,13 @@ def _verify_bundle_history(objects: Objects, head: bytes) -> None:
                 elif entry.mode in ALLOWED_FILE_MODES:
                     if entry.sha not in seen:
                         if entry.sha not in objects or not isinstance(objects[entry.sha], Blob):
-                            raise InvalidInput(
+                            raise InvalidBundle(
                                 f"The bundle is missing the content of {path!r}.",
-                                code="invalid_bundle",
                             )
                         seen.add(entry.sha)
                 else:
-                    raise InvalidInput(
+                    raise InvalidPath(
                         f"{path!r} is not a plain file (symlinks and submodules are refused).",
-                        code="invalid_path",
                     )
 
 
@@ -323,9 +311,7 @@ def repository_import_bundle(
     first = load_head(store, prefix)
     for sha in prerequisites:
         if sha not in first.objects:
-            raise InvalidInput(
-                "The bundle needs commits this namespace does not have.", code="invalid_bundle"
-            )
+            raise InvalidBundle("The bundle needs commits this namespace does not have.")
     inflated = _inflate_bundle(pack, first.objects)
 
     def with_bundle(objects: Objects) -> Objects:

@@ -7,7 +7,7 @@ import gzip
 import io
 import tarfile
 
-from gitloom.errors import ServiceUnavailable
+from namespaces.errors import RepositoryCorrupt
 from namespaces.repository.manifest import load_head
 from namespaces.repository.packs import copy_entries, pack_bytes
 from namespaces.repository.snapshot import snapshot_at
@@ -27,9 +27,8 @@ def repository_export_bundle(*, prefix: str) -> bytes:
     wanted = set(reachable(head.objects, commit))
     pack, _checksum, entries = pack_bytes(copy_entries(head.objects.packs, wanted))
     if len(entries) != len(wanted):
-        raise ServiceUnavailable(
+        raise RepositoryCorrupt(
             f"The repository is missing {len(wanted) - len(entries)} objects.",
-            code="repository_corrupt",
         )
     header = b"# v2 git bundle\n" + commit + b" " + BRANCH + b"\n" + commit + b" HEAD\n\n"
     return header + pack

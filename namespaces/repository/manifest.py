@@ -16,7 +16,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
-from gitloom.errors import Conflict, NamespaceNotFound, ServiceUnavailable
+from gitloom.errors import NamespaceNotFound
+from namespaces.errors import RepositoryCorrupt, WriteConflict
 from namespaces.repository.packs import (
     Objects,
     PackFile,
@@ -62,14 +63,10 @@ class Manifest:
             )
             retired = tuple((r["name"], r["at"]) for r in body.get("retired", []))
         except (ValueError, KeyError, TypeError) as exc:
-            raise ServiceUnavailable(
-                f"The repository head is unreadable: {exc}", code="repository_corrupt"
-            ) from exc
+            raise RepositoryCorrupt(f"The repository head is unreadable: {exc}") from exc
         for name in [commit, *(p.name for p in packs), *(n for n, _ in retired)]:
             if not isinstance(name, str) or not SHA_RE.fullmatch(name):
-                raise ServiceUnavailable(
-                    "The repository head is unreadable.", code="repository_corrupt"
-                )
+                raise RepositoryCorrupt("The repository head is unreadable.")
         return cls(commit=commit, packs=packs, retired=retired)
 
     @property
@@ -134,9 +131,7 @@ def load_head(store: ObjectStore, prefix: str) -> LoadedHead:
             last_error = exc
             continue
         return LoadedHead(head.manifest, head.etag, Objects(packs))
-    raise ServiceUnavailable(
-        f"The repository is missing pack {last_error}.", code="repository_corrupt"
-    )
+    raise RepositoryCorrupt(f"The repository is missing pack {last_error}.")
 
 
 # =========================================================================== writing
@@ -203,6 +198,4 @@ def update_head(
         backoff(attempt)
     if exhausted is not None:
         return exhausted()
-    raise Conflict(
-        "The namespace is too busy to write right now; try again.", code="write_conflict"
-    )
+    raise WriteConflict("The namespace is too busy to write right now; try again.")

@@ -36,7 +36,7 @@ from dulwich.pack import (
     write_pack_index_v2,
 )
 
-from gitloom.errors import NotFound, ServiceUnavailable
+from namespaces.errors import CommitNotFound, RepositoryCorrupt
 from namespaces.storage import ObjectStore
 
 PACKS_DIR = "packs/"
@@ -209,7 +209,7 @@ def _ensure_cached(store: ObjectStore, prefix: str, name: str) -> str:
         for path in (pack_path, idx_path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-        raise ServiceUnavailable(f"Pack {name} failed verification.", code="repository_corrupt")
+        raise RepositoryCorrupt(f"Pack {name} failed verification.")
     return str(base)
 
 
@@ -325,13 +325,13 @@ class Objects:
     def tree(self, sha: bytes) -> Tree:
         obj = self[sha]
         if not isinstance(obj, Tree):
-            raise ServiceUnavailable("A tree object is not a tree.", code="repository_corrupt")
+            raise RepositoryCorrupt("A tree object is not a tree.")
         return obj
 
     def commit(self, sha: bytes) -> Commit:
         obj = self[sha]
         if not isinstance(obj, Commit):
-            raise NotFound("No such commit.", code="commit_not_found")
+            raise CommitNotFound("No such commit.")
         return obj
 
     def cache_new_trees(self) -> None:

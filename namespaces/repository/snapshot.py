@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 
 from dulwich.objects import Blob, Commit
 
-from gitloom.errors import NotFound
+from namespaces.errors import BlobNotFound, CommitNotFound
 from namespaces.repository.manifest import find_head, load_head
 from namespaces.repository.packs import Objects
 from namespaces.repository.trees import diff_trees, entry_at
@@ -67,7 +67,7 @@ class Snapshot:
         """A blob's bytes by its hash (e.g. from ``walk`` or a ``TreeChange``)."""
         obj = self._objects.find(check_sha(blob, what="blob").encode())
         if not isinstance(obj, Blob):
-            raise NotFound("No such blob.", code="blob_not_found")
+            raise BlobNotFound("No such blob.")
         return obj.as_raw_string()
 
     def changes_since(self, old: str | None) -> list[TreeChange]:
@@ -80,9 +80,7 @@ class Snapshot:
             try:
                 old_tree = self._objects.commit(check_sha(old).encode()).tree.decode()
             except KeyError:
-                raise NotFound(
-                    "No such commit in this namespace.", code="commit_not_found"
-                ) from None
+                raise CommitNotFound("No such commit in this namespace.") from None
         return diff_trees(self._objects, old_tree, self.tree)
 
     def changes_to(self, files: Mapping[str, bytes]) -> dict[str, bytes | None]:
@@ -121,7 +119,7 @@ def snapshot_at(objects: Objects, commit: str) -> tuple[Snapshot, Commit]:
     try:
         commit_obj = objects.commit(commit.encode())
     except KeyError:
-        raise NotFound("No such commit in this namespace.", code="commit_not_found") from None
+        raise CommitNotFound("No such commit in this namespace.") from None
     return Snapshot(commit=commit, tree=commit_obj.tree.decode(), objects=objects), commit_obj
 
 

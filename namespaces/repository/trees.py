@@ -12,7 +12,7 @@ from typing import Any
 from dulwich.diff_tree import CHANGE_ADD, CHANGE_DELETE, tree_changes
 from dulwich.objects import Blob, Commit, Tree
 
-from gitloom.errors import InvalidInput
+from namespaces.errors import InvalidContent, PathConflict
 from namespaces.repository.packs import Objects
 from namespaces.repository.values import TreeChange, validate_path
 
@@ -51,18 +51,16 @@ def nest(changes: Mapping[str, bytes | None]) -> dict[str, Any]:
     for path, data in changes.items():
         validate_path(path)
         if data is not None and not isinstance(data, bytes | bytearray | memoryview):
-            raise InvalidInput(
-                f"Content for {path!r} must be bytes or None.", code="invalid_content"
-            )
+            raise InvalidContent(f"Content for {path!r} must be bytes or None.")
         *folders, name = path.split("/")
         node = root
         for folder in folders:
             child = node.setdefault(folder, {})
             if not isinstance(child, dict):
-                raise InvalidInput(f"{path!r} is inside a file.", code="path_conflict")
+                raise PathConflict(f"{path!r} is inside a file.")
             node = child
         if isinstance(node.get(name), dict):
-            raise InvalidInput(f"{path!r} is also a folder.", code="path_conflict")
+            raise PathConflict(f"{path!r} is also a folder.")
         node[name] = None if data is None else Blob.from_string(bytes(data))
     return root
 
@@ -86,7 +84,7 @@ def write_tree(
         existing = entries.get(key)
         if isinstance(change, dict):
             if existing is not None and not stat.S_ISDIR(existing[0]):
-                raise InvalidInput(f"{path!r} is a file, not a folder.", code="path_conflict")
+                raise PathConflict(f"{path!r} is a file, not a folder.")
             sub = write_tree(objects, existing[1] if existing else None, change, path + "/", out)
             if sub is None:
                 if existing is not None:
@@ -99,13 +97,13 @@ def write_tree(
             if existing is None:
                 continue
             if stat.S_ISDIR(existing[0]):
-                raise InvalidInput(f"{path!r} is a folder, not a file.", code="path_conflict")
+                raise PathConflict(f"{path!r} is a folder, not a file.")
             del entries[key]
             out.deleted.append(path)
             changed = True
         else:
             if existing is not None and stat.S_ISDIR(existing[0]):
-                raise InvalidInput(f"{path!r} is a folder, not a file.", code="path_conflict")
+                raise PathConflict(f"{path!r} is a folder, not a file.")
             if existing is not None and existing[1] == change.id:
                 continue
             mode = existing[0] if existing is not None else FILE_MODE

@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from gitloom.errors import NamespaceNotFound, ServiceUnavailable
+from gitloom.errors import NamespaceNotFound
+from namespaces.errors import RepositoryCorrupt
 from namespaces.repository.manifest import (
     HEAD_KEY,
     Head,
@@ -83,7 +84,7 @@ def repository_consolidate(*, prefix: str, full: bool = False) -> ConsolidateRes
     packs = [open_pack(store, prefix, p.name) for p in selected]
     merged = build_pack(copy_entries(packs, wanted))
     if wanted is not None and merged.objects != len(wanted):
-        raise ServiceUnavailable("The repository is missing objects.", code="repository_corrupt")
+        raise RepositoryCorrupt("The repository is missing objects.")
     selected_names = {p.name for p in selected}
 
     def step(head: Head, _attempt: int) -> NewHead[ConsolidateResult] | None:

@@ -9,7 +9,15 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Literal
 
-from gitloom.errors import InvalidInput
+from gitloom.errors import InvalidPath
+from namespaces.errors import (
+    InvalidAuthor,
+    InvalidBlobId,
+    InvalidCommitId,
+    InvalidCommitMessage,
+    InvalidPrefix,
+    InvalidTrailer,
+)
 
 DEFAULT_AUTHOR = "GitLoom <gitloom@localhost>"
 BRANCH = b"refs/heads/main"
@@ -107,9 +115,8 @@ class GcResult:
 
 def check_prefix(prefix: object) -> str:
     if not isinstance(prefix, str) or not _PREFIX_RE.fullmatch(prefix):
-        raise InvalidInput(
+        raise InvalidPrefix(
             "Invalid repository prefix: expected '<account>#<namespace>/'.",
-            code="invalid_prefix",
         )
     return prefix
 
@@ -121,20 +128,20 @@ def validate_path(path: object) -> str:
     characters, backslashes, '#' (a storage key separator), over-long paths.
     """
     if not isinstance(path, str) or not path:
-        raise InvalidInput("A path must be a non-empty string.", code="invalid_path")
+        raise InvalidPath("A path must be a non-empty string.")
     try:
         encoded = path.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidInput("A path must be valid UTF-8.", code="invalid_path") from None
+        raise InvalidPath("A path must be valid UTF-8.") from None
     if len(encoded) > MAX_PATH_LENGTH:
-        raise InvalidInput("The path is too long.", code="invalid_path")
+        raise InvalidPath("The path is too long.")
     if _CONTROL_RE.search(path) or "\\" in path or "#" in path:
-        raise InvalidInput(f"Invalid character in path {path!r}.", code="invalid_path")
+        raise InvalidPath(f"Invalid character in path {path!r}.")
     for segment in path.split("/"):
         if segment in ("", ".", "..") or segment.lower() == ".git":
-            raise InvalidInput(f"Invalid path {path!r}.", code="invalid_path")
+            raise InvalidPath(f"Invalid path {path!r}.")
         if len(segment.encode()) > 255:
-            raise InvalidInput("A path segment is too long.", code="invalid_path")
+            raise InvalidPath("A path segment is too long.")
     return path
 
 
@@ -147,26 +154,26 @@ def check_folder(folder: str) -> str:
 
 def check_sha(value: object, *, what: str = "commit") -> str:
     if not isinstance(value, str) or not SHA_RE.fullmatch(value):
-        raise InvalidInput(f"Invalid {what} id.", code=f"invalid_{what}")
+        raise (InvalidBlobId if what == "blob" else InvalidCommitId)(f"Invalid {what} id.")
     return value
 
 
 def format_message(message: str, trailers: Mapping[str, str]) -> str:
     if not isinstance(message, str) or not message.strip():
-        raise InvalidInput("A commit message is required.", code="invalid_message")
+        raise InvalidCommitMessage("A commit message is required.")
     if "\x00" in message or len(message) > 65536:
-        raise InvalidInput("Invalid commit message.", code="invalid_message")
+        raise InvalidCommitMessage("Invalid commit message.")
     lines = []
     for key, value in trailers.items():
         if not isinstance(key, str) or not _TRAILER_KEY_RE.fullmatch(key):
-            raise InvalidInput(f"Invalid trailer name {key!r}.", code="invalid_trailer")
+            raise InvalidTrailer(f"Invalid trailer name {key!r}.")
         if (
             not isinstance(value, str)
             or not value.strip()
             or _CONTROL_RE.search(value)
             or len(value) > 1000
         ):
-            raise InvalidInput(f"Invalid value for trailer {key!r}.", code="invalid_trailer")
+            raise InvalidTrailer(f"Invalid value for trailer {key!r}.")
         lines.append(f"{key}: {value.strip()}")
     text = message.strip()
     if lines:
@@ -191,5 +198,5 @@ def parse_message(text: str) -> tuple[str, dict[str, str]]:
 
 def check_author(author: str) -> bytes:
     if not isinstance(author, str) or not _AUTHOR_RE.fullmatch(author):
-        raise InvalidInput("Author must look like 'Name <email>'.", code="invalid_author")
+        raise InvalidAuthor("Author must look like 'Name <email>'.")
     return author.encode()

@@ -48,7 +48,7 @@ from django.conf import settings
 
 from accounts.models import Account
 from accounts.services import account_create
-from gitloom.errors import GitLoomError, InvalidInput
+from gitloom.errors import GitLoomError
 from memories.jobs import drain_namespace, drains_inline
 from memories.models import Job
 from memories.services import job_accept, memory_import
@@ -56,6 +56,7 @@ from namespaces.memory_format import MAX_FIELD_CHARS, Link, Memory, render_memor
 from namespaces.models import Namespace
 from namespaces.repository import repository_snapshot
 from namespaces.services import namespace_create, namespace_delete
+from retrieval.errors import InvalidLocomo
 from retrieval.query import FusionParams
 from retrieval.selectors import retrieve
 
@@ -156,7 +157,7 @@ def session_time(*, text: str) -> datetime:
             return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
-    raise InvalidInput(f"Unreadable session date {text!r}.", code="invalid_locomo")
+    raise InvalidLocomo(f"Unreadable session date {text!r}.")
 
 
 def locomo_missing(*, path: Path) -> str:
@@ -173,18 +174,17 @@ def load_conversations(*, path: Path, limit: int | None = None) -> list[Conversa
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise InvalidInput(f"Cannot read {path}: {exc}", code="invalid_locomo") from None
+        raise InvalidLocomo(f"Cannot read {path}: {exc}") from None
     if not isinstance(data, list):
-        raise InvalidInput(f"{path}: expected a JSON list of conversations.", code="invalid_locomo")
+        raise InvalidLocomo(f"{path}: expected a JSON list of conversations.")
     conversations = []
     for item in data[:limit] if limit is not None else data:
         try:
             conversations.append(_conversation(item))
         except (KeyError, TypeError, AttributeError) as exc:
             sample = item.get("sample_id", "?") if isinstance(item, dict) else "?"
-            raise InvalidInput(
+            raise InvalidLocomo(
                 f"{path}: conversation {sample} is not in LoCoMo format ({exc!r}).",
-                code="invalid_locomo",
             ) from None
     return conversations
 

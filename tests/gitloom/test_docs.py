@@ -1,25 +1,19 @@
 """The project's docs stand alone in a clone, and docs/API.md lists every error code the
-code can answer. Source scans: no database."""
+service declares (``gitloom.errors.REGISTRY``). No database."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_SERVICE_CODE = {"tests", "migrations"}
 LINK = re.compile(r"\]\(([^)\s]+)\)")
-
-
-def service_sources() -> list[Path]:
-    return [
-        path
-        for path in sorted(ROOT.rglob("*.py"))
-        if not NOT_SERVICE_CODE.intersection(path.relative_to(ROOT).parts)
-        and not any(part.startswith(".") for part in path.relative_to(ROOT).parts)
-    ]
 
 
 def test_docs_link_only_to_files_in_the_repository():
@@ -37,58 +31,87 @@ def test_docs_link_only_to_files_in_the_repository():
     assert broken == []
 
 
-def error_codes(source: str) -> set[str]:
-    """Codes a module declares (``code = ...`` on an error class) or passes (``code=...``,
-    ``error_body("...")``, the DRF code table)."""
-    codes = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.keyword) and node.arg == "code":
-            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                codes.add(node.value.value)
-        elif isinstance(node, ast.ClassDef):
-            for statement in node.body:
-                if not isinstance(statement, ast.Assign):
-                    continue
-                target, value = statement.targets[0], statement.value
-                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
-                    pairs = zip(target.elts, value.elts, strict=False)
-                else:
-                    pairs = [(target, value)]
-                codes.update(
-                    constant.value
-                    for name, constant in pairs
-                    if isinstance(name, ast.Name)
-                    and name.id == "code"
-                    and isinstance(constant, ast.Constant)
-                )
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "error_body"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            codes.add(node.args[0].value)
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "_DRF_CODES" for t in node.targets
-        ):
-            codes.update(pair.elts[0].value for pair in node.value.values)
-    return codes
+def app_sources() -> list[Path]:
+    """The service's own modules: every installed app that lives in this repository."""
+    from django.apps import apps
+
+    roots = [
+        Path(config.path) for config in apps.get_app_configs() if Path(config.path).parent == ROOT
+    ]
+    return [
+        path
+        for root in roots
+        for path in sorted(root.rglob("*.py"))
+        if not NOT_SERVICE_CODE.intersection(path.relative_to(ROOT).parts)
+    ]
 
 
-def test_the_scan_finds_codes_however_they_are_declared():
-    assert error_codes(
-        "class A(E):\n    code = 'a'\n"
-        "class B(E):\n    code, status, message = 'b', 400, 'B.'\n"
-        "raise E('x', code='c')\n"
-        "body = error_body('d', 'D.')\n"
-        "_DRF_CODES = {X: ('e', 'E.')}\n"
-    ) == {"a", "b", "c", "d", "e"}
+def declared_errors() -> dict[str, type]:
+    """Every error code the service declares: the registry, once every module of every
+    app is imported (a class registers its code when its module is)."""
+    from gitloom.errors import REGISTRY
+
+    for path in app_sources():
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        importlib.import_module(module.removesuffix(".__init__"))
+    return dict(REGISTRY)
 
 
-def test_api_docs_list_every_error_code():
+def typed_codes(source: str) -> list[str]:
+    """``code="..."`` passed as a string anywhere: a code typed at a raise site."""
+    return [
+        ast.unparse(node.value).strip("'\"")
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.keyword)
+        and node.arg == "code"
+        and isinstance(node.value, (ast.Constant, ast.JoinedStr))
+    ]
+
+
+def test_the_scan_finds_codes_typed_at_a_call():
+    assert typed_codes("raise E('x', code='c')\nf(code=ERROR.code)\n") == ["c"]
+
+
+def test_no_error_code_is_typed_at_a_raise_site():
+    typed = {
+        str(path.relative_to(ROOT)): codes
+        for path in app_sources()
+        if (codes := typed_codes(path.read_text()))
+    }
+    assert typed == {}, "declare a GitLoomError subclass with its code instead"
+
+
+def test_an_error_code_cannot_be_passed_or_declared_twice():
+    from gitloom.errors import InvalidInput, NotFound
+
+    with pytest.raises(TypeError):
+        InvalidInput("x", code="made_up")
+    with pytest.raises(TypeError, match="declared twice"):
+        type("Again", (NotFound,), {"code": "namespace_not_found"})
+
+
+def test_api_docs_list_every_declared_error_code():
+    codes = declared_errors()
+    assert {"namespace_not_found", "dashboard_only", "malformed_json", "server_error"} <= set(codes)
     documented = set(re.findall(r"`([a-z_]+)`", (ROOT / "docs" / "API.md").read_text()))
-    codes = {code for path in service_sources() for code in error_codes(path.read_text())}
-    assert {"namespace_not_found", "dashboard_only", "malformed_json"} <= codes
-    missing = sorted(codes - documented)
+    missing = sorted(set(codes) - documented)
     assert missing == [], f"docs/API.md's error section lacks {missing}"
+
+
+def test_api_docs_error_table_matches_the_declared_codes_and_statuses():
+    """Each row of the table in docs/API.md's "Errors" names codes that exist and answer
+    with the row's status, so the table cannot list a code the API no longer has."""
+    codes = declared_errors()
+    text = (ROOT / "docs" / "API.md").read_text()
+    section = text[text.index("## Errors") :]
+    rows = re.findall(r"^\| ([0-9, ]+) \| [^|]+ \| (.+) \|$", section, re.MULTILINE)
+    assert len(rows) >= 10
+    wrong = []
+    for statuses, cell in rows:
+        allowed = {int(status) for status in statuses.split(",")}
+        for code in re.findall(r"`([a-z_]+)`", cell):
+            if code not in codes:
+                wrong.append(f"{code}: not declared")
+            elif codes[code].status not in allowed:
+                wrong.append(f"{code}: listed under {statuses}, answers {codes[code].status}")
+    assert wrong == []

@@ -550,7 +550,9 @@ def test_import_validator_sees_the_bundle_files_and_can_refuse_them(object_store
 
     def validate(snapshot):
         seen.update(files_of(snapshot))
-        raise InvalidInput("facts/a/bad.md has no YAML header", code="invalid_memory")
+        from namespaces.memory_format import InvalidMemory
+
+        raise InvalidMemory("facts/a/bad.md has no YAML header")
 
     with pytest.raises(InvalidInput) as error:
         repository_import_bundle(

@@ -1,0 +1,181 @@
+"""How every error is answered: GitLoom's JSON envelope.
+
+``{"error": {"code": "...", "message": "..."}}`` for a ``GitLoomError`` (the declared
+codes, ``gitloom.errors``), DRF's own errors, Django's Http404/PermissionDenied, and
+(via the views below) unknown routes, 405s and 500s under ``/v1/``: each is first
+translated to the ``GitLoomError`` class that declares its code, then written by
+``error_body``. A dependency that is down (the database, object storage, a model
+endpoint) is ``503 service_unavailable`` (or the dependency's own code) with
+``Retry-After``, wherever in the request it failed, authentication included.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+from gitloom.errors import (
+    AuthenticationFailed,
+    GitLoomError,
+    InvalidInput,
+    MalformedJson,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotAuthenticated,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    ServerError,
+    ServiceUnavailable,
+    UnsupportedMediaType,
+)
+
+logger = logging.getLogger("gitloom")
+
+
+def error_body(error: GitLoomError) -> dict:
+    body = {"code": error.code, "message": error.message}
+    if error.details:
+        body["details"] = error.details
+    return {"error": body}
+
+
+def _headers(error: GitLoomError) -> dict[str, str]:
+    headers = {}
+    if error.status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="gitloom"'
+    if getattr(error, "retry_after", None):
+        headers["Retry-After"] = str(error.retry_after)
+    return headers
+
+
+def error_response(error: GitLoomError) -> Response:
+    """The envelope as a DRF response (inside API views)."""
+    return Response(error_body(error), status=error.status, headers=_headers(error))
+
+
+def error_json_response(error: GitLoomError) -> JsonResponse:
+    """The envelope as a plain Django response (middleware, URL resolver handlers)."""
+    response = JsonResponse(error_body(error), status=error.status)
+    for name, value in _headers(error).items():
+        response[name] = value
+    return response
+
+
+def _flatten(detail, prefix: str = "") -> list[str]:
+    if isinstance(detail, dict):
+        out: list[str] = []
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            out.extend(_flatten(value, "" if key == "non_field_errors" else name))
+        return out
+    if isinstance(detail, list):
+        out = []
+        for index, value in enumerate(detail):
+            name = prefix if not isinstance(value, (dict, list)) else f"{prefix}[{index}]"
+            out.extend(_flatten(value, name))
+        return out
+    return [f"{prefix}: {detail}" if prefix else str(detail)]
+
+
+# DRF's exceptions, as the GitLoom error declaring each one's code (default messages).
+_DRF_ERRORS: dict[type[drf.APIException], type[GitLoomError]] = {
+    drf.ParseError: MalformedJson,
+    drf.NotAuthenticated: NotAuthenticated,
+    drf.AuthenticationFailed: AuthenticationFailed,
+    drf.PermissionDenied: PermissionDenied,
+    drf.NotFound: NotFound,
+    drf.MethodNotAllowed: MethodNotAllowed,
+    drf.UnsupportedMediaType: UnsupportedMediaType,
+    drf.NotAcceptable: NotAcceptable,
+    drf.Throttled: RateLimited,
+}
+
+
+def unavailable(exc: BaseException | None) -> ServiceUnavailable | None:
+    """The 503 that an outside system's failure stands for, or None for anything else.
+
+    Object storage and the model endpoints raise ``ServiceUnavailable`` themselves (their
+    modules translate their clients' errors). The database is reached through Django, so
+    its failures arrive here raw: ``OperationalError`` (cannot connect, the server is
+    starting up or shutting down, the connection dropped mid-query, a statement
+    cancelled) and ``InterfaceError`` (a connection already closed). Both are a
+    dependency's state, not a bug: retrying later is the right answer. Errors in what
+    was asked (``ProgrammingError``, ``DataError``, ``IntegrityError``) stay 500s.
+    """
+    if isinstance(exc, ServiceUnavailable):
+        return exc
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        logger.warning("database unavailable: %s", first_line)
+        return ServiceUnavailable("The database is unavailable; try again shortly.")
+    return None
+
+
+def as_gitloom_error(exc: BaseException) -> GitLoomError | None:
+    """``exc`` as the declared GitLoom error it stands for; None for a bug."""
+    exc = unavailable(exc) or exc
+    if isinstance(exc, GitLoomError):
+        return exc
+    if isinstance(exc, Http404):
+        return NotFound()
+    if isinstance(exc, DjangoPermissionDenied):
+        return PermissionDenied()
+    if isinstance(exc, drf.ValidationError):
+        problems = _flatten(exc.detail)
+        return InvalidInput("Invalid input: " + "; ".join(problems) if problems else None)
+    if isinstance(exc, drf.APIException):
+        for drf_class, error_class in _DRF_ERRORS.items():
+            if isinstance(exc, drf_class):
+                # A 405 names the method; the others keep the class's own message.
+                message = str(exc.detail) if drf_class is drf.MethodNotAllowed else None
+                error = error_class(message)
+                if getattr(exc, "wait", None):
+                    error.retry_after = int(exc.wait)
+                return error
+    return None
+
+
+def exception_handler(exc, context) -> Response:
+    error = as_gitloom_error(exc)
+    if error is None:
+        # Anything else is a real bug: log it with its traceback, answer a clean 500.
+        logger.exception("Unhandled error in %s", context.get("view").__class__.__name__)
+        error = ServerError()
+    return error_response(error)
+
+
+def api_not_found(request, exception=None, *args, **kwargs) -> JsonResponse:
+    return error_json_response(NotFound("No such endpoint."))
+
+
+def api_server_error(request, *args, **kwargs) -> JsonResponse:
+    # Reached for an exception outside the DRF views (a middleware's query): a database
+    # or storage outage is still a 503, not a 500.
+    return error_json_response(unavailable(sys.exc_info()[1]) or ServerError())
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/v1/")
+
+
+def handler404(request, exception=None):
+    if _is_api(request):
+        return api_not_found(request)
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)
+
+
+def handler500(request):
+    if _is_api(request):
+        return api_server_error(request)
+    from django.views.defaults import server_error
+
+    return server_error(request)
