@@ -19,5 +19,6 @@ def on_starting(server) -> None:
 
 def post_worker_init(worker) -> None:
     from gitloom.warm import process_warm_up
+    from retrieval.embeddings import embedder_warm_up
 
-    process_warm_up(role="web")
+    process_warm_up(role="web", warm=embedder_warm_up)

@@ -10,6 +10,7 @@ up the same way and report nowhere.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from django.db import connection
@@ -22,11 +23,11 @@ def report_ready_to(path: Path) -> None:
     _ready_dir = path
 
 
-def process_warm_up(*, role: str) -> None:
-    """Open the database connection, embed once, then report ``role`` ready."""
-    from retrieval.embeddings import embedder_warm_up
-
+def process_warm_up(*, role: str, warm: Callable[[], None]) -> None:
+    """Open the database connection, run ``warm`` (what the process's first request or
+    job would otherwise pay for: embedding once), then report ``role`` ready. The caller
+    names ``warm``: the core imports no app above it."""
     connection.ensure_connection()
-    embedder_warm_up()
+    warm()
     if _ready_dir is not None:
         (_ready_dir / f"{role}-{os.getpid()}").touch()

@@ -7,6 +7,7 @@ from gitloom.slugs import validate_slug
 from namespaces import repository
 from namespaces.errors import NamespaceExists
 from namespaces.models import Namespace
+from namespaces.signals import namespace_created, namespace_deleting
 
 
 def namespace_create(*, account: Account, name: str) -> Namespace:
@@ -21,22 +22,19 @@ def namespace_create(*, account: Account, name: str) -> Namespace:
 
 
 def _after_create(namespace: Namespace) -> None:
-    # Inside the creating transaction: if the repository cannot be initialised the
-    # namespace does not exist either. A leftover repository of a deleted namespace of
-    # the same name is purged by namespace_delete before its row goes.
+    # Inside the creating transaction: if the repository cannot be initialised (or the
+    # index, a receiver of namespace_created, cannot be prepared) the namespace does not
+    # exist either. A leftover repository of a deleted namespace of the same name is
+    # purged by namespace_delete before its row goes.
     repository.repository_init(prefix=namespace.storage_prefix)
-    from retrieval.services import index_namespace_create
-
-    index_namespace_create(namespace=namespace)
+    namespace_created.send(sender=Namespace, namespace=namespace)
 
 
 def namespace_delete(*, namespace: Namespace) -> None:
     """Forget a whole namespace: its index rows, its repository, then its row."""
-    from retrieval.services import index_namespace_drop
-
     with transaction.atomic():
         locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
-        index_namespace_drop(namespace=locked)
+        namespace_deleting.send(sender=Namespace, namespace=locked)
         repository.repository_delete(prefix=locked.storage_prefix)
         locked.delete()
 

@@ -1,7 +1,9 @@
 """Writes to the index: namespace lifecycle hooks and the indexer entry point.
 
-``index_namespace_create`` / ``index_namespace_drop`` are called by
-``namespaces.services`` inside the transaction that creates or deletes the namespace.
+``index_namespace_create`` / ``index_namespace_drop`` run inside the transaction that
+creates or deletes the namespace: ``namespaces.services`` sends ``namespace_created`` /
+``namespace_deleting`` (``namespaces.signals``) and ``RetrievalConfig.ready`` connects
+them here, so the namespaces app never imports the index derived from it.
 ``index_namespace`` (re-exported from ``retrieval.indexer``) is called after every
 commit to a namespace's repository.
 """
@@ -32,6 +34,14 @@ def index_namespace_create(*, namespace) -> None:
     its index state at the repository's first commit. Runs in the caller's transaction,
     so a namespace whose creation rolls back leaves no partition behind."""
     index_namespace(namespace=namespace)
+
+
+def on_namespace_created(sender, *, namespace, **kwargs) -> None:
+    index_namespace_create(namespace=namespace)
+
+
+def on_namespace_deleting(sender, *, namespace, **kwargs) -> None:
+    index_namespace_drop(namespace=namespace)
 
 
 def index_namespace_drop(*, namespace) -> None:

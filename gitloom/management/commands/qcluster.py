@@ -15,17 +15,16 @@ from django_q.signals import post_spawn
 
 from gitloom.checks import vector_problem_message, vector_self_check
 from gitloom.warm import process_warm_up
+from retrieval.embeddings import embedder_load, embedder_warm_up
 
 
 def _warm_worker(sender, proc_name: str, **kwargs) -> None:
-    process_warm_up(role="queue")
+    process_warm_up(role="queue", warm=embedder_warm_up)
 
 
 class Command(QClusterCommand):
     def handle(self, *args, **options):
         from django.db import connection
-
-        from retrieval.embeddings import embedder_load
 
         problem = vector_self_check()
         if problem is not None:
