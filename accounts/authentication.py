@@ -15,9 +15,8 @@ from rest_framework.authentication import BaseAuthentication, SessionAuthenticat
 from rest_framework.permissions import BasePermission
 
 from accounts.credentials import Credential
-from accounts.errors import NoAccount
 from accounts.models import ApiKey
-from gitloom.errors import AuthenticationFailed, NotAuthenticated
+from gitloom.errors import AuthenticationFailed, NoAccount, NotAuthenticated
 
 KEY_PREFIX = "glk_"
 # Writing last_used on every request would put a write on the retrieval hot path.

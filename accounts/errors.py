@@ -1,4 +1,5 @@
-from gitloom.errors import Conflict, InvalidInput, NotFound, PermissionDenied
+from gitloom.errors import Conflict, InvalidInput, NotFound
+from gitloom.errors import NoAccount as NoAccount  # declared in core
 
 
 class AccountExists(Conflict):
@@ -31,7 +32,3 @@ class InvalidUsername(InvalidInput):
 
 class PasswordRequired(InvalidInput):
     code, message = "password_required", "A new user needs a password."
-
-
-class NoAccount(PermissionDenied):
-    code, message = "no_account", "This user belongs to no active account."

@@ -102,6 +102,11 @@ class DashboardOnly(GitLoomError):
     )
 
 
+class NoAccount(PermissionDenied):
+    # A signed-in person who belongs to no active account (API and dashboard alike).
+    code, message = "no_account", "This user belongs to no active account."
+
+
 # --- 404, 405, 406, 409, 413, 415, 429 ---------------------------------------------
 
 
