@@ -281,6 +281,12 @@ Q_CLUSTER = {
     "label": "Queue",
 }
 
+# --- MCP server (`manage.py mcp`) ----------------------------------------------------
+# Its tools call the HTTP API at this address, with the caller's API key: over stdio
+# the key below (a desktop agent's configuration), over HTTP each request's own.
+GITLOOM_API_URL = env_str("GITLOOM_API_URL", "http://127.0.0.1:8000")
+GITLOOM_API_KEY = env_str("GITLOOM_API_KEY")
+
 # --- Logging -----------------------------------------------------------------------
 # One level for everything when set; unset, GitLoom's own loggers say INFO (a line per
 # job) and libraries only WARNING and above.

@@ -1,0 +1,314 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, Any, TypeVar
+
+import httpx
+
+from gitloom_client import _core, models
+from gitloom_client._core import Filter, Messages
+from gitloom_client.errors import (
+    APIConnectionError,
+    ConflictError,
+    JobFailedError,
+    JobTimeoutError,
+    ServiceUnavailableError,
+)
+
+T = TypeVar("T")
+
+
+class GitLoom:
+    """A client of one GitLoom service, acting for the account of ``api_key``.
+
+    ``namespace`` is the namespace calls use when they name none (unset: the service's
+    ``default``). ``max_retries`` is how many times a read, or a write that is safe to
+    repeat, is sent again after a connection failure, a 429 or a 503. Pass
+    ``http_client`` to share an ``httpx.Client`` (its pool, proxies, transport).
+
+    >>> gl = GitLoom("http://127.0.0.1:8000", api_key="glk_...")
+    >>> gl.memories.add("I bought a Sony A7III in Bengaluru.", wait=True)
+    >>> gl.retrieve("what camera do I own").results[0].content
+    """
+
+    def __init__(
+        self,
+        base_url: str = _core.DEFAULT_BASE_URL,
+        api_key: str | None = None,
+        *,
+        namespace: str | None = None,
+        timeout: float = _core.DEFAULT_TIMEOUT,
+        max_retries: int = _core.DEFAULT_MAX_RETRIES,
+        headers: Mapping[str, str] | None = None,
+        http_client: httpx.Client | None = None,
+    ):
+        self.base_url = _core.base_url(base_url)
+        self.namespace = namespace
+        self.max_retries = max_retries
+        self._headers = _core.default_headers(api_key, headers)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(timeout=timeout)
+        self.namespaces = Namespaces(self)
+        self.memories = Memories(self)
+        self.jobs = Jobs(self)
+
+    def whoami(self) -> models.WhoAmI:
+        """The account the API key belongs to, and the key itself."""
+        return self._send(_core.whoami())
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        limit: int | None = None,
+        tier: Filter = None,
+        tag: Filter = None,
+        arms: Iterable[str] | None = None,
+    ) -> models.Retrieval:
+        """The memories that best answer ``query``, fused from BM25, cue vectors and links.
+
+        ``tier``: any of these tiers; ``tag``: all of these tags; ``arms``: a subset of
+        ``lexical``, ``semantic``, ``graph``; ``limit`` 1-100 (the service's default 10).
+        """
+        return self._send(
+            _core.retrieve(
+                query=query,
+                namespace=self._namespace(namespace),
+                limit=limit,
+                tier=tier,
+                tag=tag,
+                arms=arms,
+            )
+        )
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> GitLoom:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _namespace(self, namespace: str | None) -> str | None:
+        return namespace if namespace is not None else self.namespace
+
+    def _send(self, call: _core.Call[T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    call.method,
+                    self.base_url + call.path,
+                    **_core.request_kwargs(call, self._headers),
+                )
+            except httpx.TransportError as exc:
+                wait = _core.retry_wait(call, None, attempt) if attempt < self.max_retries else None
+                if wait is None:
+                    raise _core.connection_error(exc) from exc
+            else:
+                wait = (
+                    _core.retry_wait(call, response, attempt)
+                    if attempt < self.max_retries
+                    else None
+                )
+                if wait is None:
+                    _core.raise_for_error(response)
+                    return call.parse(response)
+            time.sleep(wait)
+            attempt += 1
+
+
+class Namespaces:
+    """``/v1/namespaces``: a namespace is one memory (one git repository), typically one
+    per end user. They are created explicitly; a call naming an unknown one is 404."""
+
+    def __init__(self, client: GitLoom):
+        self._client = client
+
+    def list(self) -> list[models.Namespace]:
+        return self._client._send(_core.namespace_list())
+
+    def create(self, name: str, *, exist_ok: bool = False) -> models.Namespace:
+        """Create ``name``; with ``exist_ok`` an existing one is returned instead of
+        raising ``ConflictError`` (``namespace_exists``)."""
+        try:
+            return self._client._send(_core.namespace_create(name))
+        except ConflictError as exc:
+            if exist_ok and exc.code == "namespace_exists":
+                return self.get(name)
+            raise
+
+    def get(self, name: str) -> models.Namespace:
+        return self._client._send(_core.namespace_get(name))
+
+    def delete(self, name: str) -> None:
+        """Delete the namespace with all its memories, history and index."""
+        self._client._send(_core.namespace_delete(name))
+
+    def export(self, name: str, *, format: str = "bundle") -> bytes:  # noqa: A002
+        """The repository to take away: a git bundle (``git clone`` reads it) or, with
+        ``format="tar"``, a tar.gz of the memory files at the head."""
+        return self._client._send(_core.namespace_export(name, format))
+
+    def import_(
+        self,
+        name: str,
+        data: bytes | str | IO[bytes],
+        *,
+        format: str | None = None,  # noqa: A002
+    ) -> models.ImportResult:
+        """Import a tar.gz of memory files or a git bundle (bytes, a file path or a binary
+        file), all in one commit or not at all. ``format`` ``tar`` or ``bundle``; unset,
+        the service tells them apart."""
+        return self._client._send(_core.namespace_import(name, _core.read_upload(data), format))
+
+
+class Memories:
+    """``/v1/memories``: post conversations, read and forget the memories they became."""
+
+    def __init__(self, client: GitLoom):
+        self._client = client
+
+    def add(
+        self,
+        messages: Messages,
+        *,
+        namespace: str | None = None,
+        session_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = False,
+        timeout: float = _core.DEFAULT_WAIT_TIMEOUT,
+    ) -> models.Job:
+        """Post a conversation (messages, or a string for one user message); returns its
+        job at once, or with ``wait=True`` once the job has ended ``done``.
+
+        Waiting raises ``JobFailedError`` if the job fails and ``JobTimeoutError`` if it has
+        not ended after ``timeout`` seconds; both carry the ``job``. An accepted job is
+        never lost: the post carries an Idempotency-Key (yours, or a fresh one), so the
+        client's own retries return the same job.
+        """
+        job = self._client._send(
+            _core.memory_add(
+                messages=messages,
+                namespace=self._client._namespace(namespace),
+                session_id=session_id,
+                metadata=metadata,
+                idempotency_key=idempotency_key,
+            )
+        )
+        return self._client.jobs.wait(job, timeout=timeout) if wait else job
+
+    def list(
+        self,
+        *,
+        namespace: str | None = None,
+        tier: str | None = None,
+        tag: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[models.MemorySummary]:
+        """Every memory at the namespace's head, in path order, fetched a page at a time."""
+        cursor = None
+        while True:
+            page = self.page(
+                namespace=namespace, tier=tier, tag=tag, cursor=cursor, limit=page_size
+            )
+            yield from page.memories
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def page(
+        self,
+        *,
+        namespace: str | None = None,
+        tier: str | None = None,
+        tag: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> models.MemoryPage:
+        """One page of memories (``limit`` 1-200, the service's default 50)."""
+        return self._client._send(
+            _core.memory_list_page(
+                namespace=self._client._namespace(namespace),
+                tier=tier,
+                tag=tag,
+                cursor=cursor,
+                limit=limit,
+            )
+        )
+
+    def get(self, path: str, *, namespace: str | None = None) -> models.Memory:
+        return self._client._send(_core.memory_get(path, self._client._namespace(namespace)))
+
+    def delete(self, path: str, *, namespace: str | None = None) -> models.Forgotten:
+        """Forget a memory: a commit removes its file; its history keeps it."""
+        return self._client._send(_core.memory_delete(path, self._client._namespace(namespace)))
+
+    def history(self, path: str, *, namespace: str | None = None) -> models.MemoryHistory:
+        """Every version of the memory, newest first, with diffs."""
+        return self._client._send(_core.memory_history(path, self._client._namespace(namespace)))
+
+
+class Jobs:
+    """``/v1/jobs``: what became of a posted conversation."""
+
+    def __init__(self, client: GitLoom):
+        self._client = client
+
+    def get(self, job_id: str) -> models.Job:
+        return self._client._send(_core.job_get(job_id))
+
+    def list(
+        self, *, namespace: str | None = None, page_size: int | None = None
+    ) -> Iterator[models.Job]:
+        """The namespace's jobs, newest first."""
+        cursor = None
+        while True:
+            page = self._client._send(
+                _core.job_list_page(
+                    namespace=self._client._namespace(namespace), limit=page_size, cursor=cursor
+                )
+            )
+            yield from page.jobs
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def wait(
+        self, job: models.Job | str, *, timeout: float = _core.DEFAULT_WAIT_TIMEOUT
+    ) -> models.Job:
+        """Poll the job until it ends; return it ``done``, raise ``JobFailedError`` if it
+        failed or ``JobTimeoutError`` after ``timeout`` seconds. A connection failure or
+        a 503 while polling is waited out within the timeout."""
+        current = job if isinstance(job, models.Job) else self.get(job)
+        deadline = time.monotonic() + timeout
+        attempt = 0
+        while not current.is_finished:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise JobTimeoutError(
+                    f"Job {current.id} is still {current.status} after {timeout:g} s; it will "
+                    "still run: ask for it again later.",
+                    job=current,
+                )
+            time.sleep(min(_core.poll_interval(attempt), left))
+            attempt += 1
+            try:
+                current = self.get(current.id)
+            except (APIConnectionError, ServiceUnavailableError):
+                continue
+        if current.status == "failed":
+            error = current.error
+            raise JobFailedError(
+                f"Job {current.id} failed: {error.message if error else 'no reason given'}",
+                job=current,
+                code=error.code if error else "job_failed",
+            )
+        return current

@@ -1,0 +1,388 @@
+"""The MCP tools: each is one call (or a short sequence) of the ``/v1`` API.
+
+Every tool acts for the account of the API key of the request it serves (stdio: the
+server's configured key; Streamable HTTP: that request's bearer key), so one account
+never sees another's data: the API scopes everything by key. An API error becomes a
+tool error whose text starts with the API's error code (``namespace_not_found: ...``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+import httpx
+from gitloom_client import AsyncGitLoom, GitLoomError, JobFailedError, JobTimeoutError, models
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_NAMESPACE = "default"
+API_TIMEOUT = 30.0
+
+INSTRUCTIONS = """\
+GitLoom is long-term memory for the user you are talking to. Memories are small
+markdown files, one fact each, in a namespace (one per end user; `default` unless you
+are told otherwise).
+- Before answering anything that may depend on what the user said in earlier
+  conversations, call `search` with a question-like query and read the results as
+  evidence (not as an answer).
+- After a conversation (or a turn) that contains facts, preferences or events worth
+  keeping, call `remember` with its messages. It returns a job at once; pass
+  `wait: true` to return only once the memories are written and searchable.
+- A namespace must exist before it is used: `list_namespaces` shows them and
+  `create_namespace` makes one.
+- `forget` removes a memory (its history keeps the old versions)."""
+
+Tier = Literal["facts", "preferences", "events", "working"]
+NamespaceArg = Annotated[
+    str,
+    Field(
+        description="The namespace (one memory, usually one per end user). "
+        "It must exist: see list_namespaces and create_namespace."
+    ),
+]
+MemoryPath = Annotated[
+    str,
+    Field(
+        description="A memory's path, as search and list_memories give it, e.g. "
+        "facts/camera-gear/sony-a7iii-purchase-1c9e04aa.md"
+    ),
+]
+
+
+class MessageIn(BaseModel):
+    """One message of a conversation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str = Field(min_length=1)
+    id: str | None = Field(None, description="Your id for the message; memories cite it")
+    name: str | None = Field(None, description="Who spoke, e.g. the user's name")
+    timestamp: str | None = Field(
+        None, description="When it was said, ISO 8601 (no zone means UTC)"
+    )
+
+
+@dataclass(frozen=True)
+class NamespaceList:
+    namespaces: list[models.Namespace]
+
+
+_ROLE_LINE = re.compile(r"^\s*(user|assistant|system|tool|human|ai)\s*:\s?(.*)$", re.IGNORECASE)
+_ROLE_ALIASES = {"human": "user", "ai": "assistant"}
+
+
+def conversation_messages(conversation: str) -> list[dict[str, str]]:
+    """A transcript typed as text: lines that start with ``user:``, ``assistant:``,
+    ``system:`` or ``tool:`` (``human:``/``ai:`` too) begin a message and the lines after
+    them continue it; text before the first such line, or a text with none, is one
+    user message."""
+    messages: list[dict[str, str]] = []
+    for line in conversation.splitlines():
+        match = _ROLE_LINE.match(line)
+        if match:
+            role = match.group(1).lower()
+            messages.append({"role": _ROLE_ALIASES.get(role, role), "content": match.group(2)})
+        elif messages:
+            messages[-1]["content"] += "\n" + line
+        elif line.strip():
+            messages.append({"role": "user", "content": line})
+    for message in messages:
+        message["content"] = message["content"].strip()
+    return [message for message in messages if message["content"]]
+
+
+@contextlib.contextmanager
+def api_errors() -> Iterator[None]:
+    """An API error as a tool error that names its code first."""
+    try:
+        yield
+    except JobFailedError as exc:
+        reason = exc.job.error.message if exc.job.error else "no reason given"
+        raise ToolError(
+            f"{exc.code}: job {exc.job.id} failed ({reason}); nothing of it was written."
+        ) from exc
+    except GitLoomError as exc:
+        hint = _HINTS.get(exc.code, "")
+        raise ToolError(f"{exc.code}: {exc.message}{hint}") from exc
+
+
+_HINTS = {
+    "namespace_not_found": " Create it with create_namespace, or see list_namespaces.",
+    "memory_not_found": " See list_memories or search for the paths that exist.",
+    "not_authenticated": " Give the GitLoom API key as `Authorization: Bearer <key>`.",
+    "authentication_failed": " The API key is wrong or revoked.",
+}
+
+
+class Backend:
+    """Where the tools send their API calls: one shared HTTP connection pool, and the
+    API key of the request being served."""
+
+    def __init__(self, *, api_url: str, api_key: str | None = None):
+        self.api_url = api_url
+        self.api_key = api_key
+        self._http: httpx.AsyncClient | None = None
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(timeout=API_TIMEOUT)
+        return self._http
+
+    def client(self, ctx: Context | None) -> AsyncGitLoom:
+        key = self.api_key
+        request = ctx.request_context.request if ctx is not None else None
+        if request is not None:  # Streamable HTTP: this request's own key, never another's
+            key = bearer_key(request.headers.get("authorization"))
+        if not key:
+            raise ToolError(
+                "not_authenticated: no GitLoom API key (stdio: set GITLOOM_API_KEY; HTTP: "
+                "send `Authorization: Bearer <key>`)."
+            )
+        return self.client_for(key)
+
+    def client_for(self, key: str) -> AsyncGitLoom:
+        return AsyncGitLoom(self.api_url, api_key=key, http_client=self.http)
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+
+def bearer_key(header: str | None) -> str | None:
+    scheme, _, key = (header or "").partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return key.strip() or None
+
+
+def _read_only() -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+
+def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer, Backend]:
+    """The MCP server whose tools call the GitLoom API at ``api_url``; ``api_key`` is the
+    key of the stdio transport (HTTP requests bring their own)."""
+    backend = Backend(api_url=api_url, api_key=api_key)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            await backend.aclose()
+
+    mcp = MCPServer(
+        "gitloom",
+        title="GitLoom memory",
+        instructions=INSTRUCTIONS,
+        version="1",
+        lifespan=lifespan,
+    )
+
+    @mcp.tool(title="Who am I", annotations=_read_only())
+    async def whoami(ctx: Context) -> models.WhoAmI:
+        """The GitLoom account these tools act for, and the API key in use."""
+        with api_errors():
+            return await backend.client(ctx).whoami()
+
+    @mcp.tool(title="List namespaces", annotations=_read_only())
+    async def list_namespaces(ctx: Context) -> NamespaceList:
+        """The account's namespaces. A namespace is one memory, usually one per end user."""
+        with api_errors():
+            return NamespaceList(await backend.client(ctx).namespaces.list())
+
+    @mcp.tool(
+        title="Create a namespace",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    async def create_namespace(
+        ctx: Context,
+        name: Annotated[
+            str, Field(description="1-64 characters of a-z, 0-9 and '-', e.g. user-8213")
+        ] = DEFAULT_NAMESPACE,
+    ) -> models.Namespace:
+        """Create a namespace, or return it if it exists already. Namespaces are never
+        created implicitly: `remember` and `search` need one that exists."""
+        with api_errors():
+            return await backend.client(ctx).namespaces.create(name, exist_ok=True)
+
+    @mcp.tool(
+        title="Remember a conversation",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            # Additive: new memories, or a memory rewritten to the current truth whose
+            # earlier version stays in its git history. Nothing is lost.
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
+    async def remember(
+        ctx: Context,
+        messages: Annotated[
+            list[MessageIn] | None,
+            Field(description="The conversation as messages, oldest first. Or use conversation."),
+        ] = None,
+        conversation: Annotated[
+            str | None,
+            Field(
+                description="The conversation as text instead of messages: lines starting "
+                "'user:' or 'assistant:' (also system:, tool:) begin a message; text with no "
+                "such line is one user message."
+            ),
+        ] = None,
+        namespace: NamespaceArg = DEFAULT_NAMESPACE,
+        session_id: Annotated[
+            str | None, Field(description="Your id for the conversation, kept with the job")
+        ] = None,
+        wait: Annotated[
+            bool,
+            Field(description="Return only once the job has ended and its memories are searchable"),
+        ] = False,
+        timeout: Annotated[
+            float, Field(ge=1, le=600, description="Seconds to wait at most, with wait")
+        ] = 60,
+    ) -> models.Job:
+        """Store what a conversation says as memories. GitLoom extracts the facts worth
+        keeping, writes one small memory per fact (or updates the memory a new fact
+        changes) and indexes them for search. Returns the job at once (status queued); with
+        wait, returns it done, or still queued/running if the wait ran out (it will still
+        run: check it with job_status). The write is accepted once this returns."""
+        if (messages is None) == (conversation is None):
+            raise ToolError("invalid: give either messages or conversation (one of them).")
+        if messages is not None:
+            payload: list[dict[str, Any]] = [m.model_dump(exclude_none=True) for m in messages]
+        else:
+            payload = conversation_messages(conversation or "")
+        if not payload:
+            raise ToolError("invalid_transcript: the conversation has no messages.")
+        client = backend.client(ctx)
+        with api_errors():
+            job = await client.memories.add(payload, namespace=namespace, session_id=session_id)
+            if not wait:
+                return job
+            try:
+                return await client.jobs.wait(job, timeout=timeout)
+            except JobTimeoutError as exc:
+                return exc.job  # accepted and still pending: the caller keeps the id
+
+    @mcp.tool(title="Search memory", annotations=_read_only())
+    async def search(
+        ctx: Context,
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="What you want to know, best as a question: 'what camera do I own'",
+            ),
+        ],
+        namespace: NamespaceArg = DEFAULT_NAMESPACE,
+        limit: Annotated[int, Field(ge=1, le=100, description="How many results at most")] = 10,
+        tier: Annotated[
+            list[Tier] | None, Field(description="Only memories of any of these tiers")
+        ] = None,
+        tag: Annotated[
+            list[str] | None, Field(description="Only memories that carry all these tags")
+        ] = None,
+    ) -> models.Retrieval:
+        """Find the memories that best answer a query: exact words (BM25), meaning (cue
+        vectors) and one hop along links between memories, fused. Results are evidence,
+        best first; `score` only orders them within this answer."""
+        with api_errors():
+            return await backend.client(ctx).retrieve(
+                query, namespace=namespace, limit=limit, tier=tier, tag=tag
+            )
+
+    @mcp.tool(title="List memories", annotations=_read_only())
+    async def list_memories(
+        ctx: Context,
+        namespace: NamespaceArg = DEFAULT_NAMESPACE,
+        tier: Annotated[Tier | None, Field(description="Only this tier")] = None,
+        tag: Annotated[str | None, Field(description="Only memories with this tag")] = None,
+        cursor: Annotated[
+            str | None, Field(description="next_cursor of the previous page, for the next one")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="Memories per page")] = 50,
+    ) -> models.MemoryPage:
+        """A page of the namespace's memories in path order (path, tier, tags, cues).
+        When next_cursor is set there are more: pass it back as cursor."""
+        with api_errors():
+            return await backend.client(ctx).memories.page(
+                namespace=namespace, tier=tier, tag=tag, cursor=cursor, limit=limit
+            )
+
+    @mcp.tool(title="Read a memory", annotations=_read_only())
+    async def read_memory(
+        ctx: Context, path: MemoryPath, namespace: NamespaceArg = DEFAULT_NAMESPACE
+    ) -> models.Memory:
+        """One memory: its text (body), header fields (tier, tags, cues, links, sources,
+        dates) and the markdown file as stored (raw)."""
+        with api_errors():
+            return await backend.client(ctx).memories.get(path, namespace=namespace)
+
+    @mcp.tool(title="Memory history", annotations=_read_only())
+    async def memory_history(
+        ctx: Context, path: MemoryPath, namespace: NamespaceArg = DEFAULT_NAMESPACE
+    ) -> models.MemoryHistory:
+        """Every version of a memory, newest first: the commit, when, why (message and
+        trailers naming the job) and the diff. A forgotten memory still has its history."""
+        with api_errors():
+            return await backend.client(ctx).memories.history(path, namespace=namespace)
+
+    @mcp.tool(
+        title="Forget a memory",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=True,
+            # Forgetting twice changes nothing more (the second says memory_not_found).
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    async def forget(
+        ctx: Context, path: MemoryPath, namespace: NamespaceArg = DEFAULT_NAMESPACE
+    ) -> models.Forgotten:
+        """Forget a memory: a commit removes its file, so search no longer finds it. Its
+        earlier versions stay in memory_history."""
+        with api_errors():
+            return await backend.client(ctx).memories.delete(path, namespace=namespace)
+
+    @mcp.tool(title="Job status", annotations=_read_only())
+    async def job_status(
+        ctx: Context,
+        job_id: Annotated[str, Field(description="The job's id, as remember returned it")],
+        wait: Annotated[bool, Field(description="Return only once the job has ended")] = False,
+        timeout: Annotated[
+            float, Field(ge=1, le=600, description="Seconds to wait at most, with wait")
+        ] = 60,
+    ) -> models.Job:
+        """A remember job's status (queued, running, done or failed) and outcome: the
+        memories it created and rewrote, or its error."""
+        client = backend.client(ctx)
+        with api_errors():
+            job = await client.jobs.get(job_id)
+            if not wait:
+                return job
+            try:
+                return await client.jobs.wait(job, timeout=timeout)
+            except (JobTimeoutError, JobFailedError) as exc:
+                return exc.job
+
+    return mcp, backend

@@ -1,0 +1,123 @@
+"""A live GitLoom over real HTTP for the Python client and the MCP server.
+
+The API is pytest-django's ``live_server`` (a threaded WSGI server in this process, on
+the test database and the test's object store) with jobs run inline as they are
+accepted (``GITLOOM_QUEUE_SYNC``), so a job is done by the time a client polls it. The
+MCP server runs as its real command, ``manage.py mcp``, in a subprocess that calls that
+API over HTTP.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+
+CONVERSATION = [
+    {
+        "role": "user",
+        "content": "I just bought a Sony A7III camera from Fotocentre in Bengaluru.",
+        "id": "msg-1",
+    },
+    {"role": "assistant", "content": "Congratulations! Enjoy the new camera."},
+]
+
+
+@pytest.fixture
+def service(live_server, settings) -> str:
+    """The base URL of a live API whose jobs run inline."""
+    settings.GITLOOM_QUEUE_SYNC = True
+    return live_server.url
+
+
+def api_key(account, name: str = "client-tests") -> str:
+    from accounts.services import api_key_create
+
+    return api_key_create(account=account, name=name)[1]
+
+
+@pytest.fixture
+def acme_key(account) -> str:
+    return api_key(account)
+
+
+@pytest.fixture
+def globex_key(other_account) -> str:
+    return api_key(other_account)
+
+
+@pytest.fixture
+def gl(service, acme_key):
+    from gitloom_client import GitLoom
+
+    with GitLoom(service, api_key=acme_key) as client:
+        yield client
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment of a ``manage.py mcp`` child: the test database's URL, so
+    loading the settings starts no embedded Postgres of its own (the command itself
+    never connects to a database)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    host = db["HOST"] or db["OPTIONS"]["host"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITLOOM_API_")}
+    env["DATABASE_URL"] = f"postgresql://{db['USER']}@/{db['NAME']}?host={host}"
+    env.update(extra)
+    return env
+
+
+def manage_py() -> list[str]:
+    return [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
+
+
+@pytest.fixture(scope="session")
+def mcp_http(live_server, django_db_setup, tmp_path_factory, django_db_blocker):
+    """``manage.py mcp --http`` calling the live API; yields its MCP endpoint URL."""
+    with django_db_blocker.unblock():
+        env = subprocess_env()
+    port = free_port()
+    log_path = tmp_path_factory.mktemp("mcp-http") / "mcp.log"
+    log = open(log_path, "w+")  # noqa: SIM115
+    process = subprocess.Popen(
+        [*manage_py(), "mcp", "--http", "--port", str(port), "--api-url", live_server.url],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            assert process.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, log_path.read_text()
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        yield f"{base}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        log.close()

@@ -1,0 +1,307 @@
+"""The MCP server (``manage.py mcp``) driven by the ``mcp`` client library, over both
+transports, against a live API: stdio spawns the command, HTTP talks to the process the
+``mcp_http`` fixture started."""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from django.conf import settings
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.clients.conftest import CONVERSATION, manage_py, subprocess_env
+
+pytestmark = pytest.mark.slow
+
+TOOLS = {
+    "remember",
+    "search",
+    "list_memories",
+    "read_memory",
+    "memory_history",
+    "forget",
+    "list_namespaces",
+    "create_namespace",
+    "job_status",
+    "whoami",
+}
+READ_ONLY = {
+    "search",
+    "list_memories",
+    "read_memory",
+    "memory_history",
+    "list_namespaces",
+    "job_status",
+    "whoami",
+}
+
+CHAT = (
+    "user: I just bought a Sony A7III camera from Fotocentre in Bengaluru.\n"
+    "assistant: Congratulations! Enjoy the new camera."
+)
+
+
+def stdio(service: str, key: str | None) -> Client:
+    extra = {"GITLOOM_API_URL": service}
+    if key is not None:
+        extra["GITLOOM_API_KEY"] = key
+    return Client(
+        StdioServerParameters(
+            command=manage_py()[0],
+            args=[*manage_py()[1:], "mcp", "--stdio"],
+            env=subprocess_env(**extra),
+            cwd=str(settings.BASE_DIR),
+        ),
+        read_timeout_seconds=120,
+    )
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """A tool's structured result; fails the test on a tool error."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def refused(client: Client, tool: str, **arguments: Any) -> str:
+    """A tool error's text; fails the test when the tool succeeds."""
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    return result.content[0].text
+
+
+def run(scenario, *args) -> None:
+    anyio.run(scenario, *args)
+
+
+async def over_http(url: str, key: str | None, scenario, mode: str = "auto") -> None:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=120) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        await scenario(client)
+
+
+# --- stdio ---------------------------------------------------------------------------
+
+
+def test_a_fresh_agent_over_stdio_remembers_a_conversation_and_later_recalls_it(service, acme_key):
+    async def first_session() -> None:
+        async with stdio(service, acme_key) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == TOOLS
+            for name, tool in tools.items():
+                hints = tool.annotations
+                assert tool.description, name
+                assert hints.read_only_hint is (name in READ_ONLY), name
+                assert hints.destructive_hint is (name == "forget"), name
+                assert hints.open_world_hint is False, name
+                properties = tool.input_schema.get("properties", {})
+                if "namespace" in properties:
+                    assert properties["namespace"]["default"] == "default", name
+            assert tools["remember"].annotations.idempotent_hint is False
+            assert tools["forget"].annotations.idempotent_hint is True
+            assert tools["search"].output_schema  # typed results
+
+            me = await call(client, "whoami")
+            assert me["account"] == "acme" and me["credential"]["type"] == "api_key"
+            assert (await call(client, "list_namespaces"))["namespaces"] == []
+            await call(client, "create_namespace")
+            job = await call(client, "remember", conversation=CHAT, wait=True)
+            assert job["status"] == "done" and job["result"]["created"], job
+
+    async def later_session() -> None:
+        async with stdio(service, acme_key) as client:
+            found = await call(client, "search", query="which camera did I buy?")
+            assert found["tenant"] == "acme"
+            assert "Sony A7III" in found["results"][0]["content"], found
+
+    run(first_session)
+    run(later_session)
+
+
+def test_stdio_refuses_to_start_without_an_api_key(service):
+    finished = subprocess.run(
+        [*manage_py(), "mcp", "--stdio"],
+        cwd=settings.BASE_DIR,
+        env=subprocess_env(GITLOOM_API_URL=service),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert finished.returncode != 0
+    assert "GITLOOM_API_KEY" in finished.stderr
+
+
+# --- Streamable HTTP -----------------------------------------------------------------
+
+
+def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, acme_key):
+    async def scenario(client: Client) -> None:
+        assert (await call(client, "whoami"))["account"] == "acme"
+        created = await call(client, "create_namespace", name="user-8213")
+        assert created["name"] == "user-8213"
+        again = await call(client, "create_namespace", name="user-8213")  # idempotent
+        assert again["name"] == "user-8213"
+        job = await call(
+            client, "remember", messages=CONVERSATION, namespace="user-8213", session_id="s-1"
+        )
+        assert job["status"] in {"queued", "running", "done"}
+        job = await call(client, "job_status", job_id=job["id"], wait=True)
+        assert job["status"] == "done" and job["session_id"] == "s-1"
+        path = job["result"]["created"][0]
+
+        found = await call(client, "search", query="which camera did I buy", namespace="user-8213")
+        top = found["results"][0]
+        assert top["path"] == path and "Sony A7III" in top["content"]
+        assert set(top["arms"]) == {"lexical", "semantic", "graph"}
+        assert top["arms"]["lexical"] or top["arms"]["semantic"]
+        filtered = await call(
+            client, "search", query="Sony A7III", namespace="user-8213", tier=["working"]
+        )
+        assert filtered["results"] == []
+
+        page = await call(client, "list_memories", namespace="user-8213")
+        assert path in [memory["path"] for memory in page["memories"]]
+        memory = await call(client, "read_memory", path=path, namespace="user-8213")
+        assert "Sony A7III" in memory["body"] and memory["sources"] == ["msg-1"]
+
+        forgotten = await call(client, "forget", path=path, namespace="user-8213")
+        assert forgotten["deleted"] is True
+        text = await refused(client, "forget", path=path, namespace="user-8213")
+        assert text.count("memory_not_found") == 1
+        history = await call(client, "memory_history", path=path, namespace="user-8213")
+        assert [v["change"] for v in history["versions"]] == ["delete", "add"]
+        after = await call(client, "search", query="which camera did I buy", namespace="user-8213")
+        assert path not in [result["path"] for result in after["results"]]
+
+    run(over_http, mcp_http, acme_key, scenario)
+
+
+def test_each_http_request_acts_for_its_own_keys_account(service, mcp_http, acme_key, globex_key):
+    remembered: dict[str, str] = {}
+
+    async def acme(client: Client) -> None:
+        await call(client, "create_namespace")
+        job = await call(client, "remember", conversation=CHAT, wait=True)
+        remembered["job"], remembered["path"] = job["id"], job["result"]["created"][0]
+
+    async def globex(client: Client) -> None:
+        assert (await call(client, "whoami"))["account"] == "globex"
+        assert (await call(client, "list_namespaces"))["namespaces"] == []
+        text = await refused(client, "search", query="which camera did I buy")
+        assert text.startswith("namespace_not_found") or "namespace_not_found" in text
+        await call(client, "create_namespace")  # its own `default`, empty
+        found = await call(client, "search", query="which camera did I buy Sony A7III")
+        assert found["tenant"] == "globex" and found["results"] == []
+        assert "memory_not_found" in await refused(client, "read_memory", path=remembered["path"])
+        assert "memory_not_found" in await refused(client, "forget", path=remembered["path"])
+        assert "memory_not_found" in await refused(
+            client, "memory_history", path=remembered["path"]
+        )
+        assert "job_not_found" in await refused(client, "job_status", job_id=remembered["job"])
+        assert (await call(client, "list_memories"))["memories"] == []
+
+    async def acme_again(client: Client) -> None:
+        memory = await call(client, "read_memory", path=remembered["path"])
+        assert "Sony A7III" in memory["body"]  # untouched by globex's attempts
+
+    run(over_http, mcp_http, acme_key, acme)
+    # An older client (the initialize handshake) on the same server, another key.
+    run(over_http, mcp_http, globex_key, globex, "legacy")
+    run(over_http, mcp_http, acme_key, acme_again)
+
+
+def test_http_refuses_requests_without_a_valid_key(mcp_http, account):
+    from accounts.services import api_key_create, api_key_revoke
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    accept = {"Accept": "application/json, text/event-stream"}
+
+    def post(**headers: str) -> httpx.Response:
+        return httpx.post(mcp_http, json=initialize, headers={**accept, **headers}, timeout=30)
+
+    anonymous = post()
+    assert anonymous.status_code == 401
+    assert anonymous.headers["WWW-Authenticate"].startswith("Bearer")
+    assert anonymous.json()["error"]["code"] == "not_authenticated"
+    wrong = post(Authorization="Bearer glk_wrong")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (401, "authentication_failed")
+
+    key, secret = api_key_create(account=account, name="soon-revoked")
+    assert post(Authorization=f"Bearer {secret}").status_code == 200
+    other, other_secret = api_key_create(account=account, name="revoked-first")
+    api_key_revoke(account=account, key_id=other.pk)
+    assert post(Authorization=f"Bearer {other_secret}").status_code == 401
+
+    assert httpx.get(mcp_http.replace("/mcp", "/healthz"), timeout=10).status_code == 200
+    foreign = post(Authorization=f"Bearer {secret}", Host="evil.example")
+    assert foreign.status_code == 400
+
+
+def test_bad_arguments_are_clear_tool_errors(service, mcp_http, acme_key):
+    async def scenario(client: Client) -> None:
+        text = await refused(client, "remember", conversation=CHAT)
+        assert "namespace_not_found" in text and "create_namespace" in text
+        await call(client, "create_namespace")
+        assert "either messages or conversation" in await refused(client, "remember")
+        both = await refused(client, "remember", messages=CONVERSATION, conversation=CHAT)
+        assert "either messages or conversation" in both
+        robot = await refused(client, "remember", messages=[{"role": "robot", "content": "hi"}])
+        assert "role" in robot
+        assert "invalid_transcript" in await refused(client, "remember", conversation="   ")
+        assert "limit" in await refused(client, "search", query="camera", limit=0)
+        assert "tier" in await refused(client, "search", query="camera", tier=["forever"])
+        assert "invalid_path" in await refused(client, "read_memory", path="../../etc/passwd")
+        assert "job_not_found" in await refused(client, "job_status", job_id="not-a-job")
+        unknown = await refused(client, "search", query="camera", namespace="nobody")
+        assert unknown.count("namespace_not_found") == 1
+
+    run(over_http, mcp_http, acme_key, scenario)
+
+
+def test_remember_returns_the_accepted_job_when_the_wait_runs_out(
+    service, mcp_http, acme_key, settings
+):
+    async def scenario(client: Client) -> None:
+        await call(client, "create_namespace")
+        settings.GITLOOM_QUEUE_SYNC = False  # no worker here: the job waits in the queue
+        job = await call(client, "remember", conversation=CHAT, wait=True, timeout=1)
+        assert job["status"] == "queued"
+        assert (await call(client, "job_status", job_id=job["id"]))["status"] == "queued"
+
+    run(over_http, mcp_http, acme_key, scenario)
+
+
+def test_remember_with_wait_reports_a_failed_job_as_a_tool_error(
+    service, mcp_http, acme_key, settings
+):
+    async def scenario(client: Client) -> None:
+        await call(client, "create_namespace")
+        # A model endpoint that refuses connections: the job fails model_unavailable.
+        settings.GITLOOM_LLM_BASE_URL = "http://127.0.0.1:9/v1"
+        settings.GITLOOM_LLM_MODEL = "nobody-home"
+        settings.GITLOOM_LLM_MAX_RETRIES = 0
+        settings.GITLOOM_LLM_BACKOFF_SCALE = 0
+        text = await refused(client, "remember", conversation=CHAT, wait=True)
+        assert "model_unavailable: job" in text and "nothing of it was written" in text
+
+    run(over_http, mcp_http, acme_key, scenario)
