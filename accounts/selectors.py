@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
-from accounts.errors import AccountNotFound, ApiKeyNotFound
+from accounts.errors import AccountNotFound, ApiKeyNotFound, NoAccount
 from accounts.models import Account, ApiKey
 
 
@@ -27,6 +27,18 @@ def account_for_user(*, user) -> Account | None:
         .first()
     )
     return membership.account if membership else None
+
+
+def account_for_dashboard(*, user) -> Account:
+    """The account a signed-in person's dashboard pages act for (the ``DASHBOARD_ACCOUNT``
+    setting names this for ``gitloom.dashboard``); ``NoAccount`` when there is none."""
+    account = account_for_user(user=user)
+    if account is None:
+        raise NoAccount(
+            "This user belongs to no active account, so there is nothing to show. "
+            "Sign up for an account, or ask an operator to add you to one."
+        )
+    return account
 
 
 def api_key_list(*, account: Account) -> QuerySet[ApiKey]:

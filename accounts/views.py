@@ -1,80 +1,26 @@
-"""The dashboard's account pages, and the plumbing every dashboard page shares.
+"""The dashboard's account pages: sign-up, sign-in, the account and its API keys.
 
-Every dashboard page calls the same service and selector functions as the API views
-(``accounts.services``, ``namespaces.selectors`` ...). Access is checked where data is
-fetched: a page receives the signed-in person's account and passes it to the selector,
-which answers the same 404 for "missing" and "not yours".
+They stand on the shared base in ``gitloom.dashboard`` (sign-in, the person's account,
+errors as pages) and call the same services and selectors as the API views.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
-
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from accounts.errors import NoAccount
 from accounts.forms import ApiKeyCreateForm, LoginForm, SignupForm
 from accounts.models import Account
-from accounts.selectors import account_for_user, api_key_get_for_account, api_key_list
+from accounts.selectors import api_key_get_for_account, api_key_list
 from accounts.services import account_signup, api_key_create, api_key_revoke
+from gitloom.dashboard import dashboard_view
 from gitloom.errors import GitLoomError
 from namespaces.selectors import namespace_list
-
-TITLES = {
-    400: "That did not work",
-    403: "Not allowed",
-    404: "Not found",
-    409: "Conflict",
-    413: "Too large",
-    429: "Too many requests",
-    503: "Temporarily unavailable",
-}
-
-
-def error_page(
-    request: HttpRequest, *, error: GitLoomError, back_url: str = "", back_label: str = ""
-) -> HttpResponse:
-    """A GitLoomError as a page: its message for a person, its status for the browser."""
-    title = TITLES.get(error.status, "Something went wrong" if error.status >= 500 else "Error")
-    context = {"title": title, "message": error.message, "code": error.code}
-    context.update(back_url=back_url, back_label=back_label)
-    return render(request, "error.html", context, status=error.status)
-
-
-def dashboard_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Sign-in required; passes the person's account; renders GitLoomError as a page.
-
-    The account comes from the session's membership only, never from the URL, so a
-    page can only ever ask selectors about the signed-in person's own account.
-    """
-
-    @login_required
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        account = account_for_user(user=request.user)
-        if account is None:
-            return error_page(
-                request,
-                error=NoAccount(
-                    "This user belongs to no active account, so there is nothing to show. "
-                    "Sign up for an account, or ask an operator to add you to one.",
-                ),
-            )
-        try:
-            return view(request, *args, account=account, **kwargs)
-        except GitLoomError as exc:
-            return error_page(request, error=exc)
-
-    return wrapper
-
 
 # --- Sign up, log in ---------------------------------------------------------------
 

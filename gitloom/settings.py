@@ -163,6 +163,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
+# Which account a signed-in person's dashboard acts for: the accounts app decides, and the
+# core's dashboard base (gitloom.dashboard) finds it by this name, importing no app.
+DASHBOARD_ACCOUNT = "accounts.selectors.account_for_dashboard"
 LOGOUT_REDIRECT_URL = "/login/"
 
 LANGUAGE_CODE = "en-us"

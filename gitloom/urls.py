@@ -18,7 +18,11 @@ v1_patterns = [
 urlpatterns = [
     path("v1/", include(v1_patterns)),
     path("admin/", admin.site.urls),
+    # The dashboard: each app mounts its own pages.
     path("", include("accounts.urls_dashboard")),
+    path("", include("namespaces.urls_dashboard")),
+    path("", include("memories.urls_dashboard")),
+    path("", include("retrieval.urls_dashboard")),
 ]
 
 handler404 = "gitloom.envelope.handler404"

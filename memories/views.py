@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from accounts.models import Account
-from accounts.views import dashboard_view, error_page
+from gitloom.dashboard import dashboard_view, error_page
 from gitloom.errors import InvalidInput, PayloadTooLarge
 from memories.errors import JobNotFound, MemoryNotFound
 from memories.forms import ImportForm, MemoryFilterForm

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.models import Account
-from accounts.views import dashboard_view
+from gitloom.dashboard import dashboard_view
 from gitloom.errors import GitLoomError
 from namespaces.forms import NamespaceCreateForm, NamespaceDeleteForm
 from namespaces.selectors import namespace_get_for_account, namespace_list

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts.models import Account
-from accounts.views import dashboard_view
+from gitloom.dashboard import dashboard_view
 from gitloom.errors import InvalidInput
 from namespaces.selectors import namespace_get_for_account
 from retrieval.forms import RetrieveForm

@@ -1,0 +1,16 @@
+"""A namespace's memories, history, jobs and data pages, mounted at "/"."""
+
+from django.urls import path
+
+from gitloom.dashboard import NAMESPACE_PAGES as NS
+from memories import views
+
+urlpatterns = [
+    path(NS, views.memory_browser, name="dash-namespace"),
+    path(NS + "memories/<path:path>", views.memory_detail, name="dash-memory"),
+    path(NS + "history/<path:path>", views.memory_history_page, name="dash-memory-history"),
+    path(NS + "forget/<path:path>", views.memory_forget, name="dash-memory-forget"),
+    path(NS + "jobs/", views.jobs, name="dash-jobs"),
+    path(NS + "jobs/<str:job_id>/", views.job_detail, name="dash-job"),
+    path(NS + "data/", views.export_import, name="dash-data"),
+]

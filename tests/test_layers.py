@@ -1,0 +1,158 @@
+"""Domain modules import downward only, and the apps' import graph has no cycle.
+
+The rule is written in docs/DESIGN-NOTES.md ("Layers"). Bottom up:
+
+    gitloom (core) <- accounts <- namespaces <- namespaces.memory_format <- retrieval <- memories
+
+A domain module is any module of those packages except the top of the house: apis,
+views, admin, urls (``urls*.py``), forms, management commands (everything under
+``management/``, the evaluation harness included), migrations, and the process entry
+points (settings, wsgi, gunicorn's config). A domain module may import its own layer
+and the layers below it; imports inside functions count too. The file format is a leaf:
+it imports nothing of the project but the core.
+
+``python tests/test_layers.py`` prints the app graph (with ``--all``: every module,
+the top of the house included) and each import behind an edge.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("gitloom", "accounts", "namespaces", "namespaces.memory_format", "retrieval", "memories")
+APPS = ("gitloom", "accounts", "namespaces", "retrieval", "memories")
+TOP_MODULES = {"apis", "views", "admin", "forms"}
+ENTRY_POINTS = {"gitloom.settings", "gitloom.wsgi", "gitloom.gunicorn_conf"}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the apps: dotted name -> file."""
+    found = {}
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def is_domain(module: str) -> bool:
+    parts = module.split(".")
+    if module in ENTRY_POINTS or "management" in parts or "migrations" in parts:
+        return False
+    return not (parts[-1] in TOP_MODULES or parts[-1].startswith("urls"))
+
+
+def layer(module: str) -> str:
+    for name in sorted(LAYERS, key=len, reverse=True):
+        if module == name or module.startswith(name + "."):
+            return name
+    raise ValueError(module)
+
+
+def imports(module: str, path: Path, known: dict[str, Path]) -> list[tuple[int, str]]:
+    """(line, imported project module) for every import in the file, nested ones too."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            # `from namespaces import memory_format` imports a module, not a name.
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
+        else:
+            continue
+        for name in dict.fromkeys(names):
+            if name.split(".")[0] in APPS:
+                found.append((node.lineno, name))
+    return found
+
+
+def edges(*, domain_only: bool = True) -> dict[tuple[str, str], list[str]]:
+    """(from layer, to layer) -> the imports behind it, between different layers."""
+    known = modules()
+    graph: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for module, path in known.items():
+        if domain_only and not is_domain(module):
+            continue
+        for line, target in imports(module, path, known):
+            source_layer, target_layer = layer(module), layer(target)
+            if source_layer != target_layer:
+                graph[(source_layer, target_layer)].append(f"{module}:{line} -> {target}")
+    return graph
+
+
+def cycles(graph) -> list[list[str]]:
+    """The cycles among the layers (each found once, from its first node in DFS order)."""
+    adjacent = defaultdict(set)
+    for source, target in graph:
+        adjacent[source].add(target)
+    found, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(adjacent[node]):
+            if state.get(nxt) == "open":
+                found.append([*stack[stack.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = "done"
+
+    for node in sorted(adjacent):
+        if node not in state:
+            visit(node, [node])
+    return found
+
+
+def test_domain_modules_import_only_their_own_layer_or_below():
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    upward = [
+        line
+        for (source, target), lines in sorted(edges().items())
+        if rank[target] > rank[source]
+        for line in lines
+    ]
+    assert upward == [], "upward imports (see docs/DESIGN-NOTES.md, Layers):\n" + "\n".join(upward)
+
+
+def test_the_apps_import_graph_has_no_cycle():
+    assert cycles(edges()) == []
+
+
+def test_the_memory_file_format_is_a_leaf_on_the_core():
+    reached = {target for (source, target) in edges() if source == "namespaces.memory_format"}
+    assert reached <= {"gitloom"}
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path, monkeypatch):
+    # The check itself must be able to fail: a namespaces module importing retrieval.
+    fake = tmp_path / "namespaces"
+    fake.mkdir()
+    (fake / "oops.py").write_text("def f():\n    from retrieval.services import x\n")
+    for app in APPS:
+        if app != "namespaces":
+            (tmp_path / app).symlink_to(ROOT / app)
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = edges()
+    assert graph[("namespaces", "retrieval")] == ["namespaces.oops:2 -> retrieval.services"]
+    assert cycles(graph) == [["namespaces", "retrieval", "namespaces"]]
+
+
+if __name__ == "__main__":
+    for (source, target), lines in sorted(edges(domain_only="--all" not in sys.argv).items()):
+        print(f"{source} -> {target}")
+        if "-v" in sys.argv:
+            for line in lines:
+                print(f"    {line}")
+    print("cycles:", cycles(edges(domain_only="--all" not in sys.argv)) or "none")
