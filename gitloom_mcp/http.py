@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import uvicorn
 from django.http.request import split_domain_port, validate_host
@@ -137,6 +138,19 @@ def http_app(*, api_url: str, allowed_hosts: Sequence[str], path: str = MCP_PATH
     return KeyGate(app, backend=backend, allowed_hosts=allowed_hosts)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn, telling ``on_started`` once it listens (``serve`` waits for that)."""
+
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None] | None):
+        super().__init__(config)
+        self.on_started = on_started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and self.on_started is not None:
+            self.on_started()
+
+
 def run_http(
     *,
     host: str,
@@ -145,8 +159,10 @@ def run_http(
     allowed_hosts: Sequence[str],
     path: str = MCP_PATH,
     log_level: str = "info",
+    on_started: Callable[[], None] | None = None,
 ) -> None:
-    """Serve until SIGINT or SIGTERM (uvicorn finishes the requests in flight)."""
+    """Serve until SIGINT or SIGTERM (uvicorn finishes the requests in flight);
+    ``on_started`` is called once the socket listens."""
     app = http_app(api_url=api_url, allowed_hosts=allowed_hosts, path=path)
     config = uvicorn.Config(app, host=host, port=port, lifespan="on", log_level=log_level)
-    uvicorn.Server(config).run()
+    _Server(config, on_started).run()

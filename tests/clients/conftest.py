@@ -106,12 +106,11 @@ def mcp_http(live_server, django_db_setup, tmp_path_factory, django_db_blocker):
         while True:
             assert process.poll() is None, log_path.read_text()
             assert time.monotonic() < deadline, log_path.read_text()
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
+            if "is listening on" in log_path.read_text():
+                break
             time.sleep(0.2)
+        # It said so once it listens: it answers at once.
+        assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200
         yield f"{base}/mcp"
     finally:
         process.terminate()

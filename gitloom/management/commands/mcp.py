@@ -48,9 +48,18 @@ class Command(BaseCommand):
             return
         from gitloom_mcp.http import MCP_PATH, run_http
 
-        # stderr: stdout stays free for whoever runs this (serve prints its own banner).
-        self.stderr.write(
-            f"GitLoom MCP (Streamable HTTP) on http://{host}:{port}{MCP_PATH}, "
-            f"calling the API at {api_url}"
+        def started() -> None:
+            # stderr: stdout stays free for whoever runs this (serve prints its own banner).
+            self.stderr.write(
+                f"GitLoom MCP (Streamable HTTP) is listening on http://{host}:{port}{MCP_PATH}"
+                f" (API at {api_url}; send Authorization: Bearer <API key>)"
+            )
+            self.stderr.flush()
+
+        run_http(
+            host=host,
+            port=port,
+            api_url=api_url,
+            allowed_hosts=settings.ALLOWED_HOSTS,
+            on_started=started,
         )
-        run_http(host=host, port=port, api_url=api_url, allowed_hosts=settings.ALLOWED_HOSTS)
