@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memories.pipeline import ExistingMemory
+from memories.pipeline_types import ExistingMemory
 from namespaces.memory_format import Link, Memory
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_texts

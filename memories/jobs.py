@@ -14,7 +14,7 @@ frees the lock, and django-q2 redelivers the unacknowledged task after ``Q_CLUST
 ``Gitloom-Job`` trailer) in the repository, so its commit appears exactly once. A job
 whose attempts keep ending that way (every start counts in ``attempts``) is failed with
 ``job_attempts_exhausted`` once it has been started ``GITLOOM_JOB_MAX_ATTEMPTS`` times
-(``memories.services.job_run``), and the drain moves on to the namespace's next job.
+(``memories.ingest.job_run``), and the drain moves on to the namespace's next job.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import connection
 
+from memories.ingest import job_run
 from memories.models import Job
 
 logger = logging.getLogger("gitloom.jobs")
@@ -89,8 +89,6 @@ def drain_namespace(namespace_id: int) -> bool:
     apply per job) and lets other namespaces' work interleave on the workers.
     Returns whether a job ran.
     """
-    from memories.services import job_run
-
     if not _try_lock(namespace_id):
         return False  # another worker holds the namespace; it queues the next drain
     try:
@@ -121,14 +119,3 @@ def requeue_pending() -> int:
     for namespace_id in namespace_ids:
         enqueue_drain(namespace_id=namespace_id)
     return len(namespace_ids)
-
-
-def job_mark_running(*, job: Job) -> Job:
-    with transaction.atomic():
-        Job.objects.filter(pk=job.pk).update(
-            status=Job.Status.RUNNING,
-            started=timezone.now(),
-            attempts=job.attempts + 1,
-        )
-    job.refresh_from_db()
-    return job

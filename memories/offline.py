@@ -37,7 +37,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 from memories.llm import Usage
-from memories.pipeline import (
+from memories.pipeline_types import (
     Candidate,
     Decision,
     Draft,

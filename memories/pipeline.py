@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -35,7 +35,20 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from gitloom.errors import GitLoomError
 from memories import prompts
 from memories.errors import DuplicateMessageId, InvalidMessageId
-from memories.llm import ModelClient, Usage
+from memories.llm import ModelClient, Usage, model_client
+from memories.offline import OfflineExtractor
+from memories.pipeline_types import (
+    Candidate,
+    CandidateLookup,
+    Decision,
+    Draft,
+    DraftLink,
+    Extractor,
+    MemoryLink,
+    Message,
+    PipelineResult,
+    Rewrite,
+)
 from namespaces.memory_format import (
     LINK_TYPE_RE,
     MAX_FIELD_CHARS,
@@ -50,127 +63,6 @@ MAX_CUES = 12  # per memory, after merging a rewrite's old and new cues
 MAX_TAGS = 12
 MAX_BODY_CHARS = 8000
 _PROMPT_CANDIDATE_CHARS = 1500  # of each existing memory's text shown to the model
-
-
-# --- data ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class Message:
-    id: str
-    role: str
-    content: str
-    name: str | None = None
-    timestamp: datetime | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ExistingMemory:
-    """A memory already in the namespace, as the candidate lookup returns it."""
-
-    path: str
-    text: str
-    header: Memory
-
-
-# Nearest existing memories for each of several texts (one list per text, at most
-# `limit` each): one call per job, so an index can embed the texts in one batch.
-CandidateLookup = Callable[[Sequence[str], int], list[list[ExistingMemory]]]
-"""``existing(text, limit)``: up to ``limit`` memories of this namespace most like ``text``."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Draft:
-    """A new memory before it has a path. ``key`` is ``n1``, ``n2``, ... within a job."""
-
-    key: str
-    tier: str
-    topic: str
-    title: str
-    body: str
-    tags: tuple[str, ...]
-    cues: tuple[str, ...]
-    sources: tuple[str, ...]
-    confidence: float | None
-    when: datetime
-
-
-@dataclass(frozen=True, kw_only=True)
-class Candidate:
-    """An existing memory offered to Relate/Reconcile under key ``e1``, ``e2``, ..."""
-
-    key: str
-    memory: ExistingMemory
-
-
-@dataclass(frozen=True, kw_only=True)
-class DraftLink:
-    """A typed link between two keys (draft or candidate); at least one is a draft."""
-
-    source: str
-    target: str
-    type: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Rewrite:
-    """Fold ``drafts`` into candidate ``target``, whose new body is ``body``."""
-
-    target: str
-    drafts: tuple[str, ...]
-    body: str
-    cues: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class Decision:
-    links: tuple[DraftLink, ...] = ()
-    rewrites: tuple[Rewrite, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class MemoryLink:
-    """A link as written into a file's ``related``: ``source`` holds ``type: target``."""
-
-    source: str
-    type: str
-    target: str
-
-
-@dataclass(kw_only=True)
-class PipelineResult:
-    created: dict[str, Memory] = field(default_factory=dict)  # new path -> memory
-    rewritten: dict[str, Memory] = field(default_factory=dict)  # existing path -> memory
-    links: list[MemoryLink] = field(default_factory=list)
-    sources: dict[str, list[str]] = field(default_factory=dict)  # path -> this job's ids
-    extractor: str = "offline"
-    prompt_version: str = prompts.PROMPT_VERSION
-    usage: Usage = field(default_factory=Usage)
-    session_id: str | None = None
-
-    @property
-    def paths(self) -> list[str]:
-        return [*self.created, *self.rewritten]
-
-
-class Extractor(Protocol):
-    """What :func:`run_pipeline` needs from a model or the offline extractor."""
-
-    name: str
-
-    def extract(self, *, messages: Sequence[Message], now: datetime) -> tuple[list[Draft], Usage]:
-        """Extract + Cue."""
-        ...
-
-    def relate(
-        self,
-        *,
-        drafts: Sequence[Draft],
-        candidates: Sequence[Candidate],
-        candidates_for: Mapping[str, Sequence[str]],
-    ) -> tuple[Decision, Usage]:
-        """Relate + Reconcile. ``candidates_for`` maps a draft key to its candidate keys."""
-        ...
 
 
 # --- the pipeline -------------------------------------------------------------------
@@ -364,9 +256,6 @@ def assemble(
 
 def default_extractor() -> Extractor:
     """The configured model's extractor, or the offline one when no model is configured."""
-    from memories.llm import model_client
-    from memories.offline import OfflineExtractor
-
     client = model_client()
     return ModelExtractor(client) if client is not None else OfflineExtractor()
 

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from gitloom.errors import InvalidInput, PayloadTooLarge
 from memories.errors import InvalidTranscript
-from memories.pipeline import Message
+from memories.pipeline_types import Message
 
 ROLES = {"user", "assistant", "system", "tool"}
 MAX_MESSAGES = 1000

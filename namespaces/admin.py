@@ -4,6 +4,7 @@ from django.db.models import Count, Q
 from gitloom.errors import GitLoomError
 from namespaces.models import Namespace
 from retrieval.selectors import index_memory_counts
+from retrieval.services import after_repository_change
 
 
 @admin.register(Namespace)
@@ -67,12 +68,10 @@ class NamespaceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Rebuild the index of selected namespaces from their repositories")
     def reindex(self, request, queryset):
-        from retrieval.services import index_namespace
-
         done = 0
         for namespace in queryset:
             try:
-                index_namespace(namespace=namespace, rebuild=True)
+                after_repository_change(namespace=namespace, rebuild=True)
             except GitLoomError as exc:
                 self.message_user(request, f"{namespace}: {exc.message}", messages.ERROR)
             else:

@@ -1,4 +1,9 @@
-"""Writes to the index: namespace lifecycle hooks and the indexer entry point.
+"""Writes to the index: the step after every repository change, namespace lifecycle
+hooks, and the indexer entry point.
+
+``after_repository_change`` is the one step every writer (ingestion jobs, forgetting,
+imports) and ``reindex`` calls after a namespace's repository moved: it records the
+head on the namespace row and brings the index up to it.
 
 ``index_namespace_create`` / ``index_namespace_drop`` run inside the transaction that
 creates or deletes the namespace: ``namespaces.services`` sends ``namespace_created`` /
@@ -13,7 +18,9 @@ from __future__ import annotations
 import logging
 
 from django.db import connection, transaction
+from django.utils import timezone
 
+from namespaces.models import Namespace
 from retrieval.indexer import IndexResult, index_namespace
 from retrieval.models import cue_partition
 
@@ -21,6 +28,7 @@ logger = logging.getLogger("gitloom.retrieval")
 
 __all__ = [
     "IndexResult",
+    "after_repository_change",
     "cue_partition_drop",
     "index_namespace",
     "index_namespace_create",
@@ -29,10 +37,41 @@ __all__ = [
 ]
 
 
+def after_repository_change(
+    *, namespace: Namespace, commit: str | None = None, rebuild: bool = False
+) -> IndexResult:
+    """Bring ``Namespace.head_commit`` and the index up to the repository's head.
+
+    A writer passes the ``commit`` it made: it is recorded (with ``last_write``) before
+    indexing, so a write whose indexing fails, or whose process dies first, leaves a
+    namespace whose head is ahead of its index, and ``/v1/retrieve`` says so (``commit``
+    vs ``indexed_commit``) instead of quietly answering from the older commit. Then the
+    index is brought up to the head (``rebuild=True``: rebuilt from the repository
+    alone, ``manage.py reindex``), and the head it reached is recorded too: another
+    writer's commit may have landed on top, or a crashed writer never recorded its own.
+    """
+    if commit:
+        _record_head(namespace, commit, wrote=True)
+    indexed = index_namespace(namespace=namespace, rebuild=rebuild)
+    _record_head(namespace, indexed.commit, wrote=commit is not None)
+    return indexed
+
+
+def _record_head(namespace: Namespace, commit: str | None, *, wrote: bool) -> None:
+    if commit and commit != namespace.head_commit:
+        fields = {"head_commit": commit}
+        if wrote:
+            fields["last_write"] = timezone.now()
+        Namespace.objects.filter(pk=namespace.pk).update(**fields)
+        namespace.head_commit = commit
+
+
 def index_namespace_create(*, namespace) -> None:
     """Prepare a new namespace's index: its cue partition (with its own HNSW index) and
     its index state at the repository's first commit. Runs in the caller's transaction,
-    so a namespace whose creation rolls back leaves no partition behind."""
+    so a namespace whose creation rolls back leaves no partition behind. Creating is not
+    a write: the namespace row records no head until its first write (so
+    ``after_repository_change`` is not the step here)."""
     index_namespace(namespace=namespace)
 
 

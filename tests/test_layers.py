@@ -93,16 +93,13 @@ def edges(*, domain_only: bool = True) -> dict[tuple[str, str], list[str]]:
     return graph
 
 
-def cycles(graph) -> list[list[str]]:
-    """The cycles among the layers (each found once, from its first node in DFS order)."""
-    adjacent = defaultdict(set)
-    for source, target in graph:
-        adjacent[source].add(target)
+def cycles(adjacent: dict[str, set[str]]) -> list[list[str]]:
+    """The cycles of a directed graph (each found once, from where a DFS first meets it)."""
     found, state = [], {}
 
     def visit(node: str, stack: list[str]) -> None:
         state[node] = "open"
-        for nxt in sorted(adjacent[node]):
+        for nxt in sorted(adjacent.get(node, ())):
             if state.get(nxt) == "open":
                 found.append([*stack[stack.index(nxt) :], nxt])
             elif nxt not in state:
@@ -113,6 +110,23 @@ def cycles(graph) -> list[list[str]]:
         if node not in state:
             visit(node, [node])
     return found
+
+
+def layer_graph(edges_: dict[tuple[str, str], list[str]]) -> dict[str, set[str]]:
+    adjacent: dict[str, set[str]] = defaultdict(set)
+    for source, target in edges_:
+        adjacent[source].add(target)
+    return adjacent
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Domain module -> the project modules it imports (a package is its ``__init__``)."""
+    known = modules()
+    return {
+        module: {target for _, target in imports(module, path, known) if target != module}
+        for module, path in known.items()
+        if is_domain(module)
+    }
 
 
 def test_domain_modules_import_only_their_own_layer_or_below():
@@ -127,7 +141,13 @@ def test_domain_modules_import_only_their_own_layer_or_below():
 
 
 def test_the_apps_import_graph_has_no_cycle():
-    assert cycles(edges()) == []
+    assert cycles(layer_graph(edges())) == []
+
+
+def test_domain_modules_import_each_other_without_a_cycle():
+    # Within an app too: an import cycle "broken" by a function-level import is still one
+    # (the write path's queue and services, the pipeline and its offline extractor were).
+    assert cycles(module_graph()) == []
 
 
 def test_the_memory_file_format_is_a_leaf_on_the_core():
@@ -146,7 +166,7 @@ def test_the_layer_check_sees_an_upward_import(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     graph = edges()
     assert graph[("namespaces", "retrieval")] == ["namespaces.oops:2 -> retrieval.services"]
-    assert cycles(graph) == [["namespaces", "retrieval", "namespaces"]]
+    assert cycles(layer_graph(graph)) == [["namespaces", "retrieval", "namespaces"]]
 
 
 if __name__ == "__main__":
@@ -155,4 +175,5 @@ if __name__ == "__main__":
         if "-v" in sys.argv:
             for line in lines:
                 print(f"    {line}")
-    print("cycles:", cycles(edges(domain_only="--all" not in sys.argv)) or "none")
+    print("cycles:", cycles(layer_graph(edges(domain_only="--all" not in sys.argv))) or "none")
+    print("module cycles:", cycles(module_graph()) or "none")

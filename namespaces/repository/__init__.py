@@ -40,7 +40,7 @@ The modules, each importing only those above it:
     bundle     untrusted bundle import
 """
 
-from namespaces.repository.bundle import repository_import_bundle
+from namespaces.repository.bundle import is_bundle, repository_import_bundle
 from namespaces.repository.commits import repository_commit, repository_init
 from namespaces.repository.export import repository_export_bundle, repository_export_tar
 from namespaces.repository.history import repository_log, repository_path_log
@@ -87,6 +87,7 @@ __all__ = [
     "TreeChange",
     "Version",
     "clear_pack_cache",
+    "is_bundle",
     "repository_commit",
     "repository_consolidate",
     "repository_delete",

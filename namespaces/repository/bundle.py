@@ -55,6 +55,9 @@ from namespaces.repository.values import (
 )
 from namespaces.storage import object_store
 
+# The header lines of the bundle versions this module reads.
+BUNDLE_SIGNATURES = (b"# v2 git bundle", b"# v3 git bundle")
+
 
 def _read_varint_header(contents: bytes, offset: int) -> tuple[int, int]:
     """Type and declared size of the pack entry at ``offset``."""
@@ -128,6 +131,12 @@ def _scan_pack(
     return count
 
 
+def is_bundle(data: bytes) -> bool:
+    """Whether ``data`` starts like a git bundle this module reads (v2 or v3); what an
+    import without a stated format goes by."""
+    return data.startswith(BUNDLE_SIGNATURES)
+
+
 def _parse_bundle(data: bytes) -> tuple[dict[bytes, bytes], list[bytes], bytes]:
     """(refs, prerequisites, pack bytes) from a v2/v3 bundle."""
     if not isinstance(data, bytes | bytearray):
@@ -137,7 +146,7 @@ def _parse_bundle(data: bytes) -> tuple[dict[bytes, bytes], list[bytes], bytes]:
     if header_end < 0 or header_end > 1 << 20:
         raise InvalidBundle("Not a git bundle.")
     lines = data[:header_end].split(b"\n")
-    if lines[0] not in (b"# v2 git bundle", b"# v3 git bundle"):
+    if lines[0] not in BUNDLE_SIGNATURES:
         raise InvalidBundle("Not a git bundle (v2 or v3).")
     refs: dict[bytes, bytes] = {}
     prerequisites: list[bytes] = []

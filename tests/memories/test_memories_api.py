@@ -151,6 +151,35 @@ def test_bundle_round_trips_into_a_new_namespace(api, ns):
     assert copied["memories"] == original["memories"]
 
 
+def test_a_v3_bundle_made_by_git_imports_without_naming_its_format(api, ns, tmp_path):
+    # git writes a v3 bundle when asked; the import tells it from a tar by its header alone.
+    repo = tmp_path / "repo"
+    env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
+    git = ["git", "-C", str(repo), "-c", "user.name=T", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, env=env)
+    for path, data in sample_files().items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_bytes(data)
+    subprocess.run([*git, "add", "-A"], check=True, env=env)
+    subprocess.run([*git, "commit", "-q", "-m", "Memories kept by hand"], check=True, env=env)
+    bundle = tmp_path / "v3.bundle"
+    subprocess.run(
+        [*git, "bundle", "create", "-q", "--version=3", str(bundle), "--all"], check=True, env=env
+    )
+    data = bundle.read_bytes()
+    assert data.startswith(b"# v3 git bundle\n")
+
+    response = api.post(
+        "/v1/namespaces/default/import", data, content_type="application/octet-stream"
+    )
+    assert response.status_code == 201, response.json()
+    listed = api.get("/v1/memories").json()
+    assert [m["path"] for m in listed["memories"]] == sorted(sample_files())
+    assert listed["commit"] == response.json()["commit"]
+    for path, data in sample_files().items():
+        assert api.get(f"/v1/memories/{path}").json()["raw"] == data.decode()
+
+
 def _bad_link_files():
     files = sample_files()
     files["facts/misc/dangling-00000000.md"] = memory_bytes(

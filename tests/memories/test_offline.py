@@ -8,7 +8,8 @@ from datetime import UTC, date, datetime
 import pytest
 
 from memories.offline import OfflineExtractor, resolve_relative_dates
-from memories.pipeline import ExistingMemory, Message, run_pipeline
+from memories.pipeline import run_pipeline
+from memories.pipeline_types import ExistingMemory, Message
 from namespaces.memory_format import parse_memory, render_memory
 
 # A Monday.

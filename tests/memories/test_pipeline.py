@@ -10,7 +10,8 @@ import pytest
 
 from memories import prompts
 from memories.llm import ModelClient, ModelOutputInvalid
-from memories.pipeline import ExistingMemory, Message, ModelExtractor, run_pipeline
+from memories.pipeline import ModelExtractor, run_pipeline
+from memories.pipeline_types import ExistingMemory, Message
 from namespaces.memory_format import Link, Memory, parse_memory, render_memory
 from tests.support.model_server import ModelServer, Reply, pipeline_responder
 

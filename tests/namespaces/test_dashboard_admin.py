@@ -110,8 +110,8 @@ def _job(person, text: str):
 
 
 def test_jobs_filter_by_status_and_failed_ones_can_be_retried(operator, person, notes, settings):
+    from memories.ingest import job_run
     from memories.models import Job
-    from memories.services import job_run
 
     done = job_run(job=_job(person, "I bought a Fujifilm X100V camera in Tokyo."))
     settings.GITLOOM_LLM_BASE_URL = "http://127.0.0.1:9/v1"  # nothing listens there

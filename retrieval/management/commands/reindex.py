@@ -4,7 +4,8 @@
     python manage.py reindex --namespace acme/default --namespace acme/user-8213
 
 Each namespace is rebuilt in its own transaction (its old rows stay visible until the
-new ones commit). With no --namespace, cue partitions left behind by deleted
+new ones commit), and its row records the head the index reached (the step every write
+takes, ``after_repository_change``). With no --namespace, cue partitions left behind by deleted
 namespaces are dropped too.
 """
 
@@ -15,7 +16,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from namespaces.models import Namespace
-from retrieval.services import index_namespace, index_orphans_drop
+from retrieval.services import after_repository_change, index_orphans_drop
 
 
 class Command(BaseCommand):
@@ -44,7 +45,7 @@ class Command(BaseCommand):
             targets = list(Namespace.objects.order_by("account_id", "name"))
         for target in targets:
             started = time.perf_counter()
-            result = index_namespace(namespace=target, rebuild=True)
+            result = after_repository_change(namespace=target, rebuild=True)
             self.stdout.write(
                 f"{target.account_id}/{target.name}: {result.added} memories at "
                 f"{result.commit or '(no commit)'}, {result.embedded} cue texts embedded, "

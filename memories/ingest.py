@@ -1,0 +1,177 @@
+"""Running one ingestion job: pipeline, one commit, then the index.
+
+The queue (``memories.jobs``) calls :func:`job_run` for a namespace's oldest pending job
+while it holds the namespace's lock. The job's state changes go through
+``memories.job_states``; the commit is followed by the one step after every repository
+change (``retrieval.services.after_repository_change``), so a job reported done is
+visible to ``/v1/retrieve``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+
+from django.conf import settings
+from django.utils import timezone
+
+from gitloom.errors import GitLoomError
+from memories.candidates import memory_candidates
+from memories.errors import JobAttemptsExhausted, JobInternalError
+from memories.job_states import job_done, job_extracted, job_failed, job_started
+from memories.models import Job
+from memories.pipeline import default_extractor, run_pipeline
+from memories.transcripts import payload_messages
+from namespaces import repository
+from namespaces.memory_format import render_memory
+from retrieval.services import after_repository_change
+
+logger = logging.getLogger("gitloom.memories")
+# One line when a job starts and one when it ends, for operators following the queue.
+jobs_logger = logging.getLogger("gitloom.jobs")
+
+# How far back a re-run job looks for the commit an earlier attempt may have made.
+JOB_COMMIT_LOOKBACK = 200
+
+
+def _job_commit_in_history(*, prefix: str, job: Job) -> str | None:
+    for entry in repository.repository_log(prefix=prefix, limit=JOB_COMMIT_LOOKBACK):
+        if entry.trailers.get("Gitloom-Job") == str(job.public_id):
+            return entry.commit
+        if entry.time < job.created.replace(microsecond=0) - timezone.timedelta(minutes=1):
+            break
+    return None
+
+
+def job_run(*, job: Job) -> Job:
+    """Run one job: pipeline, one commit, index. Safe to call again after a crash.
+
+    A job found ``running`` was started before and never finished: its worker died
+    (killed, out of memory, its database backend crashed) or was stopped at the queue's
+    timeout. After ``GITLOOM_JOB_MAX_ATTEMPTS`` such starts it fails instead of running
+    again, so one poisonous job cannot hold its namespace's queue forever.
+    """
+    if job.status == Job.Status.RUNNING and job.attempts >= settings.GITLOOM_JOB_MAX_ATTEMPTS:
+        exhausted = JobAttemptsExhausted(
+            f"The job was started {job.attempts} times and each attempt stopped before it "
+            "finished (its worker crashed, ran out of memory or timed out); it will not be "
+            "tried again."
+        )
+        job = job_failed(job=job, code=exhausted.code, message=exhausted.message)
+        _log_job_end(job, duration_ms=0)
+        return job
+    job = job_started(job=job)
+    jobs_logger.info(
+        "job started namespace=%s job=%s attempt=%d", job.namespace, job.public_id, job.attempts
+    )
+    started = time.monotonic()
+    job = _job_attempt(job)
+    _log_job_end(job, duration_ms=round((time.monotonic() - started) * 1000))
+    return job
+
+
+def _log_job_end(job: Job, *, duration_ms: int) -> None:
+    result = job.result or {}
+    failed = job.status == Job.Status.FAILED
+    jobs_logger.log(
+        logging.WARNING if failed else logging.INFO,
+        "job %s namespace=%s job=%s attempt=%d duration_ms=%d created=%d rewritten=%d "
+        "extractor=%s%s",
+        job.status,
+        job.namespace,
+        job.public_id,
+        job.attempts,
+        duration_ms,
+        len(result.get("created", [])),
+        len(result.get("rewritten", [])),
+        job.extractor or "-",
+        f" error={job.error_code}" if failed else "",
+    )
+
+
+def _job_attempt(job: Job) -> Job:
+    namespace = job.namespace
+    prefix = namespace.storage_prefix
+    try:
+        # Only a re-run (a worker died mid-job, or an operator retried it) can find its
+        # own commit already in the history; a first attempt skips the log walk.
+        earlier = _job_commit_in_history(prefix=prefix, job=job) if job.attempts > 1 else None
+        if earlier is not None:
+            # An earlier attempt committed and then died: finish it, don't redo it.
+            changes = repository.repository_diff(
+                prefix=prefix, old=_parent_of(prefix, earlier), new=earlier
+            )
+            after_repository_change(namespace=namespace, commit=earlier)
+            return job_done(
+                job=job,
+                commit=earlier,
+                created=[c.path for c in changes if c.kind == "add"],
+                rewritten=[c.path for c in changes if c.kind == "modify"],
+                linked=[],
+            )
+        snapshot = repository.repository_snapshot(prefix=prefix)
+        extractor = default_extractor()
+        result = run_pipeline(
+            messages=payload_messages(job.payload, job_tag=job.public_id.hex[:8]),
+            session_id=job.payload.get("session_id"),
+            existing=lambda texts, limit: memory_candidates(
+                namespace=namespace, texts=texts, limit=limit
+            ),
+            extractor=extractor,
+            # each topic folder is counted once per job, however many drafts ask
+            topic_sizes=functools.cache(lambda folder: sum(1 for _ in snapshot.walk(folder))),
+            now=job.created,
+        )
+        job_extracted(
+            job=job,
+            extractor=result.extractor,
+            prompt_version=result.prompt_version,
+            usage=result.usage.as_dict(),
+        )
+        files = {**result.created, **result.rewritten}
+        if not files:
+            return job_done(job=job, commit="", created=[], rewritten=[], linked=[])
+        rendered = {path: render_memory(memory) for path, memory in files.items()}
+        commit = repository.repository_commit(
+            prefix=prefix,
+            apply=lambda snap: rendered,
+            message=_job_message(job, result),
+            trailers={
+                "Gitloom-Job": str(job.public_id),
+                "Gitloom-Session": job.session_id or "-",
+                "Gitloom-Extractor": result.extractor,
+                "Gitloom-Prompt-Version": result.prompt_version,
+            },
+        )
+        after_repository_change(namespace=namespace, commit=commit.commit)
+        linked = sorted(
+            {link.source for link in result.links} | {link.target for link in result.links}
+        )
+        return job_done(
+            job=job,
+            commit=commit.commit,
+            created=sorted(result.created),
+            rewritten=sorted(result.rewritten),
+            linked=linked,
+        )
+    except GitLoomError as exc:
+        usage = exc.details.get("usage") if isinstance(exc.details, dict) else None
+        return job_failed(job=job, code=exc.code, message=exc.message, usage=usage)
+    except Exception:
+        logger.exception("job %s failed unexpectedly", job.public_id)
+        return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
+
+
+def _parent_of(prefix: str, commit: str) -> str | None:
+    for entry in repository.repository_log(prefix=prefix, start=commit, limit=2):
+        if entry.commit != commit:
+            return entry.commit
+    return None
+
+
+def _job_message(job: Job, result) -> str:
+    return (
+        f"Ingest job {job.public_id}: {len(result.created)} new, "
+        f"{len(result.rewritten)} rewritten ({result.extractor} extractor)"
+    )

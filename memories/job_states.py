@@ -1,0 +1,73 @@
+"""Every change of a job's state, in one place.
+
+::
+
+    queued --job_started--> running --job_done----> done
+      ^                        |
+      |                        +----job_failed--> failed --job_requeued--> queued
+
+A job found ``running`` again (its worker died) goes through ``job_started`` once more,
+which counts the attempt, or, after ``GITLOOM_JOB_MAX_ATTEMPTS`` starts, ``job_failed``
+(``memories.ingest``). ``job_extracted`` records which extractor and prompt did the
+work, and what it cost, while the job runs. A job row is created ``queued`` by
+``memories.services.job_accept``. Each function is one UPDATE of the row, and returns
+the job as the row now is.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from memories.models import Job
+
+
+def job_started(*, job: Job) -> Job:
+    with transaction.atomic():
+        Job.objects.filter(pk=job.pk).update(
+            status=Job.Status.RUNNING,
+            started=timezone.now(),
+            attempts=job.attempts + 1,
+        )
+    job.refresh_from_db()
+    return job
+
+
+def job_extracted(*, job: Job, extractor: str, prompt_version: str, usage: dict) -> None:
+    Job.objects.filter(pk=job.pk).update(
+        extractor=extractor, prompt_version=prompt_version, usage=usage
+    )
+
+
+def job_done(*, job: Job, commit: str, created, rewritten, linked) -> Job:
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.DONE,
+        finished=timezone.now(),
+        commit=commit,
+        result={"created": created, "rewritten": rewritten, "linked": linked},
+        error_code="",
+        error_message="",
+    )
+    job.refresh_from_db()
+    return job
+
+
+def job_failed(*, job: Job, code: str, message: str, usage: dict | None = None) -> Job:
+    fields = {
+        "status": Job.Status.FAILED,
+        "finished": timezone.now(),
+        "error_code": code,
+        "error_message": message,
+    }
+    if usage:
+        fields["usage"] = usage
+    Job.objects.filter(pk=job.pk).update(**fields)
+    job.refresh_from_db()
+    return job
+
+
+def job_requeued(*, job: Job) -> Job:
+    """A failed job back in its namespace's queue (the caller asks for a drain)."""
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED, error_code="", error_message="")
+    job.refresh_from_db()
+    return job
