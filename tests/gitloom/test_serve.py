@@ -25,10 +25,20 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start_serve(tmp_path: Path, port: int, **env) -> subprocess.Popen:
+def _start_serve(tmp_path: Path, port: int, mcp_port: int, **env) -> subprocess.Popen:
     log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115
     return subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
+        [
+            sys.executable,
+            "manage.py",
+            "serve",
+            "--port",
+            str(port),
+            "--web-workers",
+            "1",
+            "--mcp-port",
+            str(mcp_port),
+        ],
         cwd=settings.BASE_DIR,
         env=dict(os.environ, GITLOOM_DATA_DIR=str(tmp_path), GITLOOM_WORKERS="1", **env),
         stdout=log,
@@ -55,9 +65,12 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
 
     db = connection.settings_dict
     host = db["HOST"] or db["OPTIONS"]["host"]
-    port = _free_port()
+    port, mcp_port = _free_port(), _free_port()
     process = _start_serve(
-        tmp_path, port, DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}"
+        tmp_path,
+        port,
+        mcp_port,
+        DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}",
     )
     try:
         printed = _wait_for_banner(process, tmp_path)
@@ -73,6 +86,34 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
         ) as response:
             assert response.status == 200
         assert f"http://127.0.0.1:{port}/" in printed
+        # serve runs the MCP server too, and says where.
+        assert f"http://127.0.0.1:{mcp_port}/mcp" in printed
+        with urllib.request.urlopen(  # noqa: S310
+            f"http://127.0.0.1:{mcp_port}/healthz", timeout=5
+        ) as response:
+            assert response.status == 200
+        initialize = urllib.request.Request(
+            f"http://127.0.0.1:{mcp_port}/mcp",
+            data=json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "1"},
+                    },
+                }
+            ).encode(),
+            headers={
+                "Authorization": f"Bearer {api.secret}",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        with urllib.request.urlopen(initialize, timeout=10) as response:  # noqa: S310
+            assert response.status == 200
         assert "Extractor: offline" in printed
         assert "Embedder:  local all-MiniLM-L6-v2" in printed
         assert "Loading weights" not in printed  # no progress bars in service logs
@@ -103,7 +144,17 @@ def test_serve_on_embedded_defaults_stops_the_postgres_it_started(tmp_path):
     port = _free_port()
     log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port), "--web-workers", "1"],
+        [
+            sys.executable,
+            "manage.py",
+            "serve",
+            "--port",
+            str(port),
+            "--web-workers",
+            "1",
+            "--mcp-port",
+            "0",
+        ],
         cwd=settings.BASE_DIR,
         env=dict(env, GITLOOM_DATA_DIR=str(tmp_path), GITLOOM_WORKERS="1"),
         stdout=log,

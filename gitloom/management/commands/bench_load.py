@@ -179,7 +179,16 @@ class Command(BaseCommand):
         log_path = scratch / "bench-load-serve.log"
         with open(log_path, "w") as log:
             process = subprocess.Popen(  # noqa: S603
-                [sys.executable, "manage.py", "serve", "--port", str(port), *serve_args.split()],
+                [
+                    sys.executable,
+                    "manage.py",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--mcp-port",
+                    "0",
+                    *serve_args.split(),
+                ],
                 cwd=settings.BASE_DIR,
                 env=env,
                 stdout=log,

@@ -136,7 +136,15 @@ class Command(BaseCommand):
         with open(log_path, "w") as log:
             started = time.monotonic()
             process = subprocess.Popen(  # noqa: S603
-                [sys.executable, "manage.py", "serve", "--port", str(port)],
+                [
+                    sys.executable,
+                    "manage.py",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--mcp-port",
+                    str(_free_port()),
+                ],
                 cwd=settings.BASE_DIR,
                 env=env,
                 stdout=log,

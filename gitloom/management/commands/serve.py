@@ -103,6 +103,25 @@ def _run_gunicorn(host: str, port: int, web_workers: int, web_threads: int) -> N
     WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").run()
 
 
+def _run_mcp(host: str, port: int, api_url: str, ready_dir: Path) -> None:
+    from gitloom.mcp_server.http import run_http
+
+    run_http(
+        host=host,
+        port=port,
+        api_url=api_url,
+        allowed_hosts=settings.ALLOWED_HOSTS,
+        on_started=lambda: (ready_dir / f"mcp-{os.getpid()}").touch(),
+    )
+
+
+def _api_url(host: str, port: int) -> str:
+    """Where a process on this machine reaches the web server that serve starts."""
+    if host in ("0.0.0.0", "::", ""):  # noqa: S104  (listening everywhere; we call loopback)
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def _run_queue() -> None:
     import multiprocessing
 
@@ -128,6 +147,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-web", action="store_true", help="only queue workers (a queue node of a fleet)"
         )
+        parser.add_argument(
+            "--mcp-port",
+            type=int,
+            default=8001,
+            help="port of the MCP server (Streamable HTTP at /mcp); 0 turns it off",
+        )
 
     def handle(
         self,
@@ -138,6 +163,7 @@ class Command(BaseCommand):
         web_threads: int,
         no_queue: bool,
         no_web: bool,
+        mcp_port: int,
         **options,
     ):
         if no_web and no_queue:
@@ -162,6 +188,8 @@ class Command(BaseCommand):
         expected = {
             "web": 0 if no_web else web_workers,
             "queue": 0 if no_queue else settings.GITLOOM_WORKERS,
+            # The MCP server calls this node's API, so it runs beside a web server only.
+            "mcp": 1 if mcp_port and not no_web else 0,
         }
         # A forked child must open its own database connections.
         connections.close_all()
@@ -174,6 +202,9 @@ class Command(BaseCommand):
             )
         if not no_queue:
             children.append(Child("queue", _run_queue))
+        if expected["mcp"]:
+            api_url = _api_url(host, port)
+            children.append(Child("mcp", lambda: _run_mcp(host, mcp_port, api_url, ready_dir)))
 
         stopping = False
 
@@ -195,7 +226,7 @@ class Command(BaseCommand):
                         f"Embedder:  {_embedder_description()}\n"
                     )
                 else:
-                    self.stdout.write(self._banner(host, port, elapsed))
+                    self.stdout.write(self._banner(host, port, elapsed, mcp_port=mcp_port))
                 self.stdout.flush()
             while not stopping and all(child.poll() is None for child in children):
                 time.sleep(0.5)
@@ -213,7 +244,7 @@ class Command(BaseCommand):
         if failed and not stopping:
             raise CommandError(f"A service process exited unexpectedly: {failed}")
 
-    def _banner(self, host: str, port: int, seconds: float) -> str:
+    def _banner(self, host: str, port: int, seconds: float, *, mcp_port: int) -> str:
         where = f"http://{host}:{port}"
         database = "embedded Postgres" if settings.EMBEDDED_POSTGRES else "DATABASE_URL"
         manage = _command_prefix()
@@ -225,6 +256,12 @@ class Command(BaseCommand):
             f"{settings.GITLOOM_STORAGE} object storage)",
             f"Extractor: {_extractor_description()}",
             f"Embedder:  {_embedder_description()}",
+            (
+                f"MCP:       http://{host}:{mcp_port}/mcp  (Streamable HTTP; "
+                "Authorization: Bearer <API key>)"
+                if mcp_port
+                else "MCP:       off (--mcp-port 0)"
+            ),
             f"Get started:  sign up at {where}/signup/  or, from another shell:",
             f"  {manage} create_account acme",
             f"  {manage} create_api_key acme --name first-key   # prints the secret",

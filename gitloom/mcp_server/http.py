@@ -26,7 +26,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gitloom_mcp.server import Backend, bearer_key, build_server
+from gitloom.mcp_server.server import Backend, bearer_key, build_server
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
