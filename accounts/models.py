@@ -4,7 +4,9 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
-slug_validator = RegexValidator(r"^[a-z0-9-]{1,64}\Z", "Use 1-64 characters of a-z, 0-9 and '-'.")
+from gitloom.slugs import SLUG_PATTERN, SLUG_RULE
+
+slug_validator = RegexValidator(rf"^{SLUG_PATTERN}\Z", f"Use {SLUG_RULE}.")
 
 
 class Account(models.Model):
@@ -18,7 +20,7 @@ class Account(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(id__regex=r"^[a-z0-9-]{1,64}$"), name="account_id_is_slug"
+                condition=models.Q(id__regex=rf"^{SLUG_PATTERN}$"), name="account_id_is_slug"
             )
         ]
 

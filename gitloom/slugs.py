@@ -10,7 +10,9 @@ import re
 
 from gitloom.errors import InvalidName
 
-SLUG_RE = re.compile(r"[a-z0-9-]{1,64}")
+SLUG_PATTERN = r"[a-z0-9-]{1,64}"  # the one spelling: checks, constraints, storage keys
+SLUG_RE = re.compile(SLUG_PATTERN)
+SLUG_RULE = "1-64 characters of a-z, 0-9 and '-'"
 
 
 def is_slug(value: object) -> bool:
@@ -19,5 +21,5 @@ def is_slug(value: object) -> bool:
 
 def validate_slug(value: object, *, what: str = "name") -> str:
     if not is_slug(value):
-        raise InvalidName(f"Invalid {what}: use 1-64 characters of a-z, 0-9 and '-'.")
+        raise InvalidName(f"Invalid {what}: use {SLUG_RULE}.")
     return value  # type: ignore[return-value]

@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 
 from gitloom.errors import GitLoomError, ServiceUnavailable
+from gitloom.times import as_utc
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,8 @@ class Usage:
 
 
 class ModelClient:
-    """A configured chat/embeddings endpoint with bounded retries.
+    """A configured chat endpoint with bounded retries (embeddings are
+    ``retrieval.embeddings``'s, the one embedding client).
 
     ``sleep`` is injectable so tests can observe the waits without taking them.
     """
@@ -252,28 +254,6 @@ class ModelClient:
             kwargs["max_tokens"] = self.max_tokens
         return self._with_retries(lambda: self._client.chat.completions.create(**kwargs))
 
-    # -- embeddings ------------------------------------------------------------------
-
-    def embed(
-        self, *, texts: list[str], model: str | None = None
-    ) -> tuple[list[list[float]], Usage]:
-        """Embed ``texts`` in order; for an OpenAI-compatible embeddings endpoint."""
-        if not texts:
-            return [], Usage()
-        response = self._with_retries(
-            lambda: self._client.embeddings.create(model=model or self.model, input=texts)
-        )
-        data = sorted(response.data, key=lambda item: item.index)
-        if len(data) != len(texts):
-            raise ModelOutputInvalid(
-                f"The embeddings endpoint returned {len(data)} vectors for {len(texts)} texts."
-            )
-        usage = Usage(
-            prompt_tokens=getattr(response.usage, "prompt_tokens", 0) or 0,
-            calls=1,
-        )
-        return [list(item.embedding) for item in data], usage
-
     # -- retries ---------------------------------------------------------------------
 
     def _with_retries(self, call: Callable[[], T]) -> T:
@@ -347,8 +327,7 @@ def _retry_after(headers: Any) -> float | None:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
+    when = as_utc(when)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 

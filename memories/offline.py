@@ -34,8 +34,9 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
+from gitloom.times import as_utc
 from memories.llm import Usage
 from memories.pipeline_types import (
     Candidate,
@@ -131,9 +132,7 @@ class OfflineExtractor:
         for message in messages:
             if not _speaks_facts(message):
                 continue
-            when = message.timestamp or now
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=UTC)
+            when = as_utc(message.timestamp or now)
             for unit in split_units(message.content, names=self._speakers):
                 text, dated = resolve_relative_dates(unit, when.date())
                 body = f"{message.name}: {text}" if message.name else text

@@ -33,6 +33,7 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gitloom.errors import GitLoomError
+from gitloom.times import as_utc
 from memories import prompts
 from memories.errors import DuplicateMessageId, InvalidMessageId
 from memories.llm import ModelClient, Usage, model_client
@@ -52,6 +53,7 @@ from memories.pipeline_types import (
 from namespaces.memory_format import (
     LINK_TYPE_RE,
     MAX_FIELD_CHARS,
+    TIERS,
     Link,
     Memory,
     new_memory_path,
@@ -86,7 +88,7 @@ def run_pipeline(
     ``exc.details["usage"]``; nothing is produced then.
     """
     check_messages(messages)
-    now = _aware(now or datetime.now(UTC))
+    now = as_utc(now or datetime.now(UTC))
     result = PipelineResult(extractor=extractor.name, session_id=session_id)
     if not messages:
         return result
@@ -284,7 +286,7 @@ class ModelExtractor:
                 validate=lambda data, ids=ids: _validate_extract(data, ids),
             )
             usage += spent
-            when_of = {m.id: _aware(m.timestamp) if m.timestamp else now for m in chunk}
+            when_of = {m.id: as_utc(m.timestamp) if m.timestamp else now for m in chunk}
             for item in output.memories:
                 drafts.append(
                     Draft(
@@ -339,7 +341,7 @@ def _clean_list(values: list[Any], limit: int = MAX_FIELD_CHARS) -> list[str]:
 class ExtractedMemory(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    tier: Literal["facts", "preferences", "events", "working"]
+    tier: Literal[TIERS]  # the format's tiers, spelt once there
     topic: str = ""
     title: str = ""
     text: str = Field(min_length=1, max_length=MAX_BODY_CHARS)
@@ -477,7 +479,7 @@ def _transcript_prompt(messages: Sequence[Message]) -> str:
         if m.name:
             item["name"] = m.name
         if m.timestamp:
-            when = _aware(m.timestamp)
+            when = as_utc(m.timestamp)
             item["time"] = when.isoformat()
             item["weekday"] = when.strftime("%A")
         item["text"] = m.content
@@ -549,8 +551,3 @@ def _merge(*lists: Sequence[str], limit: int | None = None) -> list[str]:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _aware(when: datetime) -> datetime:
-    """Naive timestamps are taken as UTC; everything is stored in UTC."""
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.conf import settings
 
 from gitloom.errors import InvalidInput, PayloadTooLarge
+from gitloom.times import as_utc
 from memories.errors import InvalidTranscript
 from memories.pipeline_types import Message
 
@@ -88,9 +89,7 @@ def _timestamp(value: object, where: str) -> str:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise _bad(f"{where}.timestamp {value!r} is not ISO 8601.") from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)  # documented: a naive time is UTC
-    return parsed.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return as_utc(parsed).isoformat().replace("+00:00", "Z")  # documented: naive is UTC
 
 
 def payload_messages(payload: dict, *, job_tag: str) -> list[Message]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.db import models
 
 from accounts.models import Account
+from gitloom.slugs import SLUG_PATTERN
 
 
 class Namespace(models.Model):
@@ -20,7 +21,7 @@ class Namespace(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["account", "name"], name="namespace_name_per_account"),
             models.CheckConstraint(
-                condition=models.Q(name__regex=r"^[a-z0-9-]{1,64}$"), name="namespace_name_is_slug"
+                condition=models.Q(name__regex=rf"^{SLUG_PATTERN}$"), name="namespace_name_is_slug"
             ),
         ]
 

@@ -307,6 +307,24 @@ UPDATE retrieval_term_stat t SET df = t.df - gone.n FROM gone
 WHERE t.namespace_id = %(ns)s AND t.term = gone.term
 """
 
+
+def document_terms_sql(*, cue_text: str, body: str) -> str:
+    """How a document's text becomes what BM25 reads: two ``CROSS JOIN LATERAL`` clauses
+    over the SQL expressions ``cue_text`` and ``body`` that give its weighted tsvector
+    (``v.tsv``: cues weight A, body weight B) and its lengths in terms (``lengths.cues``,
+    ``lengths.body``). The indexer's INSERT uses it, and so does ``bench_retrieve``'s
+    bulk load, so both build documents the same way."""
+    return f"""CROSS JOIN LATERAL (
+    SELECT setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', {cue_text}), 'A')
+        || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', {body}), 'B') AS tsv
+) v
+CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE w.weight = 'A') AS cues,
+           count(*) FILTER (WHERE w.weight = 'B') AS body
+    FROM unnest(v.tsv) AS u, unnest(u.weights) AS w(weight)
+) lengths"""  # noqa: S608 - the callers pass constant SQL expressions
+
+
 _INSERT_DOCUMENTS = f"""
 INSERT INTO retrieval_document (
     namespace_id, path, blob_sha, tier, tags, cues, created, updated, confidence,
@@ -323,17 +341,9 @@ FROM jsonb_to_recordset(%(docs)s::jsonb) AS r(
     updated timestamptz, confidence float8, sources jsonb, related jsonb, body text,
     cue_text text
 )
-CROSS JOIN LATERAL (
-    SELECT setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', r.cue_text), 'A')
-        || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', r.body), 'B') AS tsv
-) v
-CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE w.weight = 'A') AS cues,
-           count(*) FILTER (WHERE w.weight = 'B') AS body
-    FROM unnest(v.tsv) AS u, unnest(u.weights) AS w(weight)
-) lengths
+{document_terms_sql(cue_text="r.cue_text", body="r.body")}
 RETURNING id
-"""  # noqa: S608 - only the constant TEXT_SEARCH_CONFIG is interpolated
+"""  # noqa: S608 - only constant SQL is interpolated
 
 _INSERT_POSTINGS = """
 INSERT INTO retrieval_posting (

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from gitloom.errors import InvalidPath
+from gitloom.slugs import SLUG_PATTERN
 from namespaces.errors import (
     InvalidAuthor,
     InvalidBlobId,
@@ -36,7 +37,7 @@ MAX_IMPORT_OBJECTS = 2_000_000
 MAX_PATH_LENGTH = 1024
 
 SHA_RE = re.compile(r"[0-9a-f]{40}")
-_PREFIX_RE = re.compile(r"[a-z0-9-]{1,64}#[a-z0-9-]{1,64}/")
+_PREFIX_RE = re.compile(rf"{SLUG_PATTERN}#{SLUG_PATTERN}/")
 _TRAILER_KEY_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}")
 _TRAILER_LINE_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]{0,63}): (.*)")
 _AUTHOR_RE = re.compile(r"[^<>\n\r\x00]+ <[^<>\n\r\x00]*>")

@@ -206,17 +206,6 @@ def test_a_response_body_that_is_not_json_counts_as_invalid_output(server, clien
     assert len(server.requests) == 3
 
 
-def test_embeddings_come_back_in_input_order(server):
-    with ModelClient(model="embedder", base_url=server.base_url) as client:
-        vectors, usage = client.embed(texts=["alpha", "beta", "alpha"])
-
-    assert len(vectors) == 3 and len(vectors[0]) == server.embedding_dim
-    assert vectors[0] == vectors[2] != vectors[1]
-    assert usage.calls == 1
-    assert server.requests[0].path == "/v1/embeddings"
-    assert server.requests[0].json["input"] == ["alpha", "beta", "alpha"]
-
-
 def test_no_model_configured_means_offline():
     with override_settings(GITLOOM_LLM_MODEL=""):
         assert model_client() is None

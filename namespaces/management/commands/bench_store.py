@@ -23,9 +23,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from namespaces.memory_format import TIERS
+
 DEFAULT_SIZES = (100, 10_000, 100_000)
 PER_FOLDER = 180  # < 200, leaving room for the writes the benchmark adds
-TIERS = ("facts", "preferences", "events", "working")
 PREFIX = "bench#store/"
 
 

@@ -58,7 +58,7 @@ from accounts.models import Account
 from namespaces.memory_format import TIERS as MEMORY_TIERS
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts
-from retrieval.indexer import TEXT_SEARCH_CONFIG, derive_postings
+from retrieval.indexer import derive_postings, document_terms_sql
 from retrieval.management.locomo import DEFAULT_DATA, locomo_missing
 from retrieval.models import cue_partition
 from retrieval.query import FusionParams, fused_search
@@ -69,7 +69,7 @@ ACCOUNT = "bench-retrieval"
 TIERS = ("facts", "facts", "facts", "preferences", "events", "working")
 TAGS = ("work", "family", "travel", "health", "hobby", "food", "money", "home")
 
-_INSERT_BENCH_DOCUMENTS = """
+_INSERT_BENCH_DOCUMENTS = f"""
 INSERT INTO retrieval_document (
     namespace_id, path, blob_sha, tier, tags, cues, created, updated, confidence,
     sources, related, body, tsv, cue_length, body_length
@@ -83,20 +83,9 @@ SELECT %(ns)s,
        NULL, ARRAY['msg-' || r.i], '[]'::jsonb, r.body, v.tsv, lengths.cues, lengths.body
 FROM unnest(%(bodies)s::text[], %(cue1)s::text[], %(cue2)s::text[], %(tiers)s::text[],
             %(tags)s::text[]) WITH ORDINALITY AS r(body, cue1, cue2, tier, tag, i)
-CROSS JOIN LATERAL (
-    SELECT setweight(to_tsvector('__text_search_config__', r.cue1 || ' ' || r.cue2), 'A')
-        || setweight(to_tsvector('__text_search_config__', r.body), 'B') AS tsv
-) v
-CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE w.weight = 'A') AS cues,
-           count(*) FILTER (WHERE w.weight = 'B') AS body
-    FROM unnest(v.tsv) AS u, unnest(u.weights) AS w(weight)
-) lengths
+{document_terms_sql(cue_text="r.cue1 || ' ' || r.cue2", body="r.body")}
 RETURNING id, path
-"""
-_INSERT_BENCH_DOCUMENTS = _INSERT_BENCH_DOCUMENTS.replace(
-    "__text_search_config__", TEXT_SEARCH_CONFIG
-)
+"""  # noqa: S608 - only constant SQL is interpolated
 
 _INSERT_BENCH_EDGES = """
 INSERT INTO retrieval_edge (
