@@ -495,12 +495,18 @@ def test_new_memory_path_refuses_unknown_tier():
 
 
 def test_links_to_existing_or_co_imported_memories_pass():
-    a, b = "facts/x/a.md", "facts/x/b.md"
+    a, b, c = "facts/x/a.md", "facts/x/b.md", "facts/old/c.md"
     memories = {
-        a: valid_memory(related=[Link(type="same", path=b)]),
-        b: valid_memory(related=[Link(type="same", path="facts/old/c.md")]),
+        a: valid_memory(related=[Link(type="same", path=b)]),  # b comes in with a
+        b: valid_memory(related=[Link(type="same", path=c)]),  # c is in the namespace
     }
-    validate_links(memories=memories, existing_paths={"facts/old/c.md"})
+    assert validate_links(memories=memories, existing_paths={c}) is None
+    # What lets them pass is exactly that: without c in the namespace, or without b in
+    # the same import, the link that needed it is refused.
+    with pytest.raises(InvalidMemory, match=re.escape(f"{b}: related link 'same' points at {c}")):
+        validate_links(memories=memories, existing_paths=set())
+    with pytest.raises(InvalidMemory, match=re.escape(f"{a}: related link 'same' points at {b}")):
+        validate_links(memories={a: memories[a]}, existing_paths={c})
 
 
 def test_link_to_missing_path_is_refused_naming_file_and_link():

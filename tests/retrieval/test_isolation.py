@@ -63,18 +63,26 @@ def test_a_query_without_where_sees_only_the_scoped_namespace(two_namespaces):
         mine = unfiltered_counts()
     with namespace_scope(other_notes):
         theirs = unfiltered_counts()
+    # Postings are (term, memory) pairs: one {alpha, beta, cue} + two {gamma, cue} here,
+    # three {delta, cue} + four {epsilon, cue} + five {zeta, cue} there. Terms: alpha,
+    # beta, gamma, cue here; delta, epsilon, zeta, cue there ("cue" is in both, and
+    # counted once in each). A leak would show the sum of the two namespaces.
     assert mine == {
         "retrieval_edge": 1,
-        "retrieval_posting": mine["retrieval_posting"],
-        "retrieval_term_stat": mine["retrieval_term_stat"],
+        "retrieval_posting": 5,
+        "retrieval_term_stat": 4,
         "retrieval_cue": 3,
         "retrieval_document": 2,
         "retrieval_index_state": 1,
     }
-    assert theirs["retrieval_document"] == 3 and theirs["retrieval_cue"] == 3
-    assert theirs["retrieval_edge"] == 1 and theirs["retrieval_index_state"] == 1
-    # "alpha", "beta", "gamma", "cue" vs "delta", "epsilon", "zeta", "cue"
-    assert mine["retrieval_term_stat"] == 4 and theirs["retrieval_term_stat"] == 4
+    assert theirs == {
+        "retrieval_edge": 1,
+        "retrieval_posting": 6,
+        "retrieval_term_stat": 4,
+        "retrieval_cue": 3,
+        "retrieval_document": 3,
+        "retrieval_index_state": 1,
+    }
     with namespace_scope(notes), connection.cursor() as cursor:
         cursor.execute("SELECT DISTINCT namespace_id FROM retrieval_document")
         assert cursor.fetchall() == [(notes.pk,)]
