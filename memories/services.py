@@ -118,13 +118,14 @@ def job_retry(*, job: Job) -> Job:
 
 
 def memory_delete(*, namespace: Namespace, path: str) -> repository.CommitResult:
-    """Forget a memory: one commit that removes the file (history keeps it)."""
+    """Forget a memory: one commit that removes the file (history keeps it) and every
+    ``related`` link to it from the other memories."""
     validate_memory_path(path)
 
     def apply(snapshot: repository.Snapshot) -> dict[str, bytes | None]:
         if not snapshot.exists(path):
             raise MemoryNotFound()
-        return {path: None}
+        return {path: None, **_unlinked_from(snapshot, path)}
 
     result = repository.repository_commit(
         prefix=namespace.storage_prefix,
@@ -134,6 +135,29 @@ def memory_delete(*, namespace: Namespace, path: str) -> repository.CommitResult
     )
     after_repository_change(namespace=namespace, commit=result.commit)
     return result
+
+
+def _unlinked_from(snapshot: repository.Snapshot, path: str) -> dict[str, bytes]:
+    """Every other memory that links to ``path``, rewritten without those links.
+
+    Forgetting a memory must leave no ``related`` link pointing at it, or the namespace's
+    own export would no longer import. The blobs are scanned for the path's bytes first,
+    so only the few files that can hold such a link are parsed.
+    """
+    needle = path.encode()
+    changed: dict[str, bytes] = {}
+    for other, blob in snapshot.walk():
+        if other == path:
+            continue
+        data = snapshot.read_blob(blob)
+        if needle not in data:
+            continue
+        memory = parse_memory(data, path=other)
+        kept = [link for link in memory.related if link.path != path]
+        if len(kept) != len(memory.related):
+            memory.related = kept
+            changed[other] = render_memory(memory)
+    return changed
 
 
 # --- import ------------------------------------------------------------------------
