@@ -9,18 +9,15 @@ run by the queue (``memories.jobs``) through ``memories.ingest``.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import tarfile
-import zlib
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.models import Account
+from memories.archives import read_tar
 from memories.errors import (
     IdempotencyKeyReused,
-    ImportTooLarge,
     InvalidArchive,
     InvalidFormat,
     InvalidIdempotencyKey,
@@ -164,38 +161,24 @@ def _unlinked_from(snapshot: repository.Snapshot, path: str) -> dict[str, bytes]
 
 
 def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
-    """Every memory in a tar(.gz), validated file by file; raises on the first problem."""
-    try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")  # noqa: SIM115
-    except (tarfile.TarError, EOFError, OSError):
-        raise InvalidArchive("The upload is not a tar.gz archive.") from None
+    """Every memory in a tar(.gz), validated file by file; raises on the first problem.
+
+    The archive is read by ``memories.archives`` (capped and streaming), never by
+    ``tarfile``, whose header parsing trusts its input.
+    """
     memories: dict[str, Memory] = {}
-    total = 0
-    with archive:
-        try:
-            for member in archive:
-                name = member.name.removeprefix("./")
-                if member.isdir():
-                    continue
-                if not member.isfile():
-                    raise InvalidArchive(
-                        f"{name}: only regular files may be imported (no links or devices).",
-                    )
-                validate_memory_path(name)
-                if member.size > MAX_MEMORY_BYTES:
-                    raise InvalidMemory(
-                        f"{name}: over the {MAX_MEMORY_BYTES}-byte limit for one memory.",
-                    )
-                total += member.size
-                if len(memories) >= MAX_IMPORT_FILES or total > settings.GITLOOM_MAX_IMPORT_BYTES:
-                    raise ImportTooLarge("The archive holds too much.")
-                if name in memories:
-                    raise InvalidArchive(f"{name}: appears twice.")
-                handle = archive.extractfile(member)
-                content = handle.read(MAX_MEMORY_BYTES + 1) if handle else b""
-                memories[name] = parse_memory(content, path=name)
-        except (tarfile.TarError, EOFError, OSError, zlib.error):
-            raise InvalidArchive("The archive is corrupt.") from None
+    for name, content in read_tar(
+        data,
+        max_files=MAX_IMPORT_FILES,
+        max_file_bytes=MAX_MEMORY_BYTES,
+        max_total_bytes=settings.GITLOOM_MAX_IMPORT_BYTES,
+    ):
+        validate_memory_path(name)
+        if len(content) > MAX_MEMORY_BYTES:
+            raise InvalidMemory(f"{name}: over the {MAX_MEMORY_BYTES}-byte limit for one memory.")
+        if name in memories:
+            raise InvalidArchive(f"{name}: appears twice.")
+        memories[name] = parse_memory(content, path=name)
     if not memories:
         raise InvalidArchive("The archive holds no memory files.")
     return memories

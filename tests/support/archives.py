@@ -75,3 +75,21 @@ def sample_files() -> dict[str, bytes]:
             tags=["travel"],
         ),
     }
+
+
+def tar_header(name: str, *, size: int, kind: bytes = tarfile.REGTYPE) -> bytes:
+    """One raw 512-byte tar header block, whatever ``size`` says (for hostile archives)."""
+    info = tarfile.TarInfo(name)
+    info.size = size
+    info.type = kind
+    return info.tobuf(format=tarfile.GNU_FORMAT)
+
+
+def gzip_of_zeros(size: int) -> bytes:
+    """``size`` zero bytes as concatenated gzip members (1 GiB is about 1 MB)."""
+    import gzip
+
+    chunk = 16 * 1024 * 1024
+    member = gzip.compress(b"\0" * chunk, compresslevel=9)
+    whole, rest = divmod(size, chunk)
+    return member * whole + (gzip.compress(b"\0" * rest) if rest else b"")
