@@ -89,7 +89,11 @@ def _timestamp(value: object, where: str) -> str:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise _bad(f"{where}.timestamp {value!r} is not ISO 8601.") from None
-    return as_utc(parsed).isoformat().replace("+00:00", "Z")  # documented: naive is UTC
+    try:
+        in_utc = as_utc(parsed)  # documented: naive is UTC
+    except OverflowError:  # 9999-12-31T23:59:59-14:00 is past the last representable UTC time
+        raise _bad(f"{where}.timestamp {value!r} is outside the supported range.") from None
+    return in_utc.isoformat().replace("+00:00", "Z")
 
 
 def payload_messages(payload: dict, *, job_tag: str) -> list[Message]:

@@ -307,7 +307,7 @@ def parse_memory(data: bytes, *, path: str | None = None) -> Memory:
             )
         try:
             return datetime.fromisoformat(value).astimezone(UTC)
-        except ValueError:
+        except (ValueError, OverflowError):  # OverflowError: past year 9999 once in UTC
             raise bad(f"{key!r} is not a real time: {_show(value)}") from None
 
     related = []

@@ -1,0 +1,57 @@
+"""The one JSON parser of every /v1/ endpoint.
+
+DRF's parser hands back whatever ``json`` accepts, and some of that is parseable but
+cannot be stored or even encoded: nesting deep enough to exhaust the interpreter's
+recursion limit (``RecursionError`` was a 500), a lone surrogate (``"\\ud800"``, which
+no UTF-8 encoder takes) and NUL (``"\\u0000"``, which Postgres refuses in text and
+jsonb). Each is a ``400 malformed_json`` here, before any view sees the body, keys and
+values alike.
+"""
+
+from __future__ import annotations
+
+from rest_framework import parsers
+
+from gitloom.errors import MalformedJson
+
+MAX_JSON_DEPTH = 64
+
+
+class JSONParser(parsers.JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise MalformedJson(f"JSON nested deeper than {MAX_JSON_DEPTH} levels.") from None
+        check_json(data)
+        return data
+
+
+def check_json(data: object) -> None:
+    """Raise ``MalformedJson`` for nesting past ``MAX_JSON_DEPTH``, NUL or a lone
+    surrogate anywhere in ``data`` (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            _check_text(value)
+        elif isinstance(value, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise MalformedJson(f"JSON nested deeper than {MAX_JSON_DEPTH} levels.")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    _check_text(key)
+                    stack.append((item, depth + 1))
+            else:
+                stack.extend((item, depth + 1) for item in value)
+
+
+def _check_text(text: str) -> None:
+    if "\x00" in text:
+        raise MalformedJson("A JSON string holds NUL (\\u0000), which cannot be stored.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MalformedJson(
+            "A JSON string holds a lone surrogate (such as \\ud800), which is not Unicode text."
+        ) from None
