@@ -194,7 +194,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["gitloom.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "gitloom.envelope.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "gitloom.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": None,
     "UNAUTHENTICATED_USER": None,
     # `?format=` is ours (export format), not DRF's renderer override.

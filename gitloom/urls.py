@@ -1,16 +1,22 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from gitloom import envelope
+from gitloom.apis import ApiRootApi
 
 v1_patterns = [
     path("", include("accounts.urls")),
     path("", include("namespaces.urls")),
     path("", include("memories.urls")),
     path("", include("retrieval.urls")),
+    path("", ApiRootApi.as_view(), name="api-root"),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # One address each; the trailing-slash spellings people type lead there.
+    path("schema/", RedirectView.as_view(pattern_name="schema", query_string=True, permanent=True)),
+    path("docs/", RedirectView.as_view(pattern_name="docs", query_string=True, permanent=True)),
     # Anything else under /v1/ is a JSON 404, not Django's HTML page.
     re_path(r"^.*$", envelope.api_not_found),
 ]

@@ -1,107 +1,252 @@
 from __future__ import annotations
 
 from django.http import HttpResponse
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
+    OpenApiExample,
     OpenApiParameter,
     extend_schema,
     extend_schema_field,
-    inline_serializer,
 )
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gitloom.errors import InvalidInput
+from gitloom.errors import InvalidInput, InvalidPath, PayloadTooLarge
+from gitloom.openapi import raises
 from gitloom.serializers import StrictSerializer
-from memories.errors import EmptyBody, InvalidTier
+from memories.errors import (
+    EmptyBody,
+    IdempotencyKeyReused,
+    ImportTooLarge,
+    InvalidArchive,
+    InvalidFormat,
+    InvalidIdempotencyKey,
+    InvalidTier,
+    InvalidTranscript,
+    JobNotFound,
+    MemoryNotFound,
+)
+from memories.models import Job
 from memories.selectors import (
     job_get_for_account,
-    job_list,
+    job_page,
     memory_get,
     memory_history,
     memory_list,
     namespace_export,
 )
 from memories.services import job_accept, memory_delete, memory_import
-from namespaces.memory_format import TIERS
-from namespaces.selectors import namespace_get_for_account
+from memories.transcripts import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGES, ROLES
+from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
+from namespaces.errors import (
+    BundleTooLarge,
+    InvalidBundle,
+    PathConflict,
+    RepositoryCorrupt,
+    StorageMisconfigured,
+    WriteConflict,
+)
+from namespaces.memory_format import TIERS, InvalidMemory
+from retrieval.embeddings import EmbeddingUnavailable
 
-NAMESPACE_PARAM = OpenApiParameter("namespace", str, description="Namespace (default `default`).")
+# What any call that reads or writes a namespace's repository can meet besides the
+# common errors; a write also brings the index up, which embeds the new cues.
+REPOSITORY_ERRORS = (RepositoryCorrupt, StorageMisconfigured)
+WRITE_ERRORS = (*REPOSITORY_ERRORS, WriteConflict, EmbeddingUnavailable)
+
+PAGE_PARAMS = [
+    OpenApiParameter("cursor", str, description="the previous page's `next_cursor`"),
+    OpenApiParameter("limit", int, description="1-200, default 50"),
+]
+
+COMMIT = "9b1e6f3c2a0d4e5f8a7b6c5d4e3f2a1b0c9d8e7f"
+PATH = "facts/camera-gear/sony-a7iii-purchase-1c9e04aa.md"
+BLOB = "3f2a91c0d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9"
+RAW = (
+    "---\ntier: facts\ntags: [camera, purchase]\ncreated: 2026-07-31T09:12:00Z\n"
+    "updated: 2026-07-31T09:12:00Z\nconfidence: 0.9\ncues:\n  - what camera do I own\n"
+    "  - Sony A7III purchase\nsources:\n  - msg-2041\n---\n\n"
+    "Bought a Sony A7III on 2026-07-31 from Fotocentre in Bengaluru.\n"
+)
+MEMORY_EXAMPLE = {
+    "path": PATH,
+    "blob": BLOB,
+    "commit": COMMIT,
+    "tier": "facts",
+    "tags": ["camera", "purchase"],
+    "created": "2026-07-31T09:12:00Z",
+    "updated": "2026-07-31T09:12:00Z",
+    "confidence": 0.9,
+    "cues": ["what camera do I own", "Sony A7III purchase"],
+    "related": [],
+    "sources": ["msg-2041"],
+    "body": "Bought a Sony A7III on 2026-07-31 from Fotocentre in Bengaluru.",
+    "raw": RAW,
+}
+JOB_EXAMPLE = {
+    "id": "5d0c0a56-7a4e-4c53-9d8e-2f1b3c4d5e6f",
+    "namespace": "user-8213",
+    "status": "done",
+    "session_id": "chat-2026-07-31",
+    "created": "2026-07-31T09:12:00.412Z",
+    "started": "2026-07-31T09:12:00.530Z",
+    "finished": "2026-07-31T09:12:01.874Z",
+    "attempts": 1,
+    "extractor": "offline",
+    "prompt_version": "2026-07-01",
+    "commit": COMMIT,
+    "result": {"created": [PATH], "rewritten": [], "linked": []},
+    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "calls": 0},
+    "error": None,
+}
+QUEUED_JOB_EXAMPLE = {
+    **JOB_EXAMPLE,
+    "status": "queued",
+    "started": None,
+    "finished": None,
+    "attempts": 0,
+    "extractor": "",
+    "prompt_version": "",
+    "commit": "",
+    "result": {},
+    "usage": {},
+}
 
 
-def _namespace(request, name: str | None = None):
-    if name is None:
-        name = request.query_params.get("namespace")
-    return namespace_get_for_account(account=request.auth.account, name=name)
-
-
-def _memory_header(memory) -> dict:
-    return {
-        "tier": memory.tier,
-        "tags": memory.tags,
-        "created": memory.created.isoformat().replace("+00:00", "Z"),
-        "updated": memory.updated.isoformat().replace("+00:00", "Z"),
-        "confidence": memory.confidence,
-        "cues": memory.cues,
-        "related": [{"type": link.type, "path": link.path} for link in memory.related],
-        "sources": memory.sources,
-    }
+# --- memories ----------------------------------------------------------------------
 
 
 class LinkSerializer(serializers.Serializer):
-    type = serializers.CharField()
-    path = serializers.CharField()
+    type = serializers.CharField(help_text="the kind of link, e.g. `same-trip`")
+    path = serializers.CharField(help_text="the linked memory's path")
 
     class Meta:
         ref_name = "MemoryLink"
 
 
-class MemoryHeaderSerializer(serializers.Serializer):
-    path = serializers.CharField()
-    blob = serializers.CharField(help_text="git blob hash of the file")
-    tier = serializers.ChoiceField(choices=list(TIERS))
-    tags = serializers.ListField(child=serializers.CharField())
-    created = serializers.CharField()
-    updated = serializers.CharField()
-    confidence = serializers.FloatField(allow_null=True)
-    cues = serializers.ListField(child=serializers.CharField())
-    related = LinkSerializer(many=True)
-    sources = serializers.ListField(child=serializers.CharField())
+class Utf8Field(serializers.CharField):
+    """Bytes read from the repository, as text (memory files are UTF-8 by rule)."""
 
-
-class MemoryDetailSerializer(MemoryHeaderSerializer):
-    commit = serializers.CharField(help_text="the commit the memory was read at")
-    body = serializers.CharField()
-    raw = serializers.CharField(help_text="the markdown file, byte for byte")
-
-    class Meta:
-        ref_name = "Memory"
+    def to_representation(self, value: bytes) -> str:
+        return value.decode("utf-8")
 
 
 class MemorySummarySerializer(serializers.Serializer):
     path = serializers.CharField()
-    blob = serializers.CharField()
-    tier = serializers.CharField()
-    tags = serializers.ListField(child=serializers.CharField())
-    cues = serializers.ListField(child=serializers.CharField())
-    updated = serializers.CharField()
+    blob = serializers.CharField(help_text="git blob hash of the file")
+    tier = serializers.ChoiceField(choices=list(TIERS), source="memory.tier")
+    tags = serializers.ListField(child=serializers.CharField(), source="memory.tags")
+    cues = serializers.ListField(child=serializers.CharField(), source="memory.cues")
+    updated = serializers.DateTimeField(source="memory.updated")
 
     class Meta:
         ref_name = "MemorySummary"
 
 
+class MemoryDetailSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    blob = serializers.CharField(help_text="git blob hash of the file")
+    commit = serializers.CharField(help_text="the commit the memory was read at")
+    tier = serializers.ChoiceField(choices=list(TIERS), source="memory.tier")
+    tags = serializers.ListField(child=serializers.CharField(), source="memory.tags")
+    created = serializers.DateTimeField(source="memory.created")
+    updated = serializers.DateTimeField(source="memory.updated")
+    confidence = serializers.FloatField(allow_null=True, source="memory.confidence")
+    cues = serializers.ListField(child=serializers.CharField(), source="memory.cues")
+    related = LinkSerializer(many=True, source="memory.related")
+    sources = serializers.ListField(child=serializers.CharField(), source="memory.sources")
+    body = serializers.CharField(source="memory.body")
+    raw = Utf8Field(help_text="the markdown file, byte for byte")
+
+    class Meta:
+        ref_name = "Memory"
+
+
+class MemoryPageSerializer(serializers.Serializer):
+    commit = serializers.CharField(help_text="the head the page was read at")
+    memories = MemorySummarySerializer(many=True, source="items")
+    next_cursor = serializers.CharField(
+        allow_null=True, help_text="pass as `cursor` for the next page; null on the last"
+    )
+
+    class Meta:
+        ref_name = "MemoryPage"
+
+
+class MemoryForgottenSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    deleted = serializers.BooleanField()
+    commit = serializers.CharField(help_text="the commit that removed the file")
+
+    class Meta:
+        ref_name = "MemoryForgotten"
+
+
 class VersionSerializer(serializers.Serializer):
     commit = serializers.CharField()
-    time = serializers.CharField()
+    time = serializers.DateTimeField()
     message = serializers.CharField()
     trailers = serializers.DictField(child=serializers.CharField())
-    change = serializers.ChoiceField(choices=["add", "modify", "delete"])
-    blob = serializers.CharField(allow_null=True)
-    diff = serializers.CharField(help_text="unified diff to the previous version")
+    change = serializers.ChoiceField(choices=["add", "modify", "delete"], source="kind")
+    blob = serializers.CharField(allow_null=True, help_text="null when the change deleted it")
+    diff = serializers.CharField(source="diff_text", help_text="unified diff to the previous")
 
     class Meta:
         ref_name = "MemoryVersion"
+
+
+class MemoryHistorySerializer(serializers.Serializer):
+    path = serializers.CharField()
+    versions = VersionSerializer(many=True, help_text="newest first")
+
+    class Meta:
+        ref_name = "MemoryHistory"
+
+
+# --- jobs --------------------------------------------------------------------------
+
+
+class JobResultSerializer(serializers.Serializer):
+    created = serializers.ListField(child=serializers.CharField(), required=False)
+    rewritten = serializers.ListField(child=serializers.CharField(), required=False)
+    linked = serializers.ListField(child=serializers.CharField(), required=False)
+
+    class Meta:
+        ref_name = "JobResult"
+
+
+class JobUsageSerializer(serializers.Serializer):
+    prompt_tokens = serializers.IntegerField(required=False)
+    completion_tokens = serializers.IntegerField(required=False)
+    total_tokens = serializers.IntegerField(required=False)
+    calls = serializers.IntegerField(required=False, help_text="model requests that answered")
+
+    class Meta:
+        ref_name = "JobUsage"
+
+
+# Inline, not a component: OpenAPI 3.0 cannot make a referenced schema nullable (a
+# `nullable` beside `allOf: [$ref]` is ignored by strict validators and generators).
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+        "required": ["code", "message"],
+        "additionalProperties": False,
+        "description": "why it failed (the codes are in docs/API.md); null unless it did",
+    }
+)
+class JobErrorField(serializers.Field):
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, job: Job) -> dict | None:
+        if not job.error_code:
+            return None
+        return {"code": job.error_code, "message": job.error_message}
 
 
 class JobSerializer(serializers.Serializer):
@@ -110,105 +255,205 @@ class JobSerializer(serializers.Serializer):
 
     id = serializers.UUIDField(source="public_id")
     namespace = serializers.CharField(source="namespace.name")
-    status = serializers.CharField()
-    session_id = serializers.CharField()
+    status = serializers.ChoiceField(choices=Job.Status.values)
+    session_id = serializers.CharField(allow_blank=True)
     created = serializers.DateTimeField()
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
     attempts = serializers.IntegerField()
-    extractor = serializers.CharField()
-    prompt_version = serializers.CharField()
-    commit = serializers.CharField()
-    result = serializers.DictField()
-    usage = serializers.DictField()
-    error = serializers.SerializerMethodField()
-
-    @extend_schema_field(
-        inline_serializer(
-            "JobError", {"code": serializers.CharField(), "message": serializers.CharField()}
-        )
+    extractor = serializers.CharField(
+        allow_blank=True, help_text="`offline` or the model that ran it; empty until it runs"
     )
-    def get_error(self, job) -> dict | None:
-        if not job.error_code:
-            return None
-        return {"code": job.error_code, "message": job.error_message}
+    prompt_version = serializers.CharField(allow_blank=True)
+    commit = serializers.CharField(allow_blank=True, help_text="empty when nothing was written")
+    result = JobResultSerializer(help_text="the paths the job wrote; empty until it is done")
+    usage = JobUsageSerializer(help_text="tokens spent; empty until it has run")
+    error = JobErrorField()
 
 
-class MemoryListCreateApi(APIView):
+class JobEnvelopeSerializer(serializers.Serializer):
+    job = JobSerializer(source="*")
+
+    class Meta:
+        ref_name = "JobEnvelope"
+
+
+class JobPageSerializer(serializers.Serializer):
+    jobs = JobSerializer(many=True, source="items", help_text="newest first")
+    next_cursor = serializers.CharField(
+        allow_null=True, help_text="pass as `cursor` for the next page; null on the last"
+    )
+
+    class Meta:
+        ref_name = "JobPage"
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+class MessageSerializer(serializers.Serializer):
+    """One message of a transcript, as the schema shows it (``memories.transcripts``
+    enforces it, with its own error codes)."""
+
+    role = serializers.ChoiceField(choices=sorted(ROLES))
+    content = serializers.CharField(max_length=MAX_MESSAGE_CHARS)
+    id = serializers.CharField(
+        required=False,
+        allow_null=True,
+        max_length=MAX_ID_CHARS,
+        help_text="unique within the request; what memories' `sources` cite",
+    )
+    name = serializers.CharField(required=False, allow_null=True, max_length=MAX_ID_CHARS)
+    timestamp = serializers.CharField(
+        required=False, allow_null=True, help_text="ISO 8601; without a zone, UTC"
+    )
+
+    class Meta:
+        ref_name = "Message"
+
+
+class MessagesField(serializers.JSONField):
+    """The transcript, taken as it comes: ``memories.transcripts`` checks it and answers
+    ``invalid_transcript`` (or 413); the schema shows its shape (below)."""
+
+
+class MessagesFieldSchema(OpenApiSerializerFieldExtension):
+    target_class = MessagesField
+
+    def map_serializer_field(self, auto_schema, direction):
+        messages = serializers.ListField(child=MessageSerializer())
+        schema = auto_schema._map_serializer_field(messages, direction)
+        return {**schema, "minItems": 1, "maxItems": MAX_MESSAGES}
+
+
+@extend_schema_field({"type": "string", "nullable": True, "maxLength": MAX_ID_CHARS})
+class SessionIdField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field({"type": "object", "nullable": True, "additionalProperties": {}})
+class MetadataField(serializers.JSONField):
+    pass
+
+
+class MemoryListCreateApi(NamespaceScopedApi):
     class InputSerializer(StrictSerializer):
-        # Only shape here; the transcript's rules live in memories.transcripts.
-        namespace = serializers.CharField(required=False, allow_null=True)
-        messages = serializers.JSONField()
-        session_id = serializers.JSONField(required=False)
-        metadata = serializers.JSONField(required=False)
+        # Only shape here: the transcript's rules (and codes) are memories.transcripts'.
+        namespace = serializers.CharField(
+            required=False, allow_null=True, help_text="omitted: `default`"
+        )
+        messages = MessagesField()
+        session_id = SessionIdField(required=False)
+        metadata = MetadataField(required=False, help_text="kept with the job")
 
         class Meta:
             ref_name = "MemoryWrite"
 
     @extend_schema(
-        summary="List memories (paginated)",
         operation_id="memories_list",
-        responses=inline_serializer(
-            "MemoryPage",
-            {
-                "commit": serializers.CharField(),
-                "memories": MemorySummarySerializer(many=True),
-                "next_cursor": serializers.CharField(allow_null=True),
-            },
-        ),
+        summary="List memories (paginated)",
+        description="The memories at the namespace's head, in path order, 50 a page. "
+        "Filter by `tier` and `tag`; pass `next_cursor` back as `cursor` for the next page.",
         parameters=[
             NAMESPACE_PARAM,
             OpenApiParameter("tier", str, enum=list(TIERS)),
-            OpenApiParameter("tag", str),
-            OpenApiParameter("cursor", str, description="`next_cursor` of the previous page"),
-            OpenApiParameter("limit", int, description="1-200, default 50"),
+            OpenApiParameter("tag", str, description="only memories carrying this tag"),
+            *PAGE_PARAMS,
+        ],
+        responses={200: MemoryPageSerializer},
+        examples=[
+            OpenApiExample(
+                "page",
+                value={
+                    "commit": COMMIT,
+                    "memories": [
+                        {
+                            key: MEMORY_EXAMPLE[key]
+                            for key in ("path", "blob", "tier", "tags", "cues", "updated")
+                        }
+                    ],
+                    "next_cursor": None,
+                },
+            )
         ],
     )
-    def get(self, request):
+    @raises(InvalidTier, InvalidInput, *REPOSITORY_ERRORS)
+    def get(self, request, namespace):
         params = request.query_params
         tier = params.get("tier") or None
         if tier is not None and tier not in TIERS:
             raise InvalidTier(f"tier must be one of {', '.join(TIERS)}.")
         limit = _int_param(params.get("limit"), default=50, low=1, high=200, name="limit")
         page = memory_list(
-            namespace=_namespace(request),
+            namespace=namespace,
             tier=tier,
             tag=params.get("tag") or None,
             cursor=params.get("cursor") or None,
             limit=limit,
         )
-        items = [
-            {"path": item.path, "blob": item.blob, **_memory_header(item.memory)}
-            for item in page.items
-        ]
-        keep = ("path", "blob", "tier", "tags", "cues", "updated")
-        return Response(
-            {
-                "commit": page.commit,
-                "memories": [{k: item[k] for k in keep} for item in items],
-                "next_cursor": page.next_cursor,
-            }
-        )
+        return Response(MemoryPageSerializer(page).data)
 
     @extend_schema(
+        operation_id="memories_create",
         summary="Post a conversation; returns a job at once",
+        description="Takes a transcript, not memories: a model (or the offline extractor) "
+        "extracts every fact worth keeping, writes cues, links related facts and reconciles "
+        "them with the namespace's memories, as one commit. The answer is immediate: a "
+        "queued job to poll (`GET /v1/jobs/{id}`). Jobs of one namespace run in the order "
+        "they were accepted. Everything is checked before anything is stored; once "
+        "answered `202`, the write is accepted. The same `Idempotency-Key` with the same "
+        "body returns the same job.",
         request=InputSerializer,
-        responses={202: inline_serializer("JobAccepted", {"job": JobSerializer()})},
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER)],
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="makes retries safe: at most 255 printable characters",
+            )
+        ],
+        responses={202: JobEnvelopeSerializer},
+        examples=[
+            OpenApiExample(
+                "transcript",
+                request_only=True,
+                value={
+                    "namespace": "user-8213",
+                    "session_id": "chat-2026-07-31",
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": "I just bought a Sony A7III!",
+                            "id": "msg-2041",
+                            "name": "dana",
+                            "timestamp": "2026-07-31T09:12:00Z",
+                        },
+                        {"role": "assistant", "content": "Congratulations! Which lens?"},
+                    ],
+                    "metadata": {"channel": "web"},
+                },
+            ),
+            OpenApiExample(
+                "accepted",
+                response_only=True,
+                status_codes=["202"],
+                value={"job": QUEUED_JOB_EXAMPLE},
+            ),
+        ],
     )
-    def post(self, request):
+    @raises(InvalidTranscript, InvalidIdempotencyKey, IdempotencyKeyReused)
+    def post(self, request, namespace):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
         job, _created = job_accept(
-            account=request.auth.account,
-            namespace=fields.get("namespace"),
+            namespace=namespace,
             messages=fields["messages"],
             session_id=fields.get("session_id"),
             metadata=fields.get("metadata"),
             idempotency_key=request.headers.get("Idempotency-Key"),
         )
-        return Response({"job": JobSerializer(job).data}, status=202)
+        return Response(JobEnvelopeSerializer(job).data, status=202)
 
 
 def _int_param(value: str | None, *, default: int, low: int, high: int, name: str) -> int:
@@ -223,150 +468,205 @@ def _int_param(value: str | None, *, default: int, low: int, high: int, name: st
     return number
 
 
-class MemoryDetailApi(APIView):
+PATH_PARAM = OpenApiParameter(
+    "path",
+    str,
+    OpenApiParameter.PATH,
+    description="the memory's path, slashes included (`<tier>/<topic>/<name>.md`)",
+)
+
+
+class MemoryDetailApi(NamespaceScopedApi):
     @extend_schema(
-        summary="One memory: header, body, raw markdown",
         operation_id="memory_get",
-        parameters=[NAMESPACE_PARAM],
-        responses=MemoryDetailSerializer,
+        summary="One memory: header, body, raw markdown",
+        description="The memory file at the namespace's head: its header fields, its "
+        "body, and `raw`, the file byte for byte.",
+        parameters=[PATH_PARAM, NAMESPACE_PARAM],
+        responses={200: MemoryDetailSerializer},
+        examples=[OpenApiExample("memory", value=MEMORY_EXAMPLE)],
     )
-    def get(self, request, path: str):
-        item = memory_get(namespace=_namespace(request), path=path)
-        return Response(
-            {
-                "path": item.path,
-                "blob": item.blob,
-                "commit": item.commit,
-                **_memory_header(item.memory),
-                "body": item.memory.body,
-                "raw": item.raw.decode("utf-8"),
-            }
-        )
+    @raises(InvalidPath, MemoryNotFound, *REPOSITORY_ERRORS)
+    def get(self, request, path: str, namespace):
+        item = memory_get(namespace=namespace, path=path)
+        return Response(MemoryDetailSerializer(item).data)
 
     @extend_schema(
+        operation_id="memories_destroy",
         summary="Forget a memory (a commit that removes it)",
-        parameters=[NAMESPACE_PARAM],
-        responses=inline_serializer(
-            "MemoryForgotten",
-            {
-                "path": serializers.CharField(),
-                "deleted": serializers.BooleanField(),
-                "commit": serializers.CharField(),
-            },
-        ),
+        description="One commit that removes the file; its history keeps every version "
+        "(`GET /v1/memories/{path}/history`). Retrieval stops finding it at once.",
+        parameters=[PATH_PARAM, NAMESPACE_PARAM],
+        responses={200: MemoryForgottenSerializer},
+        examples=[
+            OpenApiExample("forgotten", value={"path": PATH, "deleted": True, "commit": COMMIT})
+        ],
     )
-    def delete(self, request, path: str):
-        result = memory_delete(namespace=_namespace(request), path=path)
-        return Response({"path": path, "deleted": True, "commit": result.commit})
+    @raises(InvalidPath, MemoryNotFound, *WRITE_ERRORS)
+    def delete(self, request, path: str, namespace):
+        result = memory_delete(namespace=namespace, path=path)
+        forgotten = {"path": path, "deleted": True, "commit": result.commit}
+        return Response(MemoryForgottenSerializer(forgotten).data)
 
 
-class MemoryHistoryApi(APIView):
+class MemoryHistoryApi(NamespaceScopedApi):
     @extend_schema(
+        operation_id="memories_history_retrieve",
         summary="Every version of a memory, with diffs",
-        parameters=[NAMESPACE_PARAM],
-        responses=inline_serializer(
-            "MemoryHistory",
-            {"path": serializers.CharField(), "versions": VersionSerializer(many=True)},
-        ),
+        description="Newest first: each commit that added, rewrote or removed the file, "
+        "with its message, trailers (`Gitloom-Job` names the job that wrote it) and diff.",
+        parameters=[PATH_PARAM, NAMESPACE_PARAM],
+        responses={200: MemoryHistorySerializer},
+        examples=[
+            OpenApiExample(
+                "history",
+                value={
+                    "path": PATH,
+                    "versions": [
+                        {
+                            "commit": COMMIT,
+                            "time": "2026-07-31T09:12:01Z",
+                            "message": "Ingest job 5d0c0a56-7a4e-4c53-9d8e-2f1b3c4d5e6f: "
+                            "1 new, 0 rewritten (offline extractor)",
+                            "trailers": {
+                                "Gitloom-Job": "5d0c0a56-7a4e-4c53-9d8e-2f1b3c4d5e6f",
+                                "Gitloom-Extractor": "offline",
+                            },
+                            "change": "add",
+                            "blob": BLOB,
+                            "diff": "--- /dev/null\n+++ b/" + PATH + "\n@@ -0,0 +1,3 @@\n+---\n",
+                        }
+                    ],
+                },
+            )
+        ],
     )
-    def get(self, request, path: str):
-        versions = memory_history(namespace=_namespace(request), path=path)
-        return Response(
-            {
-                "path": path,
-                "versions": [
-                    {
-                        "commit": v.commit,
-                        "time": v.time.isoformat().replace("+00:00", "Z"),
-                        "message": v.message,
-                        "trailers": v.trailers,
-                        "change": v.kind,
-                        "blob": v.blob,
-                        "diff": v.diff_text,
-                    }
-                    for v in versions
-                ],
-            }
-        )
+    @raises(InvalidPath, MemoryNotFound, *REPOSITORY_ERRORS)
+    def get(self, request, path: str, namespace):
+        versions = memory_history(namespace=namespace, path=path)
+        return Response(MemoryHistorySerializer({"path": path, "versions": versions}).data)
 
 
-class JobListApi(APIView):
+class JobListApi(NamespaceScopedApi):
     @extend_schema(
-        summary="Recent jobs of a namespace",
         operation_id="jobs_list",
-        parameters=[NAMESPACE_PARAM, OpenApiParameter("limit", int, description="1-200")],
-        responses=inline_serializer("JobList", {"jobs": JobSerializer(many=True)}),
+        summary="Recent jobs of a namespace (paginated)",
+        description="The namespace's jobs, newest first, 50 a page; pass `next_cursor` "
+        "back as `cursor` for the next page.",
+        parameters=[NAMESPACE_PARAM, *PAGE_PARAMS],
+        responses={200: JobPageSerializer},
+        examples=[
+            OpenApiExample("jobs", value={"jobs": [JOB_EXAMPLE], "next_cursor": None}),
+        ],
     )
-    def get(self, request):
-        limit = _int_param(
-            request.query_params.get("limit"), default=50, low=1, high=200, name="limit"
-        )
-        jobs = job_list(namespace=_namespace(request))[:limit]
-        return Response({"jobs": JobSerializer(jobs, many=True).data})
+    @raises(InvalidInput)
+    def get(self, request, namespace):
+        params = request.query_params
+        limit = _int_param(params.get("limit"), default=50, low=1, high=200, name="limit")
+        page = job_page(namespace=namespace, cursor=params.get("cursor") or None, limit=limit)
+        return Response(JobPageSerializer(page).data)
 
 
 class JobDetailApi(APIView):
     @extend_schema(
-        summary="A write's status and outcome",
         operation_id="job_get",
-        responses=inline_serializer("JobDetail", {"job": JobSerializer()}),
+        summary="A write's status and outcome",
+        description="`status` is `queued`, `running`, `done` or `failed`. A done job names "
+        "its commit and the paths it created, rewrote and linked; a failed one carries "
+        "`error` (for example `model_unavailable`) and wrote nothing.",
+        responses={200: JobEnvelopeSerializer},
+        examples=[OpenApiExample("done", value={"job": JOB_EXAMPLE})],
     )
+    @raises(JobNotFound)
     def get(self, request, job_id: str):
         job = job_get_for_account(account=request.auth.account, job_id=job_id)
-        return Response({"job": JobSerializer(job).data})
+        return Response(JobEnvelopeSerializer(job).data)
 
 
-class NamespaceExportApi(APIView):
+# --- taking a namespace away, and bringing one in ----------------------------------
+
+
+class NamespaceExportApi(NamespaceScopedApi):
     @extend_schema(
+        operation_id="namespaces_export_retrieve",
         summary="The namespace's repository, to take away",
+        description="`format=bundle` (the default): a git bundle of the whole history "
+        "(`git clone` works on it). `format=tar`: a tar.gz of the memory files at the head.",
         parameters=[OpenApiParameter("format", str, enum=["bundle", "tar"])],
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        responses={
+            (200, "application/x-git-bundle"): OpenApiTypes.BINARY,
+            (200, "application/gzip"): OpenApiTypes.BINARY,
+        },
     )
-    def get(self, request, name: str):
+    @raises(InvalidFormat, *REPOSITORY_ERRORS)
+    def get(self, request, namespace):
         export = namespace_export(
-            namespace=_namespace(request, name), fmt=request.query_params.get("format", "bundle")
+            namespace=namespace, fmt=request.query_params.get("format", "bundle")
         )
         response = HttpResponse(export.data, content_type=export.content_type)
         response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
         return response
 
 
-class NamespaceImportApi(APIView):
+class ImportResultSerializer(serializers.Serializer):
+    commit = serializers.CharField(help_text="the namespace's head after the import")
+    created = serializers.ListField(child=serializers.CharField())
+    modified = serializers.ListField(child=serializers.CharField())
+    deleted = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        ref_name = "ImportResult"
+
+
+class NamespaceImportApi(NamespaceScopedApi):
     parser_classes: list = []  # the body is read raw: a tar.gz or a git bundle
 
     @extend_schema(
+        operation_id="namespaces_import_create",
         summary="Import a tar.gz of memory files or a git bundle (all or nothing)",
+        description="The raw body is a tar.gz of memory files (added or replaced at their "
+        "paths) or a git bundle (its history, on top of the namespace's). The format is "
+        "sniffed when `format` is not given. Every file is validated first; all of it lands "
+        "in one commit or none does. `201` with what changed, `200` when nothing did.",
         parameters=[OpenApiParameter("format", str, enum=["tar", "bundle"])],
         request={
             "application/gzip": OpenApiTypes.BINARY,
             "application/x-git-bundle": OpenApiTypes.BINARY,
         },
-        responses={
-            201: inline_serializer(
-                "ImportResult",
-                {
-                    "commit": serializers.CharField(),
-                    "created": serializers.ListField(child=serializers.CharField()),
-                    "modified": serializers.ListField(child=serializers.CharField()),
-                    "deleted": serializers.ListField(child=serializers.CharField()),
-                },
-            )
-        },
+        responses={201: ImportResultSerializer, 200: ImportResultSerializer},
+        examples=[
+            OpenApiExample(
+                "imported",
+                response_only=True,
+                status_codes=["201"],
+                value={"commit": COMMIT, "created": [PATH], "modified": [], "deleted": []},
+            ),
+            OpenApiExample(
+                "unchanged",
+                response_only=True,
+                status_codes=["200"],
+                value={"commit": COMMIT, "created": [], "modified": [], "deleted": []},
+            ),
+        ],
     )
-    def post(self, request, name: str):
-        namespace = _namespace(request, name)
+    @raises(
+        EmptyBody,
+        InvalidFormat,
+        InvalidArchive,
+        InvalidMemory,
+        InvalidPath,
+        ImportTooLarge,
+        InvalidBundle,
+        PathConflict,
+        PayloadTooLarge,
+        BundleTooLarge,
+        *WRITE_ERRORS,
+    )
+    def post(self, request, namespace):
         data = request.body
         if not data:
             raise EmptyBody("Send the archive as the request body.")
         result = memory_import(
             namespace=namespace, data=data, kind=request.query_params.get("format") or "auto"
         )
-        return Response(
-            {
-                "commit": result.commit,
-                "created": result.created,
-                "modified": result.modified,
-                "deleted": result.deleted,
-            },
-            status=201 if not result.noop else 200,
-        )
+        return Response(ImportResultSerializer(result).data, status=201 if not result.noop else 200)

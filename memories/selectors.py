@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from accounts.models import Account
+from gitloom.errors import InvalidInput
 from memories.errors import InvalidFormat, JobNotFound, MemoryNotFound
 from memories.models import Job
 from namespaces import repository
@@ -58,6 +59,33 @@ def job_get_for_account(*, account: Account, job_id: str) -> Job:
 
 def job_list(*, namespace: Namespace) -> QuerySet[Job]:
     return Job.objects.filter(namespace=namespace).select_related("namespace").order_by("-seq")
+
+
+@dataclass(frozen=True)
+class JobPage:
+    items: list[Job]
+    next_cursor: str | None
+
+
+def job_page(*, namespace: Namespace, cursor: str | None = None, limit: int = 50) -> JobPage:
+    """A page of the namespace's jobs, newest first. ``cursor`` is the previous page's
+    ``next_cursor``: the id of its last job, so a page never repeats or skips a job
+    however many are accepted meanwhile."""
+    jobs = job_list(namespace=namespace)
+    if cursor:
+        bad = InvalidInput("cursor must be the next_cursor of an earlier page.")
+        try:
+            last = uuid.UUID(cursor)
+        except ValueError:
+            raise bad from None
+        seq = Job.objects.filter(namespace=namespace, public_id=last).values("seq").first()
+        if seq is None:
+            raise bad
+        jobs = jobs.filter(seq__lt=seq["seq"])
+    items = list(jobs[: limit + 1])
+    more = len(items) > limit
+    items = items[:limit]
+    return JobPage(items=items, next_cursor=str(items[-1].public_id) if more else None)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ import json
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from accounts.models import Account
 from memories.archives import read_tar
 from memories.errors import (
     IdempotencyKeyReused,
@@ -38,7 +37,6 @@ from namespaces.memory_format import (
     validate_memory_path,
 )
 from namespaces.models import Namespace
-from namespaces.selectors import namespace_get_for_account
 from retrieval.services import after_repository_change
 
 MAX_IMPORT_FILES = 200_000
@@ -55,8 +53,7 @@ def _request_hash(namespace: Namespace, payload: dict) -> str:
 
 def job_accept(
     *,
-    account: Account,
-    namespace: str | None,
+    namespace: Namespace,
     messages: object,
     session_id: object = None,
     metadata: object = None,
@@ -68,9 +65,9 @@ def job_accept(
     is accepted and will not be lost. A retried request with the same Idempotency-Key
     gets the same job back.
     """
-    target = namespace_get_for_account(account=account, name=namespace)
+    account = namespace.account
     payload = validate_transcript(messages=messages, session_id=session_id, metadata=metadata)
-    request_hash = _request_hash(target, payload)
+    request_hash = _request_hash(namespace, payload)
     key = (idempotency_key or "").strip()
     if len(key) > MAX_IDEMPOTENCY_KEY_CHARS or any(ord(ch) < 32 for ch in key):
         raise InvalidIdempotencyKey("Idempotency-Key is at most 255 printable characters.")
@@ -82,13 +79,13 @@ def job_accept(
         with transaction.atomic():
             job = Job.objects.create(
                 account=account,
-                namespace=target,
+                namespace=namespace,
                 idempotency_key=key,
                 request_hash=request_hash,
                 payload=payload,
                 session_id=payload["session_id"] or "",
             )
-            transaction.on_commit(lambda: enqueue_drain(namespace_id=target.pk))
+            transaction.on_commit(lambda: enqueue_drain(namespace_id=namespace.pk))
     except IntegrityError:
         # Two retries raced with the same key: the other one won.
         existing = Job.objects.get(account=account, idempotency_key=key)

@@ -1,13 +1,56 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from gitloom.errors import InvalidName, NamespaceNotFound
+from gitloom.openapi import raises
 from gitloom.serializers import StrictCharField, StrictSerializer
+from namespaces.errors import NamespaceExists
 from namespaces.selectors import namespace_get_for_account, namespace_list
 from namespaces.services import namespace_create, namespace_delete
+
+NAMESPACE_PARAM = OpenApiParameter(
+    "namespace", str, description="The namespace (a slug); omitted, `default`."
+)
+
+
+class NamespaceScopedApi(APIView):
+    """An API view that acts on one of the caller's namespaces, resolved once.
+
+    In the manner of Sentry's ``convert_args``: before the handler runs, the namespace the
+    request names is fetched for the caller's account with the access check (another
+    account's namespace is the same 404 as a missing one) and handed to the handler as
+    its ``namespace`` argument, in place of the URL's ``name``. The name comes from the
+    ``<name>`` URL argument when the route has one, else from the ``namespace`` field of
+    a JSON body (POST), else from the ``namespace`` query parameter; omitted, it is
+    ``default``. Handlers, services and selectors take the ``Namespace`` and never look
+    it up again.
+    """
+
+    errors = (NamespaceNotFound,)
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)  # authentication comes first
+        # DRF calls the handler with this very dict (``self.kwargs is kwargs``).
+        self.kwargs["namespace"] = namespace_get_for_account(
+            account=request.auth.account, name=self._namespace_name(request)
+        )
+
+    def _namespace_name(self, request) -> str | None:
+        if "name" in self.kwargs:
+            return self.kwargs.pop("name")
+        if request.method in ("POST", "PUT", "PATCH") and self.parser_classes:
+            data = request.data
+            if not isinstance(data, dict):
+                return None  # the input serializer says what is wrong with the body
+            try:
+                return serializers.CharField(allow_null=True).run_validation(data.get("namespace"))
+            except serializers.ValidationError as exc:
+                raise serializers.ValidationError({"namespace": exc.detail}) from None
+        return request.query_params.get("namespace")
 
 
 class NamespaceOutputSerializer(serializers.Serializer):
@@ -16,8 +59,25 @@ class NamespaceOutputSerializer(serializers.Serializer):
 
     name = serializers.CharField()
     created = serializers.DateTimeField()
-    head_commit = serializers.CharField(allow_blank=True)
+    head_commit = serializers.CharField(
+        allow_blank=True, help_text="the commit of the namespace's last write; empty before one"
+    )
     last_write = serializers.DateTimeField(allow_null=True)
+
+
+class NamespaceListOutputSerializer(serializers.Serializer):
+    namespaces = NamespaceOutputSerializer(many=True)
+
+    class Meta:
+        ref_name = "NamespaceList"
+
+
+NAMESPACE_EXAMPLE = {
+    "name": "user-8213",
+    "created": "2026-07-31T09:00:00Z",
+    "head_commit": "9b1e6f3c2a0d4e5f8a7b6c5d4e3f2a1b0c9d8e7f",
+    "last_write": "2026-07-31T09:12:03Z",
+}
 
 
 class NamespaceListCreateApi(APIView):
@@ -28,21 +88,38 @@ class NamespaceListCreateApi(APIView):
             ref_name = "NamespaceCreate"
 
     @extend_schema(
-        responses=inline_serializer(
-            "NamespaceList", {"namespaces": NamespaceOutputSerializer(many=True)}
-        ),
-        summary="List namespaces",
         operation_id="namespaces_list",
+        summary="List namespaces",
+        description="Every namespace of the calling account, by name.",
+        responses={200: NamespaceListOutputSerializer},
+        examples=[
+            OpenApiExample("namespaces", value={"namespaces": [NAMESPACE_EXAMPLE]}),
+        ],
     )
     def get(self, request):
         namespaces = namespace_list(account=request.auth.account)
-        return Response({"namespaces": NamespaceOutputSerializer(namespaces, many=True).data})
+        return Response(NamespaceListOutputSerializer({"namespaces": namespaces}).data)
 
     @extend_schema(
+        operation_id="namespaces_create",
+        summary="Create a namespace",
+        description="A namespace is one memory (typically one per end user of the "
+        "application): its own git repository, index rows and vectors. Names are slugs "
+        "(`a-z`, `0-9`, `-`, 1-64 characters) and unique within the account. Reads and "
+        "writes never create one implicitly.",
         request=InputSerializer,
         responses={201: NamespaceOutputSerializer},
-        summary="Create a namespace",
+        examples=[
+            OpenApiExample("create", value={"name": "user-8213"}, request_only=True),
+            OpenApiExample(
+                "created",
+                value={**NAMESPACE_EXAMPLE, "head_commit": "", "last_write": None},
+                response_only=True,
+                status_codes=["201"],
+            ),
+        ],
     )
+    @raises(InvalidName, NamespaceExists)
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -50,16 +127,25 @@ class NamespaceListCreateApi(APIView):
         return Response(NamespaceOutputSerializer(namespace).data, status=201)
 
 
-class NamespaceDetailApi(APIView):
+class NamespaceDetailApi(NamespaceScopedApi):
     @extend_schema(
-        responses=NamespaceOutputSerializer, summary="Get a namespace", operation_id="namespace_get"
+        operation_id="namespace_get",
+        summary="Get a namespace",
+        description="One namespace of the calling account; another account's is a 404 "
+        "exactly like a missing one.",
+        responses={200: NamespaceOutputSerializer},
+        examples=[OpenApiExample("namespace", value=NAMESPACE_EXAMPLE)],
     )
-    def get(self, request, name: str):
-        namespace = namespace_get_for_account(account=request.auth.account, name=name)
+    def get(self, request, namespace):
         return Response(NamespaceOutputSerializer(namespace).data)
 
-    @extend_schema(responses={204: None}, summary="Delete a namespace and all its memories")
-    def delete(self, request, name: str):
-        namespace = namespace_get_for_account(account=request.auth.account, name=name)
+    @extend_schema(
+        operation_id="namespaces_destroy",
+        summary="Delete a namespace and all its memories",
+        description="Removes the namespace's repository, index rows and vectors. The name "
+        "can be used again and starts empty.",
+        responses={204: None},
+    )
+    def delete(self, request, namespace):
         namespace_delete(namespace=namespace)
         return Response(status=204)

@@ -1,13 +1,17 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from gitloom.errors import InvalidInput
+from gitloom.openapi import raises
 from gitloom.serializers import StrictSerializer
+from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.memory_format import TIERS
+from retrieval.embeddings import EmbeddingUnavailable
+from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS
 from retrieval.selectors import MAX_LIMIT, MAX_QUERY_CHARS, retrieve
 
@@ -17,23 +21,85 @@ def _split(values: list[str]) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
+class LexicalArmSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    score = serializers.FloatField(help_text="BM25")
+
+    class Meta:
+        ref_name = "LexicalArm"
+
+
+class SemanticArmSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    cue = serializers.CharField(help_text="the cue whose vector matched")
+    similarity = serializers.FloatField(help_text="cosine similarity of query and cue")
+
+    class Meta:
+        ref_name = "SemanticArm"
+
+
+class GraphViaSerializer(serializers.Serializer):
+    # `from` is a Python keyword: the field is named in __init__.
+    type = serializers.CharField(help_text="the link's type")
+    direction = serializers.ChoiceField(
+        choices=["out", "in"], help_text="out: the hit links to this memory; in: the reverse"
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["from"] = serializers.CharField(help_text="the hit the link starts from")
+
+    class Meta:
+        ref_name = "GraphVia"
+
+
+class GraphArmSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="the rank of the hit the link came from")
+    via = GraphViaSerializer()
+
+    class Meta:
+        ref_name = "GraphArm"
+
+
+class ArmsSerializer(serializers.Serializer):
+    """Which arms found the memory, and how; an arm that did not find it is absent."""
+
+    lexical = LexicalArmSerializer(required=False)
+    semantic = SemanticArmSerializer(required=False)
+    graph = GraphArmSerializer(required=False)
+
+    class Meta:
+        ref_name = "Arms"
+
+
+class RelatedSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    path = serializers.CharField()
+
+    class Meta:
+        ref_name = "RelatedLink"
+
+
 class ResultSerializer(serializers.Serializer):
     path = serializers.CharField()
-    score = serializers.FloatField()
-    arms = serializers.DictField()
-    content = serializers.CharField()
-    tier = serializers.CharField()
+    score = serializers.FloatField(help_text="a rank artefact: comparable within one response")
+    arms = ArmsSerializer()
+    content = serializers.CharField(help_text="the memory's body")
+    tier = serializers.ChoiceField(choices=list(TIERS))
     tags = serializers.ListField(child=serializers.CharField())
     cues = serializers.ListField(child=serializers.CharField())
     created = serializers.DateTimeField()
     updated = serializers.DateTimeField()
     confidence = serializers.FloatField(allow_null=True)
     sources = serializers.ListField(child=serializers.CharField())
-    related = serializers.ListField(child=serializers.DictField())
+    related = RelatedSerializer(many=True)
+
+    class Meta:
+        ref_name = "Result"
 
 
 class RetrievalOutputSerializer(serializers.Serializer):
-    tenant = serializers.CharField()
+    tenant = serializers.CharField(help_text="the account id")
     namespace = serializers.CharField()
     commit = serializers.CharField(
         allow_null=True, help_text="the namespace's repository head (its last write)"
@@ -46,8 +112,64 @@ class RetrievalOutputSerializer(serializers.Serializer):
     took_ms = serializers.FloatField()
     results = ResultSerializer(many=True)
 
+    class Meta:
+        ref_name = "Retrieval"
 
-class RetrieveApi(APIView):
+
+RETRIEVAL_EXAMPLE = {
+    "tenant": "acme",
+    "namespace": "user-8213",
+    "commit": "9b1e6f3c2a0d4e5f8a7b6c5d4e3f2a1b0c9d8e7f",
+    "indexed_commit": "9b1e6f3c2a0d4e5f8a7b6c5d4e3f2a1b0c9d8e7f",
+    "took_ms": 7.4,
+    "results": [
+        {
+            "path": "facts/camera-gear/sony-a7iii-purchase-1c9e04aa.md",
+            "score": 0.18,
+            "arms": {
+                "lexical": {"rank": 1, "score": 6.2},
+                "semantic": {"rank": 1, "cue": "what camera do I own", "similarity": 0.83},
+            },
+            "content": "Bought a Sony A7III on 2026-07-31 from Fotocentre in Bengaluru.",
+            "tier": "facts",
+            "tags": ["camera", "purchase"],
+            "cues": ["what camera do I own", "Sony A7III purchase"],
+            "created": "2026-07-31T09:12:00Z",
+            "updated": "2026-07-31T09:12:00Z",
+            "confidence": 0.9,
+            "sources": ["msg-2041"],
+            "related": [
+                {"type": "same-purchase", "path": "facts/camera-gear/kit-lens-28-70-9a01c4de.md"}
+            ],
+        },
+        {
+            "path": "facts/camera-gear/kit-lens-28-70-9a01c4de.md",
+            "score": 0.04,
+            "arms": {
+                "graph": {
+                    "rank": 1,
+                    "via": {
+                        "from": "facts/camera-gear/sony-a7iii-purchase-1c9e04aa.md",
+                        "type": "same-purchase",
+                        "direction": "out",
+                    },
+                }
+            },
+            "content": "The Sony A7III came with the 28-70 mm kit lens.",
+            "tier": "facts",
+            "tags": ["camera", "lens"],
+            "cues": ["which lens came with my camera"],
+            "created": "2026-07-31T09:12:00Z",
+            "updated": "2026-07-31T09:12:00Z",
+            "confidence": 0.8,
+            "sources": ["msg-2042"],
+            "related": [],
+        },
+    ],
+}
+
+
+class RetrieveApi(NamespaceScopedApi):
     class InputSerializer(StrictSerializer):
         query = serializers.CharField(max_length=MAX_QUERY_CHARS)
         namespace = serializers.CharField(required=False, allow_blank=True, max_length=64)
@@ -59,20 +181,39 @@ class RetrieveApi(APIView):
         )
 
     @extend_schema(
+        operation_id="retrieve_retrieve",
         summary="Retrieve the memories that best answer a query",
+        description="Three arms look for memories: lexical (BM25 over cues and bodies), "
+        "semantic (nearest cue vectors) and graph (one hop along `related` links from the "
+        "others' best hits). Their rankings are merged by weighted reciprocal-rank fusion "
+        "and aged by tier. No model call apart from embedding the query. The results are "
+        "evidence for the caller's own model, not an answer.",
         parameters=[
-            OpenApiParameter("query", OpenApiTypes.STR, required=True),
-            OpenApiParameter("namespace", OpenApiTypes.STR, description="default: default"),
-            OpenApiParameter("limit", OpenApiTypes.INT, description=f"1..{MAX_LIMIT}, 10"),
-            OpenApiParameter("tier", OpenApiTypes.STR, many=True, description="any of"),
-            OpenApiParameter("tag", OpenApiTypes.STR, many=True, description="all of"),
             OpenApiParameter(
-                "arms", OpenApiTypes.STR, description="comma-separated: lexical,semantic,graph"
+                "query", OpenApiTypes.STR, required=True, description="1-1000 characters"
+            ),
+            NAMESPACE_PARAM,
+            OpenApiParameter("limit", OpenApiTypes.INT, description=f"1-{MAX_LIMIT}, default 10"),
+            OpenApiParameter(
+                "tier", OpenApiTypes.STR, many=True, description="any of (repeat or comma-separate)"
+            ),
+            OpenApiParameter(
+                "tag", OpenApiTypes.STR, many=True, description="all of (repeat or comma-separate)"
+            ),
+            OpenApiParameter(
+                "arms",
+                OpenApiTypes.STR,
+                description="comma-separated subset of lexical,semantic,graph (graph alone "
+                "is refused: it follows the others' hits)",
             ),
         ],
-        responses=RetrievalOutputSerializer,
+        responses={200: RetrievalOutputSerializer},
+        examples=[OpenApiExample("camera", value=RETRIEVAL_EXAMPLE)],
     )
-    def get(self, request):
+    @raises(
+        InvalidInput, InvalidQuery, QueryTooLong, InvalidLimit, InvalidArms, EmbeddingUnavailable
+    )
+    def get(self, request, namespace):
         params = request.query_params
         data = {key: params.get(key) for key in params if key not in ("tier", "tag", "arms")}
         for key in ("tier", "tag", "arms"):
@@ -82,8 +223,7 @@ class RetrieveApi(APIView):
         serializer.is_valid(raise_exception=True)
         args = serializer.validated_data
         found = retrieve(
-            account=request.auth.account,
-            namespace=args.get("namespace"),
+            namespace=namespace,
             query=args["query"],
             limit=args["limit"],
             tiers=args["tier"],

@@ -6,8 +6,7 @@ import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from accounts.models import Account
-from namespaces.selectors import namespace_get_for_account
+from namespaces.models import Namespace
 from retrieval.embeddings import embed_query
 from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS, FusionParams, Hit, fused_search
@@ -29,8 +28,7 @@ class Retrieval:
 
 def retrieve(
     *,
-    account: Account,
-    namespace: str | None,
+    namespace: Namespace,
     query: str,
     limit: int = 10,
     tiers: Collection[str] = (),
@@ -38,16 +36,15 @@ def retrieve(
     arms: Collection[str] = ARMS,
     params: FusionParams | None = None,
 ) -> Retrieval:
-    """The memories of one of ``account``'s namespaces that best answer ``query``.
+    """The memories of ``namespace`` that best answer ``query``.
 
-    Unknown (or another account's) namespace: ``NamespaceNotFound``. The only model call
-    is the query embedding, and only when the semantic arm is on. ``took_ms`` is the
-    server-side time of embedding plus query. ``commit`` is the namespace's head and
-    ``indexed_commit`` the commit the results come from; they differ while the index is
-    behind.
+    The caller resolved the namespace with its access check (``namespace_get_for_account``);
+    ``tenant`` is its account id. The only model call is the query embedding, and only
+    when the semantic arm is on. ``took_ms`` is the server-side time of embedding plus
+    query. ``commit`` is the namespace's head and ``indexed_commit`` the commit the
+    results come from; they differ while the index is behind.
     """
     started = time.perf_counter()
-    target = namespace_get_for_account(account=account, name=namespace)
     if not isinstance(query, str) or not query.strip():
         raise InvalidQuery("The query must not be empty.")
     if "\x00" in query:
@@ -63,7 +60,7 @@ def retrieve(
         )
     embedding = embed_query(query) if "semantic" in arms else None
     found = fused_search(
-        namespace=target,
+        namespace=namespace,
         query=query,
         embedding=embedding,
         limit=limit,
@@ -73,13 +70,13 @@ def retrieve(
         params=params,
     )
     return Retrieval(
-        tenant=account.id,
-        namespace=target.name,
+        tenant=namespace.account_id,
+        namespace=namespace.name,
         # The head recorded by the last write (already on the namespace row: no extra
         # read); none recorded yet means no write since creation, whose root commit was
         # indexed with the namespace. A head ahead of the index says the results are
         # from an older commit (a write whose indexing failed or is still running).
-        commit=target.head_commit or found.commit,
+        commit=namespace.head_commit or found.commit,
         indexed_commit=found.commit,
         took_ms=round((time.perf_counter() - started) * 1000.0, 2),
         results=found.hits,

@@ -28,8 +28,7 @@ def playground(request: HttpRequest, name: str, *, account: Account) -> HttpResp
         if form.is_valid():
             try:
                 found = retrieve(
-                    account=account,
-                    namespace=namespace.name,
+                    namespace=namespace,
                     query=form.cleaned_data["query"],
                     limit=form.cleaned_data["limit"],
                     tiers=form.cleaned_data["tier"],

@@ -26,6 +26,24 @@ def fresh_object_store(tmp_path):
         yield store
 
 
+@pytest.fixture(autouse=True)
+def responses_match_the_schema(monkeypatch):
+    """Every /v1/ response a test receives is checked against the OpenAPI schema (its
+    status, content type and body): tests/support/openapi.py."""
+    from django.test import Client
+
+    from tests.support.openapi import check_response
+
+    send = Client.request
+
+    def request(self, **kwargs):
+        response = send(self, **kwargs)
+        check_response(response)
+        return response
+
+    monkeypatch.setattr(Client, "request", request)
+
+
 @pytest.fixture
 def account(db):
     from accounts.services import account_create

@@ -412,8 +412,7 @@ def ingest_pipeline(*, account: Account, conversation: Conversation) -> IngestSt
         try:
             with drains_inline():
                 job, _ = job_accept(
-                    account=account,
-                    namespace=namespace.name,
+                    namespace=namespace,
                     messages=messages,
                     session_id=f"{conversation.sample_id}-session-{session.number}",
                     metadata={"source": "locomo", "date": session.date_text},
@@ -529,8 +528,7 @@ def score_questions(
         per_result = None
         for label, arms in ARM_SETS.items():
             found = retrieve(
-                account=account,
-                namespace=namespace.name,
+                namespace=namespace,
                 query=question.text,
                 limit=max(KS),
                 arms=arms,

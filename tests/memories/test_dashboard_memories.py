@@ -183,10 +183,10 @@ def test_a_bundle_exported_from_one_namespace_imports_into_another(page_client, 
 
 def _accept(person, text: str):
     from memories.services import job_accept
+    from namespaces.selectors import namespace_get_for_account
 
     job, _ = job_accept(
-        account=account_of(person),
-        namespace="notes",
+        namespace=namespace_get_for_account(account=account_of(person), name="notes"),
         messages=[{"role": "user", "content": text, "id": "m1"}],
         session_id="s-1",
     )
@@ -288,10 +288,10 @@ def test_no_memory_page_reads_or_changes_another_accounts_namespace(
 
 def _accept_for(user):
     from memories.services import job_accept
+    from namespaces.selectors import namespace_get_for_account
 
     job, _ = job_accept(
-        account=account_of(user),
-        namespace="notes",
+        namespace=namespace_get_for_account(account=account_of(user), name="notes"),
         messages=[{"role": "user", "content": "I like green tea.", "id": "m1"}],
     )
     return job

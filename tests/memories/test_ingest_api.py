@@ -183,9 +183,13 @@ def test_rerun_after_a_crash_finds_its_commit_and_does_not_apply_twice(api, ns, 
     from memories.models import Job
     from memories.services import job_accept
     from namespaces import repository
+    from namespaces.selectors import namespace_get_for_account
 
     account = Account.objects.get(id="acme")
-    job, _ = job_accept(account=account, namespace="default", messages=TRANSCRIPT["messages"])
+    job, _ = job_accept(
+        namespace=namespace_get_for_account(account=account, name="default"),
+        messages=TRANSCRIPT["messages"],
+    )
     done = job_run(job=job)
     assert done.status == "done" and done.commit
     # Simulate the crash: the commit landed but the job row still says running.

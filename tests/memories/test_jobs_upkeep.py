@@ -7,12 +7,12 @@ def test_a_job_whose_drain_was_lost_is_run_by_the_sweep(api, settings, account):
     from memories.jobs import requeue_pending
     from memories.models import Job
     from memories.services import job_accept
+    from namespaces.selectors import namespace_get_for_account
 
     api.post("/v1/namespaces", {"name": "default"}, format="json")
     # Accepted, but its drain task never reached the queue (say the process died).
     job, _ = job_accept(
-        account=account,
-        namespace="default",
+        namespace=namespace_get_for_account(account=account, name="default"),
         messages=[{"role": "user", "content": "Dana keeps bees on the roof in Lyon."}],
     )
     assert Job.objects.get(pk=job.pk).status == "queued"

@@ -52,14 +52,13 @@ def test_reindex_action_rebuilds_a_lost_index_from_the_repository(operator, note
     from retrieval.scope import namespace_scope
     from retrieval.selectors import retrieve
 
-    account = person.memberships.get().account
     with namespace_scope(notes), connection.cursor() as cursor:
         # Lose the index (as after a bad restore); the repository still holds everything.
         cursor.execute("DELETE FROM retrieval_document WHERE namespace_id = %s", [notes.pk])
         cursor.execute(
             "UPDATE retrieval_index_state SET doc_count = 0 WHERE namespace_id = %s", [notes.pk]
         )
-    assert retrieve(account=account, namespace="notes", query="Sony A7III").results == []
+    assert retrieve(namespace=notes, query="Sony A7III").results == []
 
     response = operator.post(
         "/admin/namespaces/namespace/",
@@ -67,7 +66,7 @@ def test_reindex_action_rebuilds_a_lost_index_from_the_repository(operator, note
         follow=True,
     )
     assert "Rebuilt the index of 1 namespace(s)." in response.text
-    found = retrieve(account=account, namespace="notes", query="Sony A7III")
+    found = retrieve(namespace=notes, query="Sony A7III")
     assert found.results and found.results[0].path.startswith("facts/camera-gear/sony")
     page = operator.get("/admin/namespaces/namespace/")
     assert '<td class="field-memories">3</td>' in page.text
@@ -100,10 +99,10 @@ def test_deactivating_an_account_stops_its_keys(operator, person):
 
 def _job(person, text: str):
     from memories.services import job_accept
+    from namespaces.selectors import namespace_get_for_account
 
     job, _ = job_accept(
-        account=person.memberships.get().account,
-        namespace="notes",
+        namespace=namespace_get_for_account(account=person.memberships.get().account, name="notes"),
         messages=[{"role": "user", "content": text, "id": "m1"}],
     )
     return job

@@ -134,7 +134,6 @@ def test_eval_locomo_imports_asks_and_ends_with_the_json_figures(db, tiny_file):
 
 
 def test_a_second_run_replaces_the_namespace_instead_of_adding_to_it(db, tiny_file):
-    from accounts.models import Account
     from namespaces.models import Namespace
     from retrieval.selectors import retrieve
 
@@ -151,8 +150,7 @@ def test_a_second_run_replaces_the_namespace_instead_of_adding_to_it(db, tiny_fi
     assert reused["recall@10"] == first["recall@10"]
     assert namespace_id() == second_id  # --reuse kept it
     found = retrieve(
-        account=Account.objects.get(id=ACCOUNT_ID),
-        namespace="locomo-conv-t1",
+        namespace=Namespace.objects.get(account_id=ACCOUNT_ID, name="locomo-conv-t1"),
         query="beagle named Biscuit",
         limit=20,
     )
