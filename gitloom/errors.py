@@ -138,6 +138,16 @@ class UnsupportedMediaType(GitLoomError):
     code, status, message = "unsupported_media_type", 415, "Send JSON (application/json)."
 
 
+class UriTooLong(GitLoomError):
+    # Answered by the HTTP server (gunicorn) itself, before Django sees the request.
+    code, status, message = "uri_too_long", 414, "The request line is too long."
+
+
+class HeadersTooLarge(GitLoomError):
+    # Answered by the HTTP server (gunicorn) itself, before Django sees the request.
+    code, status, message = "headers_too_large", 431, "The request headers are too large."
+
+
 class RateLimited(GitLoomError):
     code, status, message = "rate_limited", 429, "Too many requests."
 

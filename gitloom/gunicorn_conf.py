@@ -4,6 +4,8 @@
 # workers, which share them; each worker then opens its database connection and embeds
 # once before it accepts a request (gunicorn_conf's post_worker_init), so the first
 # retrieval is as fast as the rest.
+from gunicorn import util
+
 preload_app = True
 timeout = 120
 
@@ -22,3 +24,35 @@ def post_worker_init(worker) -> None:
     from retrieval.embeddings import embedder_warm_up
 
     process_warm_up(role="web", warm=embedder_warm_up)
+
+
+def _write_json_error(sock, status_int, reason, mesg) -> None:
+    """gunicorn's own error answers (a request line over ``limit_request_line``, headers
+    over their limits, a malformed request, an error before the application answered)
+    in GitLoom's JSON envelope instead of gunicorn's HTML page: every response a client
+    of the API can get is JSON."""
+    import json
+    from http import HTTPStatus
+
+    from gitloom.errors import (
+        GitLoomError,
+        HeadersTooLarge,
+        PermissionDenied,
+        ServerError,
+        UriTooLong,
+    )
+
+    by_status = {414: UriTooLong, 431: HeadersTooLarge, 403: PermissionDenied}
+    if status_int >= 500:
+        error: GitLoomError = ServerError()
+    else:
+        error = by_status.get(status_int, GitLoomError)(str(mesg)[:500] or None)
+    body = json.dumps({"error": {"code": error.code, "message": error.message}}).encode()
+    head = (
+        f"HTTP/1.1 {error.status} {HTTPStatus(error.status).phrase}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+util.write_error = _write_json_error

@@ -58,6 +58,20 @@ def _wait_for_banner(process: subprocess.Popen, tmp_path: Path, timeout: float =
         time.sleep(0.2)
 
 
+def _raw_request(port: int, line: str, *headers: str, body: bytes = b"") -> tuple:
+    """One HTTP/1.1 request over a socket, as written (urllib would refuse some)."""
+    head = "\r\n".join([line, "Host: 127.0.0.1", "Connection: close", *headers, "", ""])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head.encode() + body)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    top, _, rest = received.partition(b"\r\n\r\n")
+    lines = top.decode("latin-1").split("\r\n")
+    fields = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in fields.items()}, rest
+
+
 def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
     transactional_db, tmp_path, api
 ):
@@ -85,6 +99,21 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
             f"http://127.0.0.1:{port}/static/admin/css/base.css", timeout=5
         ) as response:
             assert response.status == 200
+        # Every answer is JSON, gunicorn's own included (a request line over its limit).
+        status, headers, body = _raw_request(port, f"GET /v1/whoami?{'q' * 9000} HTTP/1.1")
+        assert status == 414 and headers["content-type"] == "application/json", body
+        assert json.loads(body)["error"]["code"] == "uri_too_long"
+        # A chunked body is read, not taken for an empty one.
+        payload = json.dumps({"name": "chunked-ns"}).encode()
+        status, _, body = _raw_request(
+            port,
+            "POST /v1/namespaces HTTP/1.1",
+            f"Authorization: Bearer {api.secret}",
+            "Content-Type: application/json",
+            "Transfer-Encoding: chunked",
+            body=b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload),
+        )
+        assert status == 201, body
         assert f"http://127.0.0.1:{port}/" in printed
         # serve runs the MCP server too, and says where.
         assert f"http://127.0.0.1:{mcp_port}/mcp" in printed
