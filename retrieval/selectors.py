@@ -6,11 +6,12 @@ import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
+from django.db import connection
+
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query
 from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS, FusionParams, Hit, fused_search
-from retrieval.scope import scoped_query
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 100
@@ -85,15 +86,14 @@ def retrieve(
 
 def index_memory_counts(*, namespaces: Iterable) -> dict[int, int]:
     """namespace id -> how many memories its index holds (namespaces never indexed are
-    left out). One short scoped read per namespace: row-level security lets no single
-    query see several namespaces' rows, which is the point of it."""
-    counts: dict[int, int] = {}
-    for namespace in namespaces:
-        _, rows = scoped_query(
-            namespace=namespace,
-            sql="SELECT doc_count FROM retrieval_index_state WHERE namespace_id = %(namespace_id)s",
-            params={"namespace_id": int(namespace.pk)},
+    left out). One statement however many namespaces: row-level security lets no single
+    query see several namespaces' rows, so ``retrieval_memory_counts`` (migration 0007)
+    scopes itself to each namespace in turn."""
+    ids = [int(namespace.pk) for namespace in namespaces]
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT namespace_id, doc_count FROM retrieval_memory_counts(%s::bigint[])", [ids]
         )
-        if rows:
-            counts[int(namespace.pk)] = rows[0][0]
-    return counts
+        return {int(namespace_id): count for namespace_id, count in cursor.fetchall()}
