@@ -19,7 +19,12 @@ plain rules, good enough to make a transcript searchable, not a substitute for a
 * **Relate**: memories sharing a distinguishing term that is not a speaker's name
   (``same-entity``), or only a date (``same-date``); neighbouring memories from one
   message (``same-context``).
-* **Reconcile**: a candidate of the same tier and speaker whose words overlap the new memory's by
+* **Reconcile**: a correction first (``memories.corrections``): a new value for the same
+  attribute (age, employer, manager, favourite, city, an event's date or time, price,
+  count) of the same subject, or a correction marker ("actually", "not X anymore",
+  "changed my mind", "moved to", ...), rewrites that memory to the current truth: the
+  old value is replaced where it stood, so its other specifics stay. Otherwise a
+  candidate of the same tier and speaker whose words overlap the new memory's by
   Jaccard >= ``SAME_SUBJECT`` and that shares its distinguishing terms is the same
   subject: its body keeps every old sentence the new one does not restate (all of the
   old sentence's words reappear in a new one) and the new sentences follow, so the
@@ -37,6 +42,13 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 from gitloom.times import as_utc
+from memories.corrections import (
+    Correction,
+    corrected_body,
+    correction,
+    question_cues,
+    speaker_of,
+)
 from memories.llm import Usage
 from memories.pipeline_types import (
     Candidate,
@@ -221,29 +233,43 @@ class OfflineExtractor:
         candidates_by_key: Mapping[str, Candidate],
         candidates_for: Mapping[str, Sequence[str]],
     ) -> list[Rewrite]:
-        folded_into: dict[str, list[Draft]] = {}
+        folded_into: dict[str, list[tuple[Draft, Correction | None]]] = {}
         for draft in drafts:
-            best, best_score = None, 0.0
+            best, best_score, best_fix = None, 0.0, None
             for key in candidates_for.get(draft.key, ()):
                 candidate = candidates_by_key[key]
-                score = same_subject_score(
-                    draft, candidate.memory.text, candidate.memory.header.tier
+                # A correction (a new value for the same attribute of the same subject)
+                # outranks a restatement of the same words.
+                fix = self._correction(draft.body, candidate.memory.text)
+                score = (
+                    10 + fix.score
+                    if fix is not None
+                    else same_subject_score(
+                        draft, candidate.memory.text, candidate.memory.header.tier
+                    )
                 )
                 if score > best_score:
-                    best, best_score = key, score
+                    best, best_score, best_fix = key, score, fix
             if best is not None:
-                folded_into.setdefault(best, []).append(draft)
+                folded_into.setdefault(best, []).append((draft, best_fix))
         rewrites = []
         for key, parts in folded_into.items():
-            old = candidates_by_key[key].memory.text
-            rewrites.append(
-                Rewrite(
-                    target=key,
-                    drafts=tuple(d.key for d in parts),
-                    body=merge_bodies(old, [d.body for d in parts]),
+            body = candidates_by_key[key].memory.text
+            for draft, fix in parts:
+                body = (
+                    merge_bodies(body, [draft.body])
+                    if fix is None
+                    else corrected_body(
+                        body, draft.body, fix, sentences=split_sentences, words=content_words
+                    )
                 )
-            )
+            rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=body))
         return rewrites
+
+    def _correction(self, new: str, old: str) -> Correction | None:
+        if speaker_of(new) != speaker_of(old):
+            return None  # one person's statement never corrects another's
+        return correction(new, old, names=self._speakers)
 
 
 # --- extract ------------------------------------------------------------------------
@@ -542,6 +568,7 @@ def cues_for(*, text: str, tier: str, who: str | None, terms: list[str]) -> list
     names = [t for t in keys if t not in dates]
     head = " ".join(_TOKEN.findall(split_sentences(text.split("\n", 1)[0])[0])[:10])
     cues = [f"{subject} {head}" if who else head]
+    cues += question_cues(text, who=who)
     if tier == "preferences":
         cues.append(f"what {does} {subject} like")
         cues += [f"how {does} {subject} feel about {t}" for t in names[:2]]
