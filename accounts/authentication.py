@@ -17,6 +17,7 @@ from rest_framework.permissions import BasePermission
 from accounts.credentials import Credential
 from accounts.models import ApiKey
 from gitloom.errors import AuthenticationFailed, NoAccount, NotAuthenticated
+from gitloom.throttle import API_KEY_PER_ADDRESS, client_address, record, refuse
 
 KEY_PREFIX = "glk_"
 # Writing last_used on every request would put a write on the retrieval hot path.
@@ -43,6 +44,13 @@ class ApiKeyUser:
         return f"api-key:{self.api_key.prefix}"
 
 
+def _failed(request, error: AuthenticationFailed) -> Exception:
+    """A failed key attempt is counted per client address; past the limit it is 429
+    with Retry-After instead of 401 (gitloom.throttle). A valid key is never counted."""
+    wait = record(API_KEY_PER_ADDRESS, client_address(request))
+    return refuse(wait, "failed API-key attempts from this address") if wait else error
+
+
 class ApiKeyAuthentication(BaseAuthentication):
     def authenticate(self, request):
         header = request.META.get("HTTP_AUTHORIZATION", "")
@@ -53,14 +61,14 @@ class ApiKeyAuthentication(BaseAuthentication):
             return None
         secret = secret.strip()
         if not secret:
-            raise AuthenticationFailed("Empty bearer token.")
+            raise _failed(request, AuthenticationFailed("Empty bearer token."))
         key = (
             ApiKey.objects.select_related("account")
             .filter(key_hash=hash_secret(secret), revoked__isnull=True)
             .first()
         )
         if key is None or not key.account.is_active:
-            raise AuthenticationFailed()
+            raise _failed(request, AuthenticationFailed())
         now = timezone.now()
         if key.last_used is None or now - key.last_used > LAST_USED_GRANULARITY:
             ApiKey.objects.filter(pk=key.pk).update(last_used=now)

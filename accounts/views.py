@@ -18,8 +18,18 @@ from accounts.forms import ApiKeyCreateForm, LoginForm, SignupForm
 from accounts.models import Account
 from accounts.selectors import api_key_get_for_account, api_key_list
 from accounts.services import account_signup, api_key_create, api_key_revoke
-from gitloom.dashboard import dashboard_view
-from gitloom.errors import GitLoomError
+from gitloom.dashboard import dashboard_view, error_page
+from gitloom.errors import GitLoomError, RateLimited
+from gitloom.throttle import (
+    LOGIN_PER_ADDRESS,
+    LOGIN_PER_USER,
+    SIGNUP_PER_ADDRESS,
+    clear,
+    client_address,
+    record,
+    refuse,
+    retry_after,
+)
 from namespaces.selectors import namespace_list
 
 # --- Sign up, log in ---------------------------------------------------------------
@@ -29,6 +39,12 @@ from namespaces.selectors import namespace_list
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
+    if request.method == "POST":
+        # Every attempt counts (taken names included), per client address: sign-up can
+        # only tell a caller a name is taken, and only this many times an hour.
+        wait = record(SIGNUP_PER_ADDRESS, client_address(request))
+        if wait:
+            return _too_many(request, refuse(wait, "sign-up attempts from this address"))
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -43,8 +59,39 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 class LoginView(auth_views.LoginView):
+    """Django's sign-in with brute-force throttling (gitloom.throttle): failed attempts
+    are counted per user name and per client address; past either limit every attempt,
+    the right password included, is 429 with Retry-After until the window ends. A
+    successful sign-in clears its user's count."""
+
     # A signed-in person still gets the form (to switch user), not a redirect.
     form_class = LoginForm
+
+    def post(self, request, *args, **kwargs):
+        wait = retry_after(LOGIN_PER_USER, self._username()) or retry_after(
+            LOGIN_PER_ADDRESS, client_address(request)
+        )
+        if wait:
+            return _too_many(request, refuse(wait, "failed sign-in attempts"))
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        record(LOGIN_PER_USER, self._username())
+        record(LOGIN_PER_ADDRESS, client_address(self.request))
+        return super().form_invalid(form)
+
+    def form_valid(self, form):
+        clear(LOGIN_PER_USER, self._username())
+        return super().form_valid(form)
+
+    def _username(self) -> str:
+        return str(self.request.POST.get("username", ""))[:150]
+
+
+def _too_many(request: HttpRequest, error: RateLimited) -> HttpResponse:
+    response = error_page(request, error=error)
+    response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 # --- Account -----------------------------------------------------------------------
