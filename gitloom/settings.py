@@ -109,6 +109,16 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
+# The default cache is per process; brute-force counters (gitloom/throttle.py) must be
+# shared by every worker and node, so they live in Postgres (gitloom/migrations).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "throttle": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "gitloom_cache",
+    },
+}
+
 ROOT_URLCONF = "gitloom.urls"
 WSGI_APPLICATION = "gitloom.wsgi.application"
 
