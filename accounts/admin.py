@@ -22,6 +22,19 @@ class AccountAdmin(admin.ModelAdmin):
         # The id is part of every storage key: it never changes after creation.
         return ["id", "created"] if obj else ["created"]
 
+    # Deleting an account deletes its namespaces' repositories in object storage too,
+    # not only the rows a cascade reaches.
+    def delete_model(self, request, obj):
+        from namespaces.services import account_delete
+
+        account_delete(account=obj)
+
+    def delete_queryset(self, request, queryset):
+        from namespaces.services import account_delete
+
+        for account in queryset:
+            account_delete(account=account)
+
     @admin.action(description="Deactivate selected accounts (their keys stop working)")
     def deactivate(self, request, queryset):
         count = queryset.update(is_active=False)

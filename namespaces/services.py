@@ -24,8 +24,11 @@ def namespace_create(*, account: Account, name: str) -> Namespace:
 def _after_create(namespace: Namespace) -> None:
     # Inside the creating transaction: if the repository cannot be initialised (or the
     # index, a receiver of namespace_created, cannot be prepared) the namespace does not
-    # exist either. A leftover repository of a deleted namespace of the same name is
-    # purged by namespace_delete before its row goes.
+    # exist either. namespace_delete purges a repository before its row goes, but a row
+    # can go without it (its account deleted in one cascade): whatever a new namespace
+    # finds at its prefix is such a leftover and must never come back to life under the
+    # new owner, so it is purged first.
+    repository.repository_delete(prefix=namespace.storage_prefix)
     repository.repository_init(prefix=namespace.storage_prefix)
     namespace_created.send(sender=Namespace, namespace=namespace)
 
@@ -37,6 +40,14 @@ def namespace_delete(*, namespace: Namespace) -> None:
         namespace_deleting.send(sender=Namespace, namespace=locked)
         repository.repository_delete(prefix=locked.storage_prefix)
         locked.delete()
+
+
+def account_delete(*, account: Account) -> None:
+    """Delete an account with everything it owns: each namespace as namespace_delete
+    does (index rows, repository in object storage), then the account's rows."""
+    for namespace in account.namespaces.all():
+        namespace_delete(namespace=namespace)
+    account.delete()
 
 
 def namespace_upkeep_all() -> int:

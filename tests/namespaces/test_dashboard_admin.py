@@ -139,3 +139,42 @@ def test_the_admin_is_for_staff_only(page_client):
     response = page_client.get("/admin/memories/job/")
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/")
+
+
+def test_deleting_an_account_deletes_its_memories_and_a_new_owner_of_the_id_starts_empty(
+    operator, notes, person, fresh_store
+):
+    from accounts.models import Account
+    from accounts.services import account_create
+
+    account = notes.account
+    prefix = notes.storage_prefix
+    assert list(fresh_store.list(prefix))  # the repository is in object storage
+
+    page = operator.post(
+        f"/admin/accounts/account/{account.pk}/delete/", {"post": "yes"}, follow=True
+    )
+    assert page.status_code == 200
+    assert not Account.objects.filter(pk=account.pk).exists()
+    assert not list(fresh_store.list(prefix))  # and now it is not
+
+    # Someone else signs up with the freed id and makes a namespace of the same name.
+    newcomer = account_create(account_id=account.pk)
+    namespace_create(account=newcomer, name="notes")
+    _, secret = api_key_create(account=newcomer, name="k")
+    listed = Client().get("/v1/memories?namespace=notes", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert listed.status_code == 200
+    assert listed.json()["memories"] == []
+
+
+def test_a_leftover_repository_never_comes_back_under_a_new_namespace(person, notes, fresh_store):
+    from accounts.models import Account
+    from accounts.services import account_create
+
+    account_id = notes.account.pk
+    Account.objects.filter(pk=account_id).delete()  # a cascade that skips object storage
+    newcomer = account_create(account_id=account_id)
+    namespace_create(account=newcomer, name="notes")
+    _, secret = api_key_create(account=newcomer, name="k")
+    listed = Client().get("/v1/memories?namespace=notes", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert listed.json()["memories"] == []
