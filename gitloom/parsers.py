@@ -55,3 +55,17 @@ def _check_text(text: str) -> None:
         raise MalformedJson(
             "A JSON string holds a lone surrogate (such as \\ud800), which is not Unicode text."
         ) from None
+
+
+class RawBodyParser(parsers.BaseParser):
+    """The body as bytes, whatever its content type (an import's tar.gz or git bundle).
+
+    A view that reads its body raw still needs a parser: a dashboard session's CSRF
+    check reads ``request.POST``, which makes DRF parse the body, and with no parser
+    that was ``415`` for every content type.
+    """
+
+    media_type = "*/*"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> bytes:
+        return stream.read() if stream is not None else b""

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from gitloom.errors import InvalidInput, InvalidPath, PayloadTooLarge
 from gitloom.openapi import raises
+from gitloom.parsers import RawBodyParser
 from gitloom.serializers import StrictSerializer
 from memories.errors import (
     EmptyBody,
@@ -621,6 +622,11 @@ class ImportResultSerializer(serializers.Serializer):
 class NamespaceImportApi(NamespaceScopedApi):
     parser_classes: list = []  # the body is read raw: a tar.gz or a git bundle
 
+    def get_parsers(self):
+        # Raw bytes for any content type, so a session's CSRF check (which reads
+        # request.POST) does not make DRF refuse the body as 415 (gitloom.parsers).
+        return [RawBodyParser()]
+
     @extend_schema(
         operation_id="namespaces_import_create",
         summary="Import a tar.gz of memory files or a git bundle (all or nothing)",
@@ -663,7 +669,7 @@ class NamespaceImportApi(NamespaceScopedApi):
         *WRITE_ERRORS,
     )
     def post(self, request, namespace):
-        data = request.body
+        data = request.data  # bytes (RawBodyParser); {} for an empty body
         if not data:
             raise EmptyBody("Send the archive as the request body.")
         result = memory_import(
