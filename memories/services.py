@@ -203,12 +203,19 @@ def memory_import(
                 parsed[path] = parse_memory(snapshot.read(path) or b"", path=path)
             validate_links(memories=parsed, existing_paths=set())
 
+        def validate_file(path: str, content: bytes) -> None:
+            # Every version in the bundle's history, not only its head: older ones
+            # show in /history and must be memories too.
+            validate_memory_path(path)
+            parse_memory(content, path=path)
+
         result = repository.repository_import_bundle(
             prefix=prefix,
             data=data,
             message="Import git bundle",
             trailers={"Gitloom-Action": "import", "Gitloom-Import": "bundle"},
             validate=validate,
+            validate_file=validate_file,
         )
     elif kind == "tar":
         memories = _import_files_from_tar(data)

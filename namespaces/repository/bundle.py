@@ -265,6 +265,36 @@ def _verify_bundle_history(objects: Objects, head: bytes) -> None:
                     )
 
 
+def _history_files(objects: Objects, head: bytes, known: Objects) -> list[tuple[str, bytes]]:
+    """Every distinct ``(path, blob)`` in the commits reachable from ``head`` that the
+    namespace does not have yet (``known``): what an import brings into ``/history``.
+    A subtree seen at the same path is not walked again."""
+    pairs: dict[tuple[str, bytes], None] = {}
+    seen_commits: set[bytes] = set()
+    seen_trees: set[tuple[bytes, str]] = set()
+    commits = [head]
+    while commits:
+        sha = commits.pop()
+        if sha in seen_commits or sha in known:
+            continue
+        seen_commits.add(sha)
+        commit = objects.commit(sha)
+        commits.extend(commit.parents)
+        trees = [(commit.tree, "")]
+        while trees:
+            tree_sha, base = trees.pop()
+            if (tree_sha, base) in seen_trees:
+                continue
+            seen_trees.add((tree_sha, base))
+            for entry in objects[tree_sha].iteritems():
+                path = base + entry.path.decode("utf-8")
+                if stat.S_ISDIR(entry.mode):
+                    trees.append((entry.sha, path + "/"))
+                else:
+                    pairs[(path, entry.sha)] = None
+    return list(pairs)
+
+
 def _is_ancestor(objects: Objects, ancestor: bytes, descendant: bytes) -> bool:
     seen: set[bytes] = set()
     todo = [descendant]
@@ -287,6 +317,7 @@ def repository_import_bundle(
     trailers: Mapping[str, str] | None = None,
     author: str = DEFAULT_AUTHOR,
     validate: Callable[[Snapshot], None] | None = None,
+    validate_file: Callable[[str, bytes], None] | None = None,
     max_object_bytes: int = MAX_IMPORT_OBJECT_BYTES,
     max_total_bytes: int = MAX_IMPORT_TOTAL_BYTES,
     max_objects: int = MAX_IMPORT_OBJECTS,
@@ -295,8 +326,11 @@ def repository_import_bundle(
 
     The bundle is checked before anything is uploaded: pack checksum, declared sizes
     (no decompression bombs), every object well-formed, the history complete, only
-    plain files with safe paths, then ``validate`` (the caller's per-file checks) on
-    the bundle head's snapshot.  Then, by the namespace's state:
+    plain files with safe paths, then ``validate_file`` (the caller's check of one file)
+    on every version of every file in the bundle's commits that the namespace does not
+    have yet (older commits too: they show in ``/history``), then ``validate`` (the
+    caller's checks across files) on the bundle head's snapshot.  Then, by the
+    namespace's state:
 
     - fresh (only the root commit ``repository_init`` made, no files): the bundle's
       history becomes the namespace's history;
@@ -332,6 +366,9 @@ def repository_import_bundle(
     checked = with_bundle(first.objects)
     _verify_bundle_history(checked, bundle_head)
     bundle_tree = checked.commit(bundle_head).tree
+    if validate_file is not None:
+        for path, blob in _history_files(checked, bundle_head, first.objects):
+            validate_file(path, checked[blob].data)
     if validate is not None:
         validate(Snapshot(commit=bundle_head.decode(), tree=bundle_tree.decode(), objects=checked))
 
@@ -356,6 +393,10 @@ def repository_import_bundle(
             wanted = set(reachable(bundle_objects, bundle_head))
             records = [inflated[s] for s in sorted(wanted) if s not in objects]
             keep = manifest.packs
+        elif bundle_tree == current.tree:
+            # The files are already exactly the bundle's (it was imported before on top
+            # of other history): no empty commit.
+            return unchanged(head, attempts=attempt)
         else:
             commit = make_commit(
                 tree=bundle_tree, parents=[current.id], message=full_message, author=author_bytes
