@@ -84,6 +84,10 @@ class ResultSerializer(serializers.Serializer):
     path = serializers.CharField()
     score = serializers.FloatField(help_text="a rank artefact: comparable within one response")
     arms = ArmsSerializer()
+    graph_only = serializers.BooleanField(
+        help_text="only the graph arm brought it: linked to a hit, not itself a match "
+        "for the query (drop these for strict relevance)"
+    )
     content = serializers.CharField(help_text="the memory's body")
     tier = serializers.ChoiceField(choices=list(TIERS))
     tags = serializers.ListField(child=serializers.CharField())
@@ -126,6 +130,7 @@ RETRIEVAL_EXAMPLE = {
         {
             "path": "facts/camera-gear/sony-a7iii-purchase-1c9e04aa.md",
             "score": 0.18,
+            "graph_only": False,
             "arms": {
                 "lexical": {"rank": 1, "score": 6.2},
                 "semantic": {"rank": 1, "cue": "what camera do I own", "similarity": 0.83},
@@ -145,6 +150,7 @@ RETRIEVAL_EXAMPLE = {
         {
             "path": "facts/camera-gear/kit-lens-28-70-9a01c4de.md",
             "score": 0.04,
+            "graph_only": True,
             "arms": {
                 "graph": {
                     "rank": 1,
@@ -179,6 +185,9 @@ class RetrieveApi(NamespaceScopedApi):
         arms = serializers.ListField(
             child=serializers.ChoiceField(choices=ARMS), allow_empty=False, default=list(ARMS)
         )
+        min_similarity = serializers.FloatField(
+            min_value=-1.0, max_value=1.0, required=False, default=None, allow_null=True
+        )
 
     @extend_schema(
         operation_id="retrieve_retrieve",
@@ -206,6 +215,13 @@ class RetrieveApi(NamespaceScopedApi):
                 description="comma-separated subset of lexical,semantic,graph (graph alone "
                 "is refused: it follows the others' hits)",
             ),
+            OpenApiParameter(
+                "min_similarity",
+                OpenApiTypes.FLOAT,
+                description="the semantic arm's relevance floor, a cosine similarity in "
+                "-1..1: a memory no cue of which is at least this similar to the query is "
+                "not found by the semantic arm (nor followed by the graph arm); default none",
+            ),
         ],
         responses={200: RetrievalOutputSerializer},
         examples=[OpenApiExample("camera", value=RETRIEVAL_EXAMPLE)],
@@ -229,5 +245,6 @@ class RetrieveApi(NamespaceScopedApi):
             tiers=args["tier"],
             tags=args["tag"],
             arms=args["arms"],
+            min_similarity=args["min_similarity"],
         )
         return Response(RetrievalOutputSerializer(found).data)

@@ -119,6 +119,7 @@ class Hit:
     path: str
     score: float
     arms: dict
+    graph_only: bool  # only the graph arm brought it: a neighbour of a hit, not a match
     content: str
     tier: str
     tags: list[str]
@@ -193,6 +194,7 @@ def fused_search(
     now: datetime | None = None,
     exact: bool = False,
     explain: bool = False,
+    min_similarity: float | None = None,
 ) -> SearchResult:
     """Run the fused query for ``namespace`` (a Namespace or anything with an int pk).
 
@@ -201,6 +203,8 @@ def fused_search(
     which makes the semantic arm an exact nearest-neighbour scan (for measuring HNSW
     recall). ``explain=True`` also returns ``EXPLAIN (ANALYZE, BUFFERS)`` of the
     statement as ``plan`` (planned for these parameters: a custom plan).
+    ``min_similarity`` is the semantic arm's floor: a cue less similar to the query
+    (cosine) finds nothing, so neither it nor links from it bring a memory.
     """
     params = params or FusionParams()
     unknown = set(arms) - set(ARMS)
@@ -243,6 +247,7 @@ def fused_search(
         "semantic_weight": params.semantic_weight,
         "graph_weight": params.graph_weight,
         "rrf_k": params.rrf_k,
+        "semantic_max_distance": None if min_similarity is None else 1.0 - min_similarity,
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }
@@ -322,6 +327,7 @@ def _hit(record: dict) -> Hit:
         path=record["path"],
         score=record["score"],
         arms=arms,
+        graph_only=list(arms) == ["graph"],
         content=record["body"],
         tier=record["tier"],
         tags=list(record["tags"]),

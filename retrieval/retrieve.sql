@@ -26,6 +26,7 @@
 --   graph_seeds           top lexical+semantic hits whose links are followed
 --   graph_depth           graph hits ranked (0 = off)
 --   lexical_weight, semantic_weight, graph_weight, rrf_k   weighted RRF
+--   semantic_max_distance  1 - min_similarity: the semantic arm's floor (NULL: none)
 --   half_life_<tier>      ageing half-life in days, NULL = does not fade
 --   limit
 WITH
@@ -189,6 +190,9 @@ semantic AS (
     FROM (
         SELECT DISTINCT ON (document_id) document_id, cue, distance
         FROM semantic_cues
+        -- the relevance floor (min_similarity): cues further than it find nothing
+        WHERE %(semantic_max_distance)s::float8 IS NULL
+           OR distance <= %(semantic_max_distance)s::float8
         ORDER BY document_id, distance, cue
     ) best_cue
     ORDER BY rank

@@ -36,6 +36,7 @@ def retrieve(
     tags: Collection[str] = (),
     arms: Collection[str] = ARMS,
     params: FusionParams | None = None,
+    min_similarity: float | None = None,
 ) -> Retrieval:
     """The memories of ``namespace`` that best answer ``query``.
 
@@ -43,7 +44,8 @@ def retrieve(
     ``tenant`` is its account id. The only model call is the query embedding, and only
     when the semantic arm is on. ``took_ms`` is the server-side time of embedding plus
     query. ``commit`` is the namespace's head and ``indexed_commit`` the commit the
-    results come from; they differ while the index is behind.
+    results come from; they differ while the index is behind. ``min_similarity``
+    (cosine, -1..1) is the semantic arm's relevance floor; ``None`` is no floor.
     """
     started = time.perf_counter()
     if not isinstance(query, str) or not query.strip():
@@ -69,6 +71,7 @@ def retrieve(
         tags=tags,
         arms=arms,
         params=params,
+        min_similarity=min_similarity,
     )
     return Retrieval(
         tenant=namespace.account_id,
