@@ -146,7 +146,7 @@ class OfflineExtractor:
                 continue
             when = as_utc(message.timestamp or now)
             for unit in split_units(message.content, names=self._speakers):
-                text, dated = resolve_relative_dates(unit, when.date())
+                text, dated = resolve_relative_dates(trim_filler(unit), when.date())
                 body = f"{message.name}: {text}" if message.name else text
                 seen = by_body.get(body.casefold())
                 if seen is not None:  # the same statement twice: one memory, both sources
@@ -192,6 +192,8 @@ class OfflineExtractor:
     def _relate(self, drafts: Sequence[Draft], candidates: Sequence[Candidate]) -> list[DraftLink]:
         term_sets = {d.key: _term_keys(d.body, self._speakers) for d in drafts}
         term_sets.update({c.key: _term_keys(c.memory.text, self._speakers) for c in candidates})
+        texts = {d.key: d.body for d in drafts} | {c.key: c.memory.text for c in candidates}
+        passing = {key: _in_passing(texts[key], term_sets[key]) for key in texts}
         # A term in most of a big job's memories is the conversation's subject, not a
         # distinguishing one (a speaker named only in third person, say).
         counts = Counter(t for d in drafts for t in term_sets[d.key])
@@ -206,6 +208,8 @@ class OfflineExtractor:
                 if degree[other] >= MAX_LINKS_PER_MEMORY:
                     continue
                 shared = (term_sets[draft.key] & term_sets[other]) - common
+                # a place both mention only in passing ("... in Berlin") is no shared entity
+                shared -= passing[draft.key] & passing[other]
                 if not shared:
                     continue
                 kind = "same-date" if all(_ISO_DATE.fullmatch(t) for t in shared) else "same-entity"
@@ -319,7 +323,11 @@ def split_units(content: str, *, names: Set[str] = frozenset()) -> list[str]:
             units.append(sentence)
         if roster is not None:
             units.append(roster)
-    return [unit for unit in units if _worth_keeping(unit, names)]
+    return [
+        introduction(unit) or unit
+        for unit in units
+        if introduction(unit) or _worth_keeping(unit, names)
+    ]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -355,6 +363,47 @@ def _worth_keeping(unit: str, names: Set[str] = frozenset()) -> bool:
         and len(w) > 2
     ]
     return len(informative) >= 2
+
+
+_INTRODUCTION = re.compile(
+    r"^(?:(?:hi|hey|hello|hiya)\b[!,.]*\s*)?(?:i'm|i am|my name is|my name's|call me|this is)\s+"
+    r"(?P<name>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s*[.!,]?$",
+    re.IGNORECASE,
+)
+
+
+def introduction(unit: str) -> str | None:
+    """A self-introduction ("Hi! I'm Priya.") as the fact it states: "My name is Priya."."""
+    m = _INTRODUCTION.match(" ".join(unit.split()))
+    if m is None or not m.group("name")[0].isupper():
+        return None
+    if m.group("name").split()[0].casefold() in STOPWORDS | _REACTION | _FILLER_WORDS:
+        return None  # "I'm happy", "I'm so glad"
+    return f"My name is {m.group('name')}."
+
+
+_FILLER_WORDS_TEXT = """also and but so plus anyway anyways btw oh ah well um uh okay ok
+    actually honestly basically quick correction update note fyi oops sorry wait
+    heads hey hi hello yeah yes lol haha big news small tiny one more thing then"""
+_FILLER_WORDS = frozenset(_FILLER_WORDS_TEXT.split())
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:quick|small|tiny|one|a|big|just a)\s+)?(?:correction|update|note|fix|news)\s*[:!,.-]\s*"
+    r"|^(?:also|and|but|so|plus|anyway|anyways|btw|by the way|oh|ah|well|um|uh|okay|ok|"
+    r"actually|honestly|basically|oops|sorry|fyi|heads up)\b\s*[,:!.-]?\s*",
+    re.IGNORECASE,
+)
+
+
+def trim_filler(unit: str) -> str:
+    """A unit without the fillers at its start ("Also, ", "And ", "Quick correction: "),
+    starting with a capital letter."""
+    text = unit
+    for _ in range(4):
+        trimmed = _LEADING_FILLER.sub("", text, count=1)
+        if trimmed == text or len(_TOKEN.findall(trimmed)) < 3:
+            break
+        text = trimmed
+    return text[:1].upper() + text[1:] if text else unit
 
 
 def tier_of(text: str, *, dated: bool) -> str:
@@ -520,6 +569,7 @@ def terms(text: str, *, exclude: Set[str] = frozenset()) -> list[str]:
             distinctive = any(c.isdigit() for c in token) or (
                 token[0].isupper()
                 and token.lower() not in STOPWORDS
+                and token.lower() not in _FILLER_WORDS
                 and token.lower() not in _CALENDAR_WORDS
                 and token != "I"
             )
@@ -541,19 +591,84 @@ def _term_keys(text: str, speakers: Set[str]) -> set[str]:
     return keys
 
 
+_PASSING = re.compile(r"\b(?:in|at|to|from|near|around|across|through|via|into|outside)\s+$", re.I)
+
+
+def _in_passing(text: str, keys: Set[str]) -> set[str]:
+    """The terms of ``text`` that are only ever mentioned after a place preposition."""
+    found = set()
+    folded = text.casefold()
+    for key in keys:
+        if _ISO_DATE.fullmatch(key):
+            continue
+        starts = [m.start() for m in re.finditer(re.escape(key), folded)]
+        if starts and all(_PASSING.search(folded[max(0, i - 12) : i]) for i in starts):
+            found.add(key)
+    return found
+
+
 def _topic(distinguishing: list[str], text: str) -> str:
     for term in distinguishing:
-        if any(c.isalpha() for c in term) and not _ISO_DATE.search(term):
+        if good_label(term):
             return term
-    words = sorted(content_words(text), key=lambda w: (-len(w), w))
+    words = sorted((w for w in content_words(text) if good_label(w)), key=lambda w: (-len(w), w))
     return words[0] if words else "general"
 
 
+def good_label(term: str) -> bool:
+    """A tag or topic: has letters, is not a time, a stopword or a filler word."""
+    key = term.casefold()
+    return (
+        any(c.isalpha() for c in key)
+        and not _ISO_DATE.search(key)
+        and not re.fullmatch(r"[\d:.,/-]+(?:am|pm)?", key)
+        and key not in STOPWORDS
+        and key not in _FILLER_WORDS
+        and key not in _CALENDAR_WORDS
+        and not re.match(rf"(?:{_MONTHS})\b", term)
+        and len(key) > 1
+    )
+
+
 def _tags(distinguishing: list[str], text: str) -> list[str]:
-    tags = [t.lower() for t in distinguishing if not _ISO_DATE.fullmatch(t)][:3]
+    tags = [t.lower() for t in distinguishing if good_label(t)][:3]
     if not tags:
-        tags = sorted(content_words(text), key=lambda w: (-len(w), w))[:2]
+        tags = sorted(
+            (w for w in content_words(text) if good_label(w)), key=lambda w: (-len(w), w)
+        )[:2]
+    if introduction(text):
+        tags = ["name", *tags]
     return [t[:60] for t in tags]
+
+
+_CLAUSE_END = re.compile(r"[,;:–—()]|\s(?:and|but|because|so|which|who|while|when)\s")
+MAX_HEAD_TOKENS = 14
+_PHRASE_BREAK = _PREPOSITIONS | {"at", "with", "for", "to", "called", "named", "which", "who"}
+
+
+def _head_phrase(sentence: str) -> str:
+    """The sentence as a cue: whole when short, else cut at a clause boundary, never
+    after an article, preposition or other stopword."""
+    tokens = _TOKEN.findall(sentence)
+    if len(tokens) <= MAX_HEAD_TOKENS:
+        return " ".join(tokens)
+    cut = None
+    for m in _CLAUSE_END.finditer(sentence):
+        n = len(_TOKEN.findall(sentence[: m.start()]))
+        if 4 <= n <= MAX_HEAD_TOKENS:
+            cut = n
+    if cut is None:
+        # no clause boundary early enough: end before a preposition (a phrase boundary)
+        cut = max(
+            (i for i in range(4, MAX_HEAD_TOKENS + 1) if tokens[i].casefold() in _PHRASE_BREAK),
+            default=MAX_HEAD_TOKENS,
+        )
+    tokens = tokens[:cut]
+    while len(tokens) > 3 and (
+        tokens[-1].casefold() in STOPWORDS or tokens[-1].casefold() in _PREPOSITIONS
+    ):
+        tokens.pop()
+    return " ".join(tokens)
 
 
 def cues_for(*, text: str, tier: str, who: str | None, terms: list[str]) -> list[str]:
@@ -566,8 +681,11 @@ def cues_for(*, text: str, tier: str, who: str | None, terms: list[str]) -> list
         keys = sorted(content_words(text), key=lambda w: (-len(w), w))[:2]
     dates = [t for t in keys if _ISO_DATE.fullmatch(t)]
     names = [t for t in keys if t not in dates]
-    head = " ".join(_TOKEN.findall(split_sentences(text.split("\n", 1)[0])[0])[:10])
+    head = _head_phrase(split_sentences(text.split("\n", 1)[0])[0])
+    names = [t for t in names if good_label(t)]
     cues = [f"{subject} {head}" if who else head]
+    if introduction(text):
+        cues += ["what is my name", "who am I"] if not who else [f"what is {who}'s name"]
     cues += question_cues(text, who=who)
     if tier == "preferences":
         cues.append(f"what {does} {subject} like")
@@ -575,7 +693,10 @@ def cues_for(*, text: str, tier: str, who: str | None, terms: list[str]) -> list
     elif tier == "events":
         cues += [f"what {did} {subject} do on {d}" for d in dates[:1]]
         cues += [f"what happened with {t}" for t in names[:2]]
-    cues += [f"what {did} {subject} say about {t}" for t in (names or keys)[:2]]
+    fallback = [k for k in keys if good_label(k)] or sorted(
+        (w for w in content_words(text) if good_label(w)), key=lambda w: (-len(w), w)
+    )
+    cues += [f"what {did} {subject} say about {t}" for t in (names or fallback)[:2]]
     return [c[:300] for c in dict.fromkeys(" ".join(c.split()) for c in cues)][:5]
 
 
