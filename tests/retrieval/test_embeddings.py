@@ -1,0 +1,140 @@
+"""The local embedder: its ONNX copy of MiniLM against the torch model, the copy's cache
+file under the data dir, the query cache, and retrieval through it. The real model
+throughout: the ONNX copy is exported once per test session (the suite's data dir is
+fresh), by whichever test embeds first."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+from retrieval import embeddings
+from tests.retrieval.helpers import memory, write
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SENTENCES = [
+    "what camera do I own",
+    "Sony A7III purchase",
+    "When did Caroline go to the LGBTQ support group?",
+    "Bought a Sony A7III on 2026-07-31 from Fotocentre in Bengaluru for ₹142,000.",
+    "Ünïcödé, emoji 📷 and punctuation!?",
+    # Longer than the model's 256 tokens: both runtimes must truncate alike.
+    "a photograph of the mountains at dawn " * 60,
+]
+
+
+def cosines(a, b) -> np.ndarray:
+    return (np.asarray(a) * np.asarray(b)).sum(axis=1)
+
+
+def test_onnx_vectors_agree_with_the_torch_model():
+    onnx = embeddings.local_encoder(runtime_name="onnx", threads=1)
+    torch = embeddings.local_encoder(runtime_name="torch", threads=1)
+    reference = torch(SENTENCES)
+    one_by_one = [onnx([sentence])[0] for sentence in SENTENCES]
+    batched = onnx(SENTENCES)  # padded to the longest text, as indexing batches are
+    assert cosines(one_by_one, reference).min() >= 0.99
+    assert cosines(batched, reference).min() >= 0.99
+    assert np.linalg.norm(batched, axis=1) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_onnx_copy_is_made_once_under_the_data_dir_and_reused_without_torch():
+    embeddings.embedder_load()
+    path = embeddings.onnx_model_file()
+    models = Path(settings.GITLOOM_DATA_DIR) / "models"
+    assert path.parent == models and path.is_file()
+    assert path.name.startswith("all-MiniLM-L6-v2-")
+    assert [p for p in models.iterdir() if p.suffix == ".tmp"] == []  # no export left over
+    before = path.stat()
+
+    # A new process (as a worker started after the export) uses the file as it is and
+    # never imports torch or sentence-transformers.
+    script = textwrap.dedent(
+        f"""
+        import json, sys
+        from django.conf import settings
+        settings.configure(
+            GITLOOM_DATA_DIR={str(settings.GITLOOM_DATA_DIR)!r},
+            GITLOOM_EMBEDDING_BACKEND="local", GITLOOM_EMBEDDING_RUNTIME="onnx",
+            GITLOOM_EMBEDDING_THREADS=1, GITLOOM_EMBEDDING_QUERY_CACHE=8,
+            GITLOOM_EMBEDDING_DIMENSIONS=384,
+        )
+        from retrieval.embeddings import embed_query, embedder_load, embedder_warm_up
+        embedder_load()
+        embedder_warm_up()
+        vector = embed_query("what camera do I own")
+        heavy = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
+        print(json.dumps({{"heavy": heavy, "vector": vector}}))
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    child = json.loads(run.stdout.strip().splitlines()[-1])
+    assert child["heavy"] == []
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns, after.st_size) == (
+        before.st_ino,
+        before.st_mtime_ns,
+        before.st_size,
+    )
+    here = embeddings.local_encoder(runtime_name="onnx", threads=1)(["what camera do I own"])
+    assert cosines([child["vector"]], here)[0] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_cue_batches_longer_than_one_model_call_keep_their_order():
+    texts = [f"memory number {i} about {word}" for i, word in enumerate(["camera", "dog"] * 40)]
+    together = embeddings.embed_texts(texts)  # 80 texts: two batches of up to 64
+    alone = [embeddings.embed_texts([text])[0] for text in texts[60:70]]
+    assert len(together) == 80
+    assert cosines(together[60:70], alone).min() >= 0.99999
+
+
+def test_query_vectors_are_cached_per_process_and_bounded():
+    cache = embeddings._query_cache
+    cache.clear()
+    with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=2):
+        first = embeddings.embed_query("what camera do I own")
+        assert embeddings.embed_query("what camera do I own") == pytest.approx(first, abs=1e-7)
+        assert (cache.hits, cache.misses) == (1, 1)
+        embeddings.embed_query("what is my dog called")
+        embeddings.embed_query("where did I grow up")
+        assert len(cache) == 2  # the least recently used one went
+        embeddings.embed_query("what camera do I own")
+        assert cache.misses == 4
+    with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=0):
+        cache.clear()
+        embeddings.embed_query("what camera do I own")
+        assert len(cache) == 0
+
+
+@pytest.mark.parametrize("runtime", ["onnx", "torch"])
+def test_retrieval_finds_a_memory_by_meaning_on_either_runtime(api, notes, runtime):
+    camera = "facts/camera-gear/sony-a7iii-9a01c4de.md"
+    dog = "facts/family/dog-biscuit-0a0b0c0d.md"
+    with override_settings(GITLOOM_EMBEDDING_RUNTIME=runtime):
+        write(
+            notes,
+            {
+                camera: memory(cues=["what camera do I own"], body="Bought a Sony A7III."),
+                dog: memory(cues=["what is my dog called"], body="Our dog is Biscuit."),
+            },
+        )
+        # No word in common with either cue: only the semantic arm can find it.
+        response = api.get(
+            "/v1/retrieve",
+            {"query": "which photography gear did I purchase", "namespace": "notes"},
+        )
+    assert response.status_code == 200, response.json()
+    results = response.json()["results"]
+    assert results[0]["path"] == camera
+    assert "semantic" in results[0]["arms"]
