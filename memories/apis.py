@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.types import OpenApiTypes
@@ -38,7 +39,7 @@ from memories.selectors import (
     memory_list,
     namespace_export,
 )
-from memories.services import job_accept, memory_delete, memory_import
+from memories.services import import_accept, job_accept, memory_delete, memory_import
 from memories.transcripts import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGES, ROLES
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import (
@@ -633,14 +634,28 @@ class NamespaceImportApi(NamespaceScopedApi):
         description="The raw body is a tar.gz of memory files (added or replaced at their "
         "paths) or a git bundle (its history, on top of the namespace's). The format is "
         "sniffed when `format` is not given. Every file is validated first; all of it lands "
-        "in one commit or none does. `201` with what changed, `200` when nothing did.",
+        "in one commit or none does. `201` with what changed, `200` when nothing did. "
+        "A body over `GITLOOM_IMPORT_INLINE_BYTES` (64 KiB) is not run inside the request: "
+        "it is `202` with a job (poll `GET /v1/jobs/<id>`) that ends `done` (committed and "
+        "indexed; `result.created`/`rewritten` name the paths) or `failed` (nothing "
+        "committed; `error` says why, with the codes listed here).",
         parameters=[OpenApiParameter("format", str, enum=["tar", "bundle"])],
         request={
             "application/gzip": OpenApiTypes.BINARY,
             "application/x-git-bundle": OpenApiTypes.BINARY,
         },
-        responses={201: ImportResultSerializer, 200: ImportResultSerializer},
+        responses={
+            201: ImportResultSerializer,
+            200: ImportResultSerializer,
+            202: JobEnvelopeSerializer,
+        },
         examples=[
+            OpenApiExample(
+                "queued",
+                response_only=True,
+                status_codes=["202"],
+                value={"job": QUEUED_JOB_EXAMPLE},
+            ),
             OpenApiExample(
                 "imported",
                 response_only=True,
@@ -672,7 +687,10 @@ class NamespaceImportApi(NamespaceScopedApi):
         data = request.data  # bytes (RawBodyParser); {} for an empty body
         if not data:
             raise EmptyBody("Send the archive as the request body.")
-        result = memory_import(
-            namespace=namespace, data=data, kind=request.query_params.get("format") or "auto"
-        )
+        kind = request.query_params.get("format") or "auto"
+        if len(data) > settings.GITLOOM_IMPORT_INLINE_BYTES:
+            # Too big to validate, commit and index inside a request: a job does it.
+            job = import_accept(namespace=namespace, data=data, kind=kind)
+            return Response(JobEnvelopeSerializer(job).data, status=202)
+        result = memory_import(namespace=namespace, data=data, kind=kind)
         return Response(ImportResultSerializer(result).data, status=201 if not result.noop else 200)

@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from gitloom.errors import GitLoomError
 from memories.candidates import memory_candidates
-from memories.errors import JobAttemptsExhausted, JobInternalError
+from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
+from memories.imports import memory_import, upload_delete, upload_get
 from memories.job_states import job_done, job_extracted, job_failed, job_started
 from memories.models import Job
 from memories.pipeline import default_extractor, run_pipeline
@@ -91,6 +92,8 @@ def _log_job_end(job: Job, *, duration_ms: int) -> None:
 
 
 def _job_attempt(job: Job) -> Job:
+    if "import" in job.payload:
+        return _import_attempt(job)
     namespace = job.namespace
     prefix = namespace.storage_prefix
     try:
@@ -161,6 +164,32 @@ def _job_attempt(job: Job) -> Job:
     except Exception:
         logger.exception("job %s failed unexpectedly", job.public_id)
         return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
+
+
+def _import_attempt(job: Job) -> Job:
+    """A queued import: validate all, one commit (none if nothing changes), the index.
+    Run again after a crash it makes no second commit and still brings the index up."""
+    spec = job.payload["import"]
+    job_extracted(job=job, extractor="import", prompt_version="", usage={})
+    try:
+        data = upload_get(key=spec["upload"])
+        if data is None:
+            raise InvalidArchive("The upload of this import is gone; send it again.")
+        result = memory_import(namespace=job.namespace, data=data, kind=spec["format"])
+        job = job_done(
+            job=job,
+            commit=result.commit if not result.noop else "",
+            created=sorted(result.created),
+            rewritten=sorted(result.modified),
+            linked=[],
+        )
+    except GitLoomError as exc:
+        job = job_failed(job=job, code=exc.code, message=exc.message)
+    except Exception:
+        logger.exception("import job %s failed unexpectedly", job.public_id)
+        return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
+    upload_delete(key=spec["upload"])
+    return job
 
 
 def _parent_of(prefix: str, commit: str) -> str | None:

@@ -11,35 +11,28 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from memories.archives import read_tar
 from memories.errors import (
     IdempotencyKeyReused,
-    InvalidArchive,
     InvalidFormat,
     InvalidIdempotencyKey,
     MemoryNotFound,
 )
+from memories.imports import memory_import, upload_put  # noqa: F401 (memory_import: the service callers use)
 from memories.job_states import job_requeued
 from memories.jobs import enqueue_drain
 from memories.models import Job
 from memories.transcripts import validate_transcript
 from namespaces import repository
 from namespaces.memory_format import (
-    MAX_MEMORY_BYTES,
-    InvalidMemory,
-    Memory,
     parse_memory,
     render_memory,
-    validate_links,
     validate_memory_path,
 )
 from namespaces.models import Namespace
 from retrieval.services import after_repository_change
 
-MAX_IMPORT_FILES = 200_000
 MAX_IDEMPOTENCY_KEY_CHARS = 255
 
 
@@ -157,91 +150,23 @@ def _unlinked_from(snapshot: repository.Snapshot, path: str) -> dict[str, bytes]
 # --- import ------------------------------------------------------------------------
 
 
-def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
-    """Every memory in a tar(.gz), validated file by file; raises on the first problem.
-
-    The archive is read by ``memories.archives`` (capped and streaming), never by
-    ``tarfile``, whose header parsing trusts its input.
-    """
-    memories: dict[str, Memory] = {}
-    for name, content in read_tar(
-        data,
-        max_files=MAX_IMPORT_FILES,
-        max_file_bytes=MAX_MEMORY_BYTES,
-        max_total_bytes=settings.GITLOOM_MAX_IMPORT_BYTES,
-    ):
-        validate_memory_path(name)
-        if len(content) > MAX_MEMORY_BYTES:
-            raise InvalidMemory(f"{name}: over the {MAX_MEMORY_BYTES}-byte limit for one memory.")
-        if name in memories:
-            raise InvalidArchive(f"{name}: appears twice.")
-        memories[name] = parse_memory(content, path=name)
-    if not memories:
-        raise InvalidArchive("The archive holds no memory files.")
-    return memories
-
-
-def memory_import(
-    *, namespace: Namespace, data: bytes, kind: str = "auto"
-) -> repository.CommitResult:
-    """Import a tar.gz of memory files or a git bundle: all or nothing, one commit.
-
-    A tar adds or replaces the files it holds, at the paths it gives, and leaves the
-    namespace's other files alone. A bundle brings in its history (see
-    ``repository_import_bundle``). Either way every file is validated first. ``kind``
-    ``auto`` tells a bundle by its header.
-    """
-    prefix = namespace.storage_prefix
+def import_accept(*, namespace: Namespace, data: bytes, kind: str = "auto") -> Job:
+    """Queue an import that is too big to run inside a request: the upload is kept in
+    object storage beside the namespace's repository and one job imports it (validate
+    everything, one commit, the index), so it ends either rejected with nothing
+    committed (the job failed with the reason) or committed and indexed (done)."""
     if kind == "auto":
         kind = "bundle" if repository.is_bundle(data) else "tar"
-    if kind == "bundle":
-
-        def validate(snapshot: repository.Snapshot) -> None:
-            parsed = {}
-            for path, _blob in snapshot.walk():
-                validate_memory_path(path)
-                parsed[path] = parse_memory(snapshot.read(path) or b"", path=path)
-            validate_links(memories=parsed, existing_paths=set())
-
-        def validate_file(path: str, content: bytes) -> None:
-            # Every version in the bundle's history, not only its head: older ones
-            # show in /history and must be memories too.
-            validate_memory_path(path)
-            parse_memory(content, path=path)
-
-        result = repository.repository_import_bundle(
-            prefix=prefix,
-            data=data,
-            message="Import git bundle",
-            trailers={"Gitloom-Action": "import", "Gitloom-Import": "bundle"},
-            validate=validate,
-            validate_file=validate_file,
-        )
-    elif kind == "tar":
-        memories = _import_files_from_tar(data)
-        rendered = {path: render_memory(memory) for path, memory in memories.items()}
-
-        def apply(snapshot: repository.Snapshot) -> dict[str, bytes]:
-            validate_links(memories=memories, existing_paths=_Existing(snapshot))
-            return rendered
-
-        result = repository.repository_commit(
-            prefix=prefix,
-            apply=apply,
-            message=f"Import {len(rendered)} memory files",
-            trailers={"Gitloom-Action": "import", "Gitloom-Import": "tar"},
-        )
-    else:
+    if kind not in ("tar", "bundle"):
         raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")
-    after_repository_change(namespace=namespace, commit=result.commit)
-    return result
-
-
-class _Existing:
-    """``path in existing`` against a snapshot, without listing the whole tree."""
-
-    def __init__(self, snapshot: repository.Snapshot):
-        self.snapshot = snapshot
-
-    def __contains__(self, path: object) -> bool:
-        return isinstance(path, str) and self.snapshot.exists(path)
+    digest = hashlib.sha256(data).hexdigest()
+    upload = upload_put(namespace=namespace, data=data)
+    with transaction.atomic():
+        job = Job.objects.create(
+            account=namespace.account,
+            namespace=namespace,
+            request_hash=digest,
+            payload={"import": {"format": kind, "upload": upload, "bytes": len(data)}},
+        )
+        transaction.on_commit(lambda: enqueue_drain(namespace_id=namespace.pk))
+    return job

@@ -1,0 +1,138 @@
+"""Importing a tar.gz of memory files or a git bundle into a namespace: all or nothing.
+
+``memory_import`` validates every file, makes one commit (or none when nothing
+changes) and brings the index up to it. A small import runs inside its request; a big
+one is queued (``memories.services.import_accept``) and run by the queue through
+``memories.ingest``, which calls ``memory_import`` on the upload kept in object storage
+(``upload_put``/``upload_take``). Running it again after a crash is safe: the same files
+or bundle make no second commit, and the index is brought up either way.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+
+from memories.archives import read_tar
+from memories.errors import InvalidArchive, InvalidFormat
+from namespaces import repository
+from namespaces.memory_format import (
+    MAX_MEMORY_BYTES,
+    InvalidMemory,
+    Memory,
+    parse_memory,
+    render_memory,
+    validate_links,
+    validate_memory_path,
+)
+from namespaces.models import Namespace
+from namespaces.storage import object_store
+from retrieval.services import after_repository_change
+
+MAX_IMPORT_FILES = 200_000
+
+
+def upload_put(*, namespace: Namespace, data: bytes) -> str:
+    """Keep an upload for a queued import; returns its storage key."""
+    key = f"{namespace.storage_prefix}uploads/{uuid.uuid4().hex}"
+    object_store().put(key, data)
+    return key
+
+
+def upload_get(*, key: str) -> bytes | None:
+    return object_store().get(key)
+
+
+def upload_delete(*, key: str) -> None:
+    object_store().delete(key)
+
+
+def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
+    """Every memory in a tar(.gz), validated file by file; raises on the first problem.
+
+    The archive is read by ``memories.archives`` (capped and streaming), never by
+    ``tarfile``, whose header parsing trusts its input.
+    """
+    memories: dict[str, Memory] = {}
+    for name, content in read_tar(
+        data,
+        max_files=MAX_IMPORT_FILES,
+        max_file_bytes=MAX_MEMORY_BYTES,
+        max_total_bytes=settings.GITLOOM_MAX_IMPORT_BYTES,
+    ):
+        validate_memory_path(name)
+        if len(content) > MAX_MEMORY_BYTES:
+            raise InvalidMemory(f"{name}: over the {MAX_MEMORY_BYTES}-byte limit for one memory.")
+        if name in memories:
+            raise InvalidArchive(f"{name}: appears twice.")
+        memories[name] = parse_memory(content, path=name)
+    if not memories:
+        raise InvalidArchive("The archive holds no memory files.")
+    return memories
+
+
+def memory_import(
+    *, namespace: Namespace, data: bytes, kind: str = "auto"
+) -> repository.CommitResult:
+    """Import a tar.gz of memory files or a git bundle: all or nothing, one commit.
+
+    A tar adds or replaces the files it holds, at the paths it gives, and leaves the
+    namespace's other files alone. A bundle brings in its history (see
+    ``repository_import_bundle``). Either way every file is validated first. ``kind``
+    ``auto`` tells a bundle by its header.
+    """
+    prefix = namespace.storage_prefix
+    if kind == "auto":
+        kind = "bundle" if repository.is_bundle(data) else "tar"
+    if kind == "bundle":
+
+        def validate(snapshot: repository.Snapshot) -> None:
+            parsed = {}
+            for path, _blob in snapshot.walk():
+                validate_memory_path(path)
+                parsed[path] = parse_memory(snapshot.read(path) or b"", path=path)
+            validate_links(memories=parsed, existing_paths=set())
+
+        def validate_file(path: str, content: bytes) -> None:
+            # Every version in the bundle's history, not only its head: older ones
+            # show in /history and must be memories too.
+            validate_memory_path(path)
+            parse_memory(content, path=path)
+
+        result = repository.repository_import_bundle(
+            prefix=prefix,
+            data=data,
+            message="Import git bundle",
+            trailers={"Gitloom-Action": "import", "Gitloom-Import": "bundle"},
+            validate=validate,
+            validate_file=validate_file,
+        )
+    elif kind == "tar":
+        memories = _import_files_from_tar(data)
+        rendered = {path: render_memory(memory) for path, memory in memories.items()}
+
+        def apply(snapshot: repository.Snapshot) -> dict[str, bytes]:
+            validate_links(memories=memories, existing_paths=_Existing(snapshot))
+            return rendered
+
+        result = repository.repository_commit(
+            prefix=prefix,
+            apply=apply,
+            message=f"Import {len(rendered)} memory files",
+            trailers={"Gitloom-Action": "import", "Gitloom-Import": "tar"},
+        )
+    else:
+        raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")
+    after_repository_change(namespace=namespace, commit=result.commit)
+    return result
+
+
+class _Existing:
+    """``path in existing`` against a snapshot, without listing the whole tree."""
+
+    def __init__(self, snapshot: repository.Snapshot):
+        self.snapshot = snapshot
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.snapshot.exists(path)
