@@ -237,12 +237,23 @@ def namespace_export(name: str, fmt: str) -> Call[bytes]:
     )
 
 
-def namespace_import(name: str, data: bytes, fmt: str | None) -> Call[models.ImportResult]:
+def _import_outcome(response: httpx.Response) -> models.ImportResult | models.Job:
+    # A big import is queued: 202 with its job, which ends done (committed and indexed)
+    # or failed (nothing committed).
+    data = _json(response)
+    if response.status_code == 202:
+        return models.Job.from_dict(data["job"])
+    return models.ImportResult.from_dict(data)
+
+
+def namespace_import(
+    name: str, data: bytes, fmt: str | None
+) -> Call[models.ImportResult | models.Job]:
     content_type = {"bundle": "application/x-git-bundle"}.get(fmt or "", "application/gzip")
     return Call(
         "POST",
         f"/v1/namespaces/{_segment(name)}/import",
-        _reader(models.ImportResult.from_dict),
+        _import_outcome,
         params=[("format", fmt)] if fmt else [],
         content=data,
         headers={"Content-Type": content_type},
