@@ -127,10 +127,8 @@ class Node:
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                pass
         # Nothing of the group outlives the test.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
@@ -158,21 +156,24 @@ def fleet_env(transactional_db, moto_server, fake_aws_env):
     host = db["HOST"] or db["OPTIONS"]["host"]
     with ModelServer() as model, using_object_store(store):
         model.responder = pipeline_responder
-        yield model, dict(
-            os.environ,
-            **fake_aws_env,
-            DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}",
-            GITLOOM_STORAGE="s3",
-            GITLOOM_S3_BUCKET=bucket,
-            GITLOOM_S3_ENDPOINT_URL=moto_server,
-            GITLOOM_LLM_BASE_URL=model.base_url,
-            GITLOOM_LLM_API_KEY="test",
-            GITLOOM_LLM_MODEL="scripted-model",
-            GITLOOM_LLM_BACKOFF_SCALE="0",
-            GITLOOM_WORKERS="1",
-            GITLOOM_JOB_TIMEOUT="90",
-            GITLOOM_JOB_RETRY=str(JOB_RETRY),
-            GITLOOM_JOB_MAX_ATTEMPTS="3",
+        yield (
+            model,
+            dict(
+                os.environ,
+                **fake_aws_env,
+                DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}",
+                GITLOOM_STORAGE="s3",
+                GITLOOM_S3_BUCKET=bucket,
+                GITLOOM_S3_ENDPOINT_URL=moto_server,
+                GITLOOM_LLM_BASE_URL=model.base_url,
+                GITLOOM_LLM_API_KEY="test",
+                GITLOOM_LLM_MODEL="scripted-model",
+                GITLOOM_LLM_BACKOFF_SCALE="0",
+                GITLOOM_WORKERS="1",
+                GITLOOM_JOB_TIMEOUT="90",
+                GITLOOM_JOB_RETRY=str(JOB_RETRY),
+                GITLOOM_JOB_MAX_ATTEMPTS="3",
+            ),
         )
 
 
