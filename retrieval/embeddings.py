@@ -164,7 +164,10 @@ def embed_query(text: str) -> list[float]:
 def embedder_load() -> None:
     """Make the local model ready to run, so that worker processes forked after this
     share it: with ONNX, the exported file (exporting it the first time), the tokenizer
-    and onnxruntime itself; with torch, the model."""
+    and onnxruntime itself (each process makes its own session); with torch, only the
+    libraries: a torch model loaded in a process that then forks its workers (serve →
+    queue cluster → sentinel → worker) was seen to hang a worker's first forward pass
+    in the GEMM kernels, so each worker loads the weights itself after the fork."""
     if backend() != "local":
         return
     if runtime() == "onnx":
@@ -172,7 +175,8 @@ def embedder_load() -> None:
         _onnx_tokenizer()
         import onnxruntime  # noqa: F401  (the import is most of a worker's start-up)
     else:
-        _local_model()
+        import sentence_transformers  # noqa: F401
+        import torch  # noqa: F401
 
 
 def embedder_warm_up() -> None:
