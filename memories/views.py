@@ -27,7 +27,7 @@ from memories.selectors import (
     memory_list,
     namespace_export,
 )
-from memories.services import memory_delete, memory_import
+from memories.services import import_accept, memory_delete, memory_import
 from namespaces.memory_format import TIERS
 from namespaces.selectors import namespace_get_for_account
 
@@ -242,11 +242,23 @@ def export_import(request: HttpRequest, name: str, *, account: Account) -> HttpR
                     ).message,
                 )
             else:
+                data = upload.read()
+                if len(data) > settings.GITLOOM_IMPORT_INLINE_BYTES:
+                    # Too big for a request, as in the API: the queue imports it.
+                    job = import_accept(
+                        namespace=namespace, data=data, kind=form.cleaned_data["format"]
+                    )
+                    messages.info(
+                        request,
+                        f"The import is queued as job {job.public_id}: it lands in one "
+                        "commit, or nothing does if a file is invalid (the job says why).",
+                    )
+                    return redirect("dash-namespace", name=namespace.name)
                 # A problem with the file goes beside the field; anything else (a
                 # conflict, storage down) becomes an error page in dashboard_view.
                 try:
                     result = memory_import(
-                        namespace=namespace, data=upload.read(), kind=form.cleaned_data["format"]
+                        namespace=namespace, data=data, kind=form.cleaned_data["format"]
                     )
                 except InvalidInput as exc:
                     form.add_error("archive", exc.message)

@@ -3,6 +3,7 @@
 
 import pytest
 
+from tests.fixtures_browser import *  # noqa: F403
 from tests.support.archives import memory_bytes, tar_gz
 
 
@@ -73,3 +74,26 @@ def test_a_big_import_repeated_ends_done_with_no_second_commit(api, ns, import_i
     second = api.get(f"/v1/jobs/{second['id']}").json()["job"]
     assert first["status"] == second["status"] == "done"
     assert second["commit"] == "" and second["result"]["created"] == []
+
+
+def test_a_big_import_from_the_dashboard_is_queued_too(
+    page_client, person, settings, django_capture_on_commit_callbacks
+):
+    import io
+
+    from memories.models import Job
+    from namespaces.services import namespace_create
+    from tests.fixtures_browser import csrf_post
+
+    settings.GITLOOM_QUEUE_SYNC = True
+    settings.GITLOOM_IMPORT_INLINE_BYTES = 100
+    namespace_create(account=person.memberships.get().account, name="notes")
+    archive = io.BytesIO(tar_gz(_files(20)))
+    archive.name = "memories.tar.gz"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = csrf_post(
+            page_client, "/namespaces/notes/data/", {"archive": archive, "format": "tar"}
+        )
+    assert response.status_code == 302, response.content
+    job = Job.objects.get(namespace__name="notes")
+    assert job.status == Job.Status.DONE and len(job.result["created"]) == 20
