@@ -127,3 +127,34 @@ def test_a_namespace_deleted_under_a_retrieval_is_not_found(transactional_db, ho
     cue_partition_drop(hobbies.pk)  # what a concurrent delete leaves behind
     with pytest.raises(NamespaceNotFound):
         fused_search(namespace=hobbies, query="kayak", embedding=None, arms=("lexical",))
+
+
+def test_the_fused_statement_reads_only_its_own_namespaces_rows(db, hobbies, other_notes):
+    """Every table scan in the fused statement's plan is bounded by the namespace's key
+    (an index condition or filter on namespace_id), and the only cue partition it reads
+    is the namespace's own: what a router query on a shard needs (docs/SCALING.md)."""
+    import re
+
+    from retrieval.embeddings import embed_query
+
+    write(other_notes, {"facts/boats/canoe-0000dddd.md": memory(
+        cues=["what boat do I paddle"], body="Paddles a red canoe.")})  # fmt: skip
+    query = "kayak boat river"
+    plan = fused_search(
+        namespace=hobbies, query=query, embedding=embed_query(query), explain=True
+    ).plan
+    partitions = set(re.findall(r"retrieval_cue_ns_\d+", plan))
+    assert partitions == {cue_partition(hobbies.pk)}, plan
+    lines = plan.splitlines()
+    scans = [
+        i for i, line in enumerate(lines) if re.search(r"Scan (using \S+ )?on retrieval_", line)
+    ]
+    assert len(scans) >= 5, plan  # state, term stats, postings, cues, documents, edges
+    for i in scans:
+        assert "Seq Scan" not in lines[i], lines[i]
+        details = []
+        for line in lines[i + 1 :]:
+            if "->" in line:
+                break
+            details.append(line)
+        assert any("namespace_id" in line for line in details), (lines[i], details)
