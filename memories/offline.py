@@ -43,7 +43,9 @@ from datetime import date, datetime, timedelta
 
 from gitloom.times import as_utc
 from memories.corrections import (
+    MARKER,
     Correction,
+    claims,
     corrected_body,
     correction,
     question_cues,
@@ -141,12 +143,15 @@ class OfflineExtractor:
         drafts: list[Draft] = []
         by_body: dict[str, int] = {}
         self._speakers = {m.name.casefold() for m in messages if m.name}
+        asked = ""  # the question(s) the message before asked, if any
         for message in messages:
+            question, asked = asked, _questions(message.content)
             if not _speaks_facts(message):
                 continue
             when = as_utc(message.timestamp or now)
-            for unit in split_units(message.content, names=self._speakers):
-                text, dated = resolve_relative_dates(trim_filler(unit), when.date())
+            units = split_units(message.content, names=self._speakers)
+            for unit in group_units([trim_filler(u) for u in units]):
+                text, dated = resolve_relative_dates(unit, when.date())
                 body = f"{message.name}: {text}" if message.name else text
                 seen = by_body.get(body.casefold())
                 if seen is not None:  # the same statement twice: one memory, both sources
@@ -166,7 +171,13 @@ class OfflineExtractor:
                         body=body,
                         tags=tuple(_tags(distinguishing, text)),
                         cues=tuple(
-                            cues_for(text=text, tier=tier, who=message.name, terms=distinguishing)
+                            cues_for(
+                                text=text,
+                                tier=tier,
+                                who=message.name,
+                                terms=distinguishing,
+                                asked=question,
+                            )
                         ),
                         sources=(message.id,),
                         confidence=CONFIDENCE,
@@ -386,6 +397,12 @@ _FILLER_WORDS_TEXT = """also and but so plus anyway anyways btw oh ah well um uh
     actually honestly basically quick correction update note fyi oops sorry wait
     heads hey hi hello yeah yes lol haha big news small tiny one more thing then"""
 _FILLER_WORDS = frozenset(_FILLER_WORDS_TEXT.split())
+
+
+def correction_marker(text: str) -> bool:
+    return bool(MARKER.search(text))
+
+
 _LEADING_FILLER = re.compile(
     r"^(?:(?:quick|small|tiny|one|a|big|just a)\s+)?(?:correction|update|note|fix|news)\s*[:!,.-]\s*"
     r"|^(?:also|and|but|so|plus|anyway|anyways|btw|by the way|oh|ah|well|um|uh|okay|ok|"
@@ -404,6 +421,42 @@ def trim_filler(unit: str) -> str:
             break
         text = trimmed
     return text[:1].upper() + text[1:] if text else unit
+
+
+MAX_GROUP_WORDS = 40
+
+
+def group_units(units: Sequence[str]) -> list[str]:
+    """One message's statements, neighbours joined while short: a chat turn usually says
+    one thing in a few sentences, and a memory of the turn keeps its context. A roster,
+    a correction and anything past ``MAX_GROUP_WORDS`` words start a memory of their own."""
+    groups: list[str] = []
+    for unit in units:
+        alone = (
+            "\n" in unit
+            or (correction_marker(unit) and claims(unit))
+            or bool(_RELATIVE.search(unit) or _EXPLICIT_DATE.search(unit))
+        )
+        if (
+            groups
+            and not alone
+            and "\n" not in groups[-1]
+            and not (correction_marker(groups[-1]) and claims(groups[-1]))
+            and not (_RELATIVE.search(groups[-1]) or _EXPLICIT_DATE.search(groups[-1]))
+            and len(groups[-1].split()) + len(unit.split()) <= MAX_GROUP_WORDS
+            and not introduction(groups[-1])
+            and not introduction(unit)
+        ):
+            groups[-1] = f"{groups[-1]} {unit}"
+        else:
+            groups.append(unit)
+    return groups
+
+
+def _questions(content: str) -> str:
+    """The question sentences of a message, for the cue of the answer that follows."""
+    asked = [s for s in split_sentences(" ".join(content.split())) if s.endswith("?")]
+    return " ".join(asked)[:200]
 
 
 def tier_of(text: str, *, dated: bool) -> str:
@@ -671,7 +724,9 @@ def _head_phrase(sentence: str) -> str:
     return " ".join(tokens)
 
 
-def cues_for(*, text: str, tier: str, who: str | None, terms: list[str]) -> list[str]:
+def cues_for(
+    *, text: str, tier: str, who: str | None, terms: list[str], asked: str = ""
+) -> list[str]:
     """3-5 short keys, each carrying a distinguishing term (or the memory's longest words)."""
     subject = who or "I"
     does = "do" if subject == "I" else "does"
@@ -684,6 +739,10 @@ def cues_for(*, text: str, tier: str, who: str | None, terms: list[str]) -> list
     head = _head_phrase(split_sentences(text.split("\n", 1)[0])[0])
     names = [t for t in names if good_label(t)]
     cues = [f"{subject} {head}" if who else head]
+    if asked:
+        # What the message before asked, with the answer's start: the asker's words are
+        # often how the fact is asked for later.
+        cues.append(f"{asked} {subject}: {head}" if who else f"{asked} {head}")
     if introduction(text):
         cues += ["what is my name", "who am I"] if not who else [f"what is {who}'s name"]
     cues += question_cues(text, who=who)

@@ -93,3 +93,30 @@ def test_a_city_two_unrelated_facts_mention_in_passing_links_nothing():
     assert not [link for link in result.links if link.type == "same-entity"]
     linked = _run("Berlin is where I met my wife Nadia.", "I still have my flat in Berlin.")
     assert [link.type for link in linked.links] == ["same-entity"]
+
+
+def test_a_short_turn_stays_one_memory_and_carries_the_question_it_answers():
+    messages = [
+        Message(id="a", role="user", name="Caroline", content="What got you into running?"),
+        Message(
+            id="b",
+            role="user",
+            name="Melanie",
+            content="My doctor suggested it for stress. Now I run three times a week with my "
+            "neighbour Ines.",
+        ),
+    ]
+    result = run_pipeline(
+        messages=messages,
+        session_id="s",
+        existing=lambda queries, limit: [[] for _ in queries],
+        extractor=OfflineExtractor(),
+        now=WHEN,
+    )
+    ((path, memory),) = result.created.items()
+    assert memory.body == (
+        "Melanie: My doctor suggested it for stress. Now I run three times a week with my "
+        "neighbour Ines."
+    )
+    assert any(cue.startswith("What got you into running? Melanie:") for cue in memory.cues)
+    assert len(memory.body.split()) <= 60
