@@ -266,8 +266,13 @@ GITLOOM_EMBEDDING_MODEL = env_str("GITLOOM_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 GITLOOM_EMBEDDING_BASE_URL = env_str("GITLOOM_EMBEDDING_BASE_URL")
 GITLOOM_EMBEDDING_API_KEY = env_str("GITLOOM_EMBEDDING_API_KEY")
 GITLOOM_EMBEDDING_DIMENSIONS = env_int("GITLOOM_EMBEDDING_DIMENSIONS", 384)
-# torch threads per process for the local model: more than one thrashes a shared 2-core box.
+# How the local model runs: "onnx" (an ONNX copy of the same weights, exported once
+# under GITLOOM_DATA_DIR/models; no torch in the serving processes) or "torch".
+GITLOOM_EMBEDDING_RUNTIME = env_str("GITLOOM_EMBEDDING_RUNTIME", "onnx")
+# Intra-op threads per process for the local model (README says why the default is 1).
 GITLOOM_EMBEDDING_THREADS = env_int("GITLOOM_EMBEDDING_THREADS", 1)
+# Query vectors each process keeps (least recently used go first); 0 turns it off.
+GITLOOM_EMBEDDING_QUERY_CACHE = env_int("GITLOOM_EMBEDDING_QUERY_CACHE", 1024)
 
 # --- Retrieval ---------------------------------------------------------------------
 # Ageing: per-tier half-lives in days, JSON, e.g. '{"events": 60, "working": 1}'; a
