@@ -635,7 +635,7 @@ class NamespaceImportApi(NamespaceScopedApi):
         "paths) or a git bundle (its history, on top of the namespace's). The format is "
         "sniffed when `format` is not given. Every file is validated first; all of it lands "
         "in one commit or none does. `201` with what changed, `200` when nothing did. "
-        "A body over `GITLOOM_IMPORT_INLINE_BYTES` (64 KiB) is not run inside the request: "
+        "A body over `GITLOOM_IMPORT_INLINE_BYTES` (16 KiB) is not run inside the request: "
         "it is `202` with a job (poll `GET /v1/jobs/<id>`) that ends `done` (committed and "
         "indexed; `result.created`/`rewritten` name the paths) or `failed` (nothing "
         "committed; `error` says why, with the codes listed here).",

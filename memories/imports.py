@@ -55,6 +55,23 @@ def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
     ``tarfile``, whose header parsing trusts its input.
     """
     memories: dict[str, Memory] = {}
+    for name, content in tar_members(data):
+        memories[name] = parse_memory(content, path=name)
+    if not memories:
+        raise InvalidArchive("The archive holds no memory files.")
+    return memories
+
+
+def tar_check(data: bytes) -> None:
+    """The archive's structure, paths and sizes (not the memories' format): fast enough
+    for a request, so a hostile or broken archive is 400 before any job is queued."""
+    if not any(True for _ in tar_members(data)):
+        raise InvalidArchive("The archive holds no memory files.")
+
+
+def tar_members(data: bytes):
+    """``(path, bytes)`` of each file, with the path, the size and duplicates checked."""
+    seen: set[str] = set()
     for name, content in read_tar(
         data,
         max_files=MAX_IMPORT_FILES,
@@ -64,12 +81,10 @@ def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
         validate_memory_path(name)
         if len(content) > MAX_MEMORY_BYTES:
             raise InvalidMemory(f"{name}: over the {MAX_MEMORY_BYTES}-byte limit for one memory.")
-        if name in memories:
+        if name in seen:
             raise InvalidArchive(f"{name}: appears twice.")
-        memories[name] = parse_memory(content, path=name)
-    if not memories:
-        raise InvalidArchive("The archive holds no memory files.")
-    return memories
+        seen.add(name)
+        yield name, content
 
 
 def memory_import(

@@ -19,7 +19,7 @@ from memories.errors import (
     InvalidIdempotencyKey,
     MemoryNotFound,
 )
-from memories.imports import memory_import, upload_put  # noqa: F401 (memory_import: the service callers use)
+from memories.imports import memory_import, tar_check, upload_put  # noqa: F401 (memory_import: the service callers use)
 from memories.job_states import job_requeued
 from memories.jobs import enqueue_drain
 from memories.models import Job
@@ -159,6 +159,8 @@ def import_accept(*, namespace: Namespace, data: bytes, kind: str = "auto") -> J
         kind = "bundle" if repository.is_bundle(data) else "tar"
     if kind not in ("tar", "bundle"):
         raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")
+    if kind == "tar":
+        tar_check(data)  # a hostile or broken archive is 400 now, not a failed job
     digest = hashlib.sha256(data).hexdigest()
     upload = upload_put(namespace=namespace, data=data)
     with transaction.atomic():
