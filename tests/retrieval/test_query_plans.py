@@ -131,8 +131,9 @@ def test_a_namespace_deleted_under_a_retrieval_is_not_found(transactional_db, ho
 
 def test_the_fused_statement_reads_only_its_own_namespaces_rows(db, hobbies, other_notes):
     """Every table scan in the fused statement's plan is bounded by the namespace's key
-    (an index condition or filter on namespace_id), and the only cue partition it reads
-    is the namespace's own: what a router query on a shard needs (docs/SCALING.md)."""
+    (an index condition or filter on namespace_id, or a scan of the namespace's own cue
+    partition), and the only cue partition it reads is the namespace's own: what a
+    router query on a shard needs (docs/SCALING.md)."""
     import re
 
     from retrieval.embeddings import embed_query
@@ -151,10 +152,16 @@ def test_the_fused_statement_reads_only_its_own_namespaces_rows(db, hobbies, oth
     ]
     assert len(scans) >= 5, plan  # state, term stats, postings, cues, documents, edges
     for i in scans:
-        assert "Seq Scan" not in lines[i], lines[i]
-        details = []
+        # A sequential scan is fine on these few rows (the planner's choice depends on
+        # the statistics earlier tests left); what routes a query to one shard is that
+        # every scan is bounded by namespace_id.
+        details = [lines[i]]
         for line in lines[i + 1 :]:
             if "->" in line:
                 break
             details.append(line)
-        assert any("namespace_id" in line for line in details), (lines[i], details)
+        own_partition = cue_partition(hobbies.pk) in lines[i]
+        assert own_partition or any("namespace_id" in line for line in details), (
+            lines[i],
+            details,
+        )
