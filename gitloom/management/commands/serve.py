@@ -1,12 +1,14 @@
-"""Run GitLoom: migrations, then gunicorn and the django-q2 workers, until interrupted.
+"""Run GitLoom: migrations, then gunicorn, the django-q2 workers and the MCP server,
+until interrupted.
 
-Start-up is paced by importing torch and sentence-transformers (seconds of CPU). The
-serve process loads the embedding model in a thread while it checks and migrates the
-database, then forks the gunicorn master and the queue cluster from itself, so both
-start with the model already in memory (shared, copy-on-write) instead of each
-importing it again. ``serve`` says it listens only once every web and queue worker is
-warm (database connection open, the model run once), and on the way out it stops the
-embedded Postgres it started, after its workers have exited.
+The serve process prepares the embedder's fork-safe parts (the ONNX copy of the model,
+exported once per data dir, its tokenizer and onnxruntime; with the torch runtime only
+the libraries) in a thread while it checks and migrates the database, then forks the
+gunicorn master, the queue cluster and the MCP server from itself, so none of them
+imports those again. ``serve`` says it listens only once every worker is warm (its
+database connection open, its own model session run once), and on the way out it stops
+the embedded Postgres, after its workers have exited, unless another live process
+still uses it.
 """
 
 from __future__ import annotations
@@ -356,7 +358,7 @@ def _embedder_description() -> str:
             f"({settings.GITLOOM_EMBEDDING_DIMENSIONS} dimensions)"
         )
     return (
-        f"local {settings.GITLOOM_EMBEDDING_MODEL} (offline, "
+        f"local {settings.GITLOOM_EMBEDDING_MODEL} ({settings.GITLOOM_EMBEDDING_RUNTIME}, offline, "
         f"{settings.GITLOOM_EMBEDDING_DIMENSIONS} dimensions, "
         f"{settings.GITLOOM_EMBEDDING_THREADS} thread(s) per process)"
     )
