@@ -76,13 +76,24 @@ def fill(browser, field_id: str, value: str) -> None:
 
 def navigate_by(browser, element) -> None:
     """Click something that loads a new page, and wait until the new page is there."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     old_page = browser.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(browser, 30).until(expected_conditions.staleness_of(old_page))
+
+    def old_page_gone(driver) -> bool:
+        # Chromium answers a node of an unloaded document either as stale or, in the
+        # middle of the navigation, with "Node with given id does not belong to the
+        # document" (a plain WebDriverException); both mean the old page is gone.
+        try:
+            old_page.is_enabled()
+        except WebDriverException:
+            return True
+        return False
+
+    WebDriverWait(browser, 30).until(old_page_gone)
     WebDriverWait(browser, 30).until(
         lambda driver: driver.execute_script("return document.readyState") == "complete"
     )
