@@ -30,6 +30,7 @@ from django.db import connections
 from accounts.checks import rls_role_check
 from gitloom.checks import vector_problem_message, vector_self_check
 from gitloom.embedded_postgres import embedded_revive, embedded_stop
+from gitloom.lifetime import end_with_parent
 from gitloom.warm import report_ready_to
 
 # A worker that is not warm by then is broken (the model loads in seconds).
@@ -50,6 +51,8 @@ class Child:
             try:
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                # A serve killed with SIGKILL takes its children with it.
+                end_with_parent()
                 run()
                 code = 0
             except SystemExit as exc:
