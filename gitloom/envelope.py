@@ -17,6 +17,7 @@ import sys
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
+from psycopg.errors import QueryCanceled
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -31,6 +32,7 @@ from gitloom.errors import (
     NotFound,
     PermissionDenied,
     RateLimited,
+    RequestTimeout,
     ServerError,
     ServiceUnavailable,
     UnsupportedMediaType,
@@ -111,6 +113,9 @@ def unavailable(exc: BaseException | None) -> ServiceUnavailable | None:
     """
     if isinstance(exc, ServiceUnavailable):
         return exc
+    if isinstance(exc, OperationalError) and isinstance(exc.__cause__, QueryCanceled):
+        logger.warning("request over its time budget: %s", str(exc).strip()[:200])
+        return RequestTimeout()
     if isinstance(exc, (OperationalError, InterfaceError)):
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         logger.warning("database unavailable: %s", first_line)

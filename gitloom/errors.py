@@ -165,3 +165,11 @@ class ServiceUnavailable(GitLoomError):
     # Seconds a client should wait before trying again (the Retry-After header): about
     # what a restarting Postgres or object store takes to answer again.
     retry_after = 5
+
+
+class RequestTimeout(ServiceUnavailable):
+    # A database statement ran past GITLOOM_REQUEST_STATEMENT_TIMEOUT inside a request:
+    # the request ends with this answer instead of holding its worker until gunicorn
+    # drops the connection.
+    code, message = "request_timeout", "The request ran over its time budget; try again."
+    retry_after = 1

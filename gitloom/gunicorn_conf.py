@@ -14,7 +14,12 @@ def on_starting(server) -> None:
     import django
 
     django.setup()
+    from django.conf import settings
+
+    from gitloom.request_budget import limit_request_statements
     from retrieval.embeddings import embedder_load
+
+    limit_request_statements(settings.GITLOOM_REQUEST_STATEMENT_TIMEOUT)
 
     embedder_load()
 

@@ -231,6 +231,11 @@ GITLOOM_MAX_TRANSCRIPT_CHARS = env_int("GITLOOM_MAX_TRANSCRIPT_CHARS", 400_000)
 # web worker's timeout (measured ~33 files/s with indexing on 2 shared cores; 16 KiB
 # of tar.gz is up to ~700 small memories, ~20 s).
 GITLOOM_IMPORT_INLINE_BYTES = 16 * 1024
+# Longest one database statement may run inside a web request, in seconds (0: no
+# limit). Past it the request answers 503 request_timeout with Retry-After rather than
+# holding its worker thread. Only serve's web workers apply it: jobs (large imports
+# included) and commands such as reindex may run longer statements.
+GITLOOM_REQUEST_STATEMENT_TIMEOUT = env_float("GITLOOM_REQUEST_STATEMENT_TIMEOUT", 30.0)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(GITLOOM_MAX_BODY_BYTES, GITLOOM_MAX_IMPORT_BYTES) + 1024
 
 # --- Object storage ----------------------------------------------------------------

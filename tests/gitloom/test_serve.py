@@ -86,6 +86,7 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
         port,
         mcp_port,
         DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}",
+        GITLOOM_REQUEST_STATEMENT_TIMEOUT="3",
     )
     try:
         printed = _wait_for_banner(process, tmp_path)
@@ -115,6 +116,22 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
             body=b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload),
         )
         assert status == 201, body
+        # A request stuck on the database ends within its time budget, as JSON.
+        import psycopg
+
+        with psycopg.connect(host=host, dbname=db["NAME"], user=db["USER"]) as other:
+            other.execute("LOCK TABLE namespaces_namespace IN ACCESS EXCLUSIVE MODE")
+            started = time.monotonic()
+            status, headers, body = _raw_request(
+                port, "GET /v1/namespaces HTTP/1.1", f"Authorization: Bearer {api.secret}"
+            )
+            waited = time.monotonic() - started
+        assert status == 503 and json.loads(body)["error"]["code"] == "request_timeout", body
+        assert headers["retry-after"] == "1" and 2.5 < waited < 30, waited
+        status, _, body = _raw_request(
+            port, "GET /v1/namespaces HTTP/1.1", f"Authorization: Bearer {api.secret}"
+        )
+        assert status == 200, body  # the lock gone, the same worker answers again
         assert f"http://127.0.0.1:{port}/" in printed
         # serve runs the MCP server too, and says where.
         assert f"http://127.0.0.1:{mcp_port}/mcp" in printed
