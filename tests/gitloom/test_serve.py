@@ -245,3 +245,38 @@ def test_serve_on_embedded_defaults_stops_the_postgres_it_started(tmp_path):
     assert not (tmp_path / "postgres" / "postmaster.pid").exists()
     psutil.wait_procs(_postgres_processes(tmp_path), timeout=10)
     assert not [p for p in _postgres_processes(tmp_path) if p.status() != "zombie"]
+
+
+def test_nodes_starting_at_once_write_each_queue_schedule_once(transactional_db):
+    """Every node of a fleet writes the queue's schedules as it starts; however many
+    start at the same moment, each schedule exists once (so it runs once per fleet)."""
+    import threading
+
+    from django.db import connection
+    from django_q.models import Schedule
+
+    from gitloom.management.commands.serve import _ensure_schedules
+
+    # An older version could leave a duplicate behind: the next start removes it.
+    Schedule.objects.create(name="gitloom-requeue-pending", func="memories.jobs.requeue_pending")
+    Schedule.objects.create(name="gitloom-requeue-pending", func="memories.jobs.requeue_pending")
+    barrier = threading.Barrier(6)
+    errors: list[BaseException] = []
+
+    def node_start() -> None:
+        try:
+            barrier.wait()
+            _ensure_schedules()
+        except BaseException as exc:  # noqa: BLE001  (reported below)
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=node_start) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    names = sorted(Schedule.objects.values_list("name", flat=True))
+    assert names == ["gitloom-repository-upkeep", "gitloom-requeue-pending"]

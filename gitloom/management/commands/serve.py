@@ -367,24 +367,41 @@ def _embedder_description() -> str:
     )
 
 
+# Advisory lock key under which nodes starting at once write the queue's schedules.
+_SCHEDULES_LOCK = 0x6C6F6F6D  # "loom"
+
+
 def _ensure_schedules() -> None:
-    """The queue's periodic work: re-queue stranded jobs, keep repositories compact."""
+    """The queue's periodic work: re-queue stranded jobs, keep repositories compact.
+
+    Exactly one row per schedule however many nodes of a fleet start at once:
+    django-q2's ``Schedule.name`` is not unique, so the check-then-insert runs under a
+    transaction-scoped advisory lock, and duplicates an older version left are removed.
+    django-q2's scheduler then claims each due schedule with a row lock, so the work
+    runs once per fleet, not once per node."""
+    from django.db import connection, transaction
     from django_q.models import Schedule
 
-    Schedule.objects.update_or_create(
-        name="gitloom-requeue-pending",
-        defaults={
+    wanted = {
+        "gitloom-requeue-pending": {
             "func": "memories.jobs.requeue_pending",
             "schedule_type": Schedule.MINUTES,
             "minutes": 1,
             "repeats": -1,
         },
-    )
-    Schedule.objects.update_or_create(
-        name="gitloom-repository-upkeep",
-        defaults={
+        "gitloom-repository-upkeep": {
             "func": "namespaces.services.namespace_upkeep_all",
             "schedule_type": Schedule.HOURLY,
             "repeats": -1,
         },
-    )
+    }
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEDULES_LOCK])
+        for name, fields in wanted.items():
+            rows = list(Schedule.objects.filter(name=name).order_by("id"))
+            if rows:
+                Schedule.objects.filter(pk__in=[row.pk for row in rows[1:]]).delete()
+                Schedule.objects.filter(pk=rows[0].pk).update(**fields)
+            else:
+                Schedule.objects.create(name=name, **fields)
