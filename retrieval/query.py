@@ -98,6 +98,16 @@ class FusionParams:
     # HNSW candidate list (raised to semantic_cues when smaller); 0 picks it by the
     # namespace's size, see EF_SEARCH_BY_SIZE.
     ef_search: int = 0
+    # Exact cue: a memory with a cue equal to the query after normalisation ranks first,
+    # then one whose best cue has at least this cosine with the query, whatever the
+    # fusion says of other memories (cues are written to be asked); above 1, only
+    # normalised-equal cues count.
+    cue_match_similarity: float = 0.95
+
+    def max_fused_score(self) -> float:
+        """An upper bound of a memory's fused score: every arm at rank 1."""
+        weights = (self.lexical_weight, self.semantic_weight, self.graph_weight)
+        return sum(max(0.0, w) for w in weights) / max(self.rrf_k + 1.0, 1e-9)
 
 
 # hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
@@ -248,6 +258,11 @@ def fused_search(
         "graph_weight": params.graph_weight,
         "rrf_k": params.rrf_k,
         "semantic_max_distance": None if min_similarity is None else 1.0 - min_similarity,
+        "cue_match_distance": (
+            1.0 - params.cue_match_similarity if params.cue_match_similarity <= 1.0 else None
+        ),
+        # One exact-cue level outranks every fused score (ageing only lowers them).
+        "cue_match_bonus": 1.0 + params.max_fused_score(),
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }

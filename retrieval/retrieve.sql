@@ -28,6 +28,9 @@
 --   lexical_weight, semantic_weight, graph_weight, rrf_k   weighted RRF
 --   semantic_max_distance  1 - min_similarity: the semantic arm's floor (NULL: none)
 --   half_life_<tier>      ageing half-life in days, NULL = does not fade
+--   cue_match_distance    1 - cue_match_similarity: a best cue this near is an exact
+--                         cue (level 1); NULL = only normalised-equal cues (level 2)
+--   cue_match_bonus       added to the score per exact-cue level (above any fused score)
 --   limit
 WITH
 state AS (
@@ -249,6 +252,11 @@ graph AS (
     LIMIT %(graph_depth)s
 ),
 
+-- The query as exact-cue matching compares it (see cue_match in `ranked`).
+query_key AS MATERIALIZED (
+    SELECT btrim(regexp_replace(lower(%(query)s), '[^[:alnum:]]+', ' ', 'g')) AS key
+),
+
 -- Fusion: weighted reciprocal-rank fusion, the sum over the arms that found a memory
 -- of weight / (rrf_k + rank), then its tier's ageing factor
 -- 0.5 ^ (days since `updated` / half-life). One row per arm hit, one GROUP BY: the
@@ -293,7 +301,9 @@ ranked AS (
                ELSE power(0.5, GREATEST(
                    extract(epoch FROM (%(now)s::timestamptz - d.updated))::float8 / 86400.0, 0
                ) / half_life)
-           END AS score,
+           END
+           -- exact cue tier (cue_match below): above any fused score
+           + cue_match.level * %(cue_match_bonus)s::float8 AS score,
            f.lexical_rank, f.lexical_score, f.semantic_rank, f.semantic_cue,
            f.semantic_distance, f.graph_rank, f.via_path, f.via_type, f.via_direction
     FROM fused f
@@ -306,6 +316,24 @@ ranked AS (
                     WHEN 'working' THEN %(half_life_working)s
                 END)::float8 AS half_life
     ) tier_half_life
+    -- Exact cue: a memory with a cue equal to the query after normalisation (lower
+    -- case, runs of anything but letters and digits as one space, trimmed) is level 2,
+    -- one whose best cue is near-equal (semantic distance <= cue_match_distance, i.e.
+    -- cosine >= 0.95 by default) level 1; each level lifts the score above every
+    -- score of the level below (cue_match_bonus > any fused score), so such a memory
+    -- ranks first whatever the arms and links say of its neighbours. Checked on the
+    -- fused candidates only: a cue equal to the query is the semantic arm's nearest.
+    CROSS JOIN LATERAL (
+        SELECT CASE
+                   WHEN EXISTS (
+                       SELECT 1 FROM unnest(d.cues) c(cue)
+                       WHERE btrim(regexp_replace(lower(c.cue), '[^[:alnum:]]+', ' ', 'g'))
+                             = (SELECT key FROM query_key)
+                   ) THEN 2
+                   WHEN f.semantic_distance <= %(cue_match_distance)s::float8 THEN 1
+                   ELSE 0
+               END AS level
+    ) cue_match
     ORDER BY score DESC, d.path
     LIMIT %(limit)s
 )

@@ -25,6 +25,10 @@ Scoring (:func:`score_questions`): every question goes through the retrieval sel
 three times: lexical arm only, semantic arm only, and all arms fused. A question's
 recall@k is the share of its distinct evidence turns that appear in the ``sources`` of
 the top k memories; the figures are means over questions, overall and by category.
+Session-level recall@10 counts a question as found (1) when any of the top 10 lists a
+source turn from a session that holds one of its evidence turns, else 0: the figure of
+systems that retrieve whole sessions. ``words@10`` is the mean number of words in the
+bodies of the fused top 10, what a model answering from them would read.
 Evidence ids are parsed leniently ("D8:6; D9:17" is two ids, "D:11:26" is D11:26); a
 question with no parseable id is skipped and counted, an id naming a turn that does not
 exist stays in the denominator and counts as a miss.
@@ -449,6 +453,23 @@ def recall_at(*, evidence: Sequence[str], sources: Sequence[Iterable[str]], k: i
     return sum(1 for dia_id in evidence if dia_id in found) / len(evidence)
 
 
+def session_of(dia_id: str) -> int | None:
+    """The session number of a dialogue id ("D3:7" -> 3), None for anything else."""
+    match = _EVIDENCE_RE.fullmatch(str(dia_id))
+    return int(match.group(1)) if match else None
+
+
+def session_recall_at(
+    *, evidence: Sequence[str], sources: Sequence[Iterable[str]], k: int
+) -> float:
+    """1.0 when one of the first ``k`` results comes from a session that holds evidence
+    of the question (one of its sources is a turn of such a session), else 0.0: the
+    session-level figure of systems that retrieve whole sessions."""
+    wanted = {session_of(dia_id) for dia_id in evidence} - {None}
+    found = {session_of(source) for result in sources[:k] for source in result}
+    return 1.0 if wanted & found else 0.0
+
+
 class Tally:
     """Recall values by arm, k and category; :meth:`summary` gives the means."""
 
@@ -459,17 +480,22 @@ class Tally:
         # comparable between ingestions when this is (a memory folding many turns
         # together "finds" them all).
         self.sources_per_result: list[float] = []
+        # Words in the bodies of the fused top k (what a model would have to read).
+        self.words: list[int] = []
 
     def add(
         self,
         *,
         category: int,
-        recalls: dict[str, dict[int, float]],
+        recalls: dict[str, dict[int | str, float]],
         sources_per_result: float | None = None,
+        words: int | None = None,
     ) -> None:
         self.questions[category] += 1
         if sources_per_result is not None:
             self.sources_per_result.append(sources_per_result)
+        if words is not None:
+            self.words.append(words)
         for arm, by_k in recalls.items():
             for k, value in by_k.items():
                 self.values[(arm, k, category)].append(value)
@@ -480,8 +506,11 @@ class Tally:
         for category, n in other.questions.items():
             self.questions[category] += n
         self.sources_per_result.extend(other.sources_per_result)
+        self.words.extend(other.words)
 
-    def mean(self, arm: str, k: int, categories: Iterable[int] | None = None) -> float:
+    def mean(self, arm: str, k: int | str, categories: Iterable[int] | None = None) -> float:
+        """Mean recall of ``arm`` at ``k`` (an int: evidence turns; "session@10": the
+        session-level figure)."""
         cats = list(categories) if categories is not None else list(CATEGORIES)
         values = [v for c in cats for v in self.values.get((arm, k, c), [])]
         return round(sum(values) / len(values), 4) if values else 0.0
@@ -491,10 +520,15 @@ class Tally:
         out: dict = {"questions": sum(self.questions.values())}
         for k in KS:
             out[f"recall@{k}"] = {arm: self.mean(arm, k) for arm in arms}
+        top = max(KS)
+        out[f"session_recall@{top}"] = {arm: self.mean(arm, f"session@{top}") for arm in arms}
         out["by_category"] = {
             str(category): {
                 "questions": self.questions.get(category, 0),
                 **{f"recall@{k}": {arm: self.mean(arm, k, [category]) for arm in arms} for k in KS},
+                f"session_recall@{top}": {
+                    arm: self.mean(arm, f"session@{top}", [category]) for arm in arms
+                },
             }
             for category in CATEGORIES
         }
@@ -510,6 +544,7 @@ class Tally:
         out[f"sources_per_result@{max(KS)}"] = (
             round(sum(per_result) / len(per_result), 3) if per_result else 0.0
         )
+        out[f"words@{top}"] = round(sum(self.words) / len(self.words), 1) if self.words else 0.0
         return out
 
 
@@ -524,8 +559,8 @@ def score_questions(
     """Ask every question through the retrieval selector, once per arm set."""
     tally = Tally()
     for index, question in enumerate(questions):
-        recalls: dict[str, dict[int, float]] = {}
-        per_result = None
+        recalls: dict[str, dict[int | str, float]] = {}
+        per_result = words = None
         for label, arms in ARM_SETS.items():
             found = retrieve(
                 namespace=namespace,
@@ -538,10 +573,19 @@ def score_questions(
             recalls[label] = {
                 k: recall_at(evidence=question.evidence, sources=sources, k=k) for k in KS
             }
+            recalls[label][f"session@{max(KS)}"] = session_recall_at(
+                evidence=question.evidence, sources=sources, k=max(KS)
+            )
             if label == "fused" and sources:
                 top = sources[: max(KS)]
                 per_result = sum(len(s) for s in top) / len(top)
-        tally.add(category=question.category, recalls=recalls, sources_per_result=per_result)
+                words = sum(len(hit.content.split()) for hit in found.results[: max(KS)])
+        tally.add(
+            category=question.category,
+            recalls=recalls,
+            sources_per_result=per_result,
+            words=words,
+        )
         if progress is not None:
             progress(index + 1)
     return tally

@@ -18,7 +18,9 @@ from retrieval.management.locomo import (
     Conversation,
     Session,
     Turn,
+    load_conversations,
     parse_evidence,
+    session_recall_at,
     session_time,
     turn_cues,
     turn_memories,
@@ -108,7 +110,12 @@ def test_eval_locomo_imports_asks_and_ends_with_the_json_figures(db, tiny_file):
         assert set(result[k]) == {"lexical", "semantic", "fused"}
         assert set(result["pipeline"][k]) == {"lexical", "semantic", "fused"}
     assert set(result["by_category"]) == {"1", "2", "3", "4"}
-    assert set(result["by_category"]["1"]) == {"questions", "recall@5", "recall@10"}
+    assert set(result["by_category"]["1"]) == {
+        "questions",
+        "recall@5",
+        "recall@10",
+        "session_recall@10",
+    }
     # Five memories, fewer than ten: the semantic arm (and so the fused list) returns
     # every one, so recall@10 is exact. The multi-hop question names a turn that does not
     # exist ("D9:9"), which stays a miss: 1/2 for it, 1 for the other three.
@@ -118,6 +125,14 @@ def test_eval_locomo_imports_asks_and_ends_with_the_json_figures(db, tiny_file):
     assert result["recall@10"]["fused"] == pytest.approx(3.5 / 4)
     assert result["by_category"]["1"]["recall@10"]["fused"] == pytest.approx(0.5)
     assert result["by_category"]["4"]["recall@10"]["lexical"] == pytest.approx(1.0)
+    # Session level: every question has evidence in a session some result comes from
+    # (the multi-hop one through D1:3), so each counts as found.
+    assert result["session_recall@10"]["fused"] == pytest.approx(1.0)
+    assert result["by_category"]["1"]["session_recall@10"]["fused"] == pytest.approx(1.0)
+    # All five memories are returned for every question: words@10 is their bodies' words.
+    (conversation,) = load_conversations(path=tiny_file)
+    bodies = turn_memories(conversation=conversation).values()
+    assert result["words@10"] == pytest.approx(sum(len(m.body.split()) for m in bodies), abs=0.1)
 
     # Through the write path: the offline extractor kept the statements, with sources.
     pipeline = result["pipeline"]
@@ -250,3 +265,12 @@ def test_eval_locomo_on_a_fresh_data_dir_migrates_first(tiny_file, tmp_path):
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1])["questions"] == 4
+
+
+def test_session_recall_counts_a_result_from_a_session_holding_evidence():
+    evidence = ["D3:7", "D5:1"]
+    assert session_recall_at(evidence=evidence, sources=[["D1:1"], ["D5:9"]], k=10) == 1.0
+    assert session_recall_at(evidence=evidence, sources=[["D1:1"], ["D2:9"]], k=10) == 0.0
+    # only the first k results count; a source that is no dialogue id is no session
+    assert session_recall_at(evidence=evidence, sources=[["D1:1"], ["D3:1"]], k=1) == 0.0
+    assert session_recall_at(evidence=evidence, sources=[["msg-3"]], k=10) == 0.0

@@ -33,6 +33,9 @@ parameters does not embed the cues again.
 
 ``--json`` ends the output with one JSON line: ``questions``, ``recall@5`` and
 ``recall@10`` (``lexical``/``semantic``/``fused``), ``by_category``,
+``session_recall@10`` (``lexical``/``semantic``/``fused``: a question counts as
+found when a top-10 result comes from a session holding its evidence; also under each
+category), ``words@10`` (mean words in the bodies of the fused top 10),
 ``fused_minus_best_single``, ``sources_per_result@10`` (how many turns a fused top-10
 result lists, the yardstick for comparing recall through ``sources`` across ingestions),
 ``mode``, ``cues``, ``params``; in ``pipeline`` mode also
@@ -275,6 +278,19 @@ class Command(BaseCommand):
                 "".join(f"{row[f'recall@{k}'][arm]:>10.3f}" for arm in arms) for k in KS
             )
             self.say(f"{label:<16}{n:>6}  {cells}")
+        top = max(KS)
+        sessions = summary[f"session_recall@{top}"]
+        self.say(
+            f"session-level recall@{top} (a top-{top} result from a session holding "
+            "evidence): "
+            + " ".join(f"{arm} {sessions[arm]:.3f}" for arm in arms)
+            + "; by category (fused): "
+            + ", ".join(
+                f"{name} {summary['by_category'][str(c)][f'session_recall@{top}']['fused']:.3f}"
+                for c, name in CATEGORIES.items()
+            )
+        )
+        self.say(f"words in the fused top {top}: {summary[f'words@{top}']:.1f} on average")
         margin = summary["fused_minus_best_single"]
         self.say(
             "fused minus best single arm: "
