@@ -301,13 +301,27 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
         tag: Annotated[
             list[str] | None, Field(description="Only memories that carry all these tags")
         ] = None,
+        min_similarity: Annotated[
+            float | None,
+            Field(
+                ge=-1,
+                le=1,
+                description="Drop meaning matches whose cue is less similar than this "
+                "(cosine; e.g. 0.35), so an unrelated question can come back empty",
+            ),
+        ] = None,
     ) -> models.Retrieval:
         """Find the memories that best answer a query: exact words (BM25), meaning (cue
         vectors) and one hop along links between memories, fused. Results are evidence,
         best first; `score` only orders them within this answer."""
         with api_errors():
             return await backend.client(ctx).retrieve(
-                query, namespace=namespace, limit=limit, tier=tier, tag=tag
+                query,
+                namespace=namespace,
+                limit=limit,
+                tier=tier,
+                tag=tag,
+                min_similarity=min_similarity,
             )
 
     @mcp.tool(title="List memories", annotations=_read_only())

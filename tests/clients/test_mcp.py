@@ -169,6 +169,14 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
             client, "search", query="Sony A7III", namespace="user-8213", tier=["working"]
         )
         assert filtered["results"] == []
+        floored = await call(
+            client,
+            "search",
+            query="what is the capital of Peru",
+            namespace="user-8213",
+            min_similarity=0.8,
+        )
+        assert floored["results"] == []
 
         page = await call(client, "list_memories", namespace="user-8213")
         assert path in [memory["path"] for memory in page["memories"]]

@@ -141,6 +141,11 @@ def tour(gl) -> None:
     if top.arms.semantic:
         assert top.arms.semantic.cue and 0 < top.arms.semantic.similarity <= 1
     assert gl.retrieve("Sony A7III", tier=["working"]).results == []
+    assert top.graph_only is False
+    # A relevance floor: a question about nothing stored comes back empty with it.
+    unrelated = "what is the capital of Peru"
+    assert gl.retrieve(unrelated).results  # the nearest cue, however far
+    assert gl.retrieve(unrelated, min_similarity=0.8).results == []
 
     bundle = gl.namespaces.export("default")
     assert bundle.startswith(b"# v2 git bundle")

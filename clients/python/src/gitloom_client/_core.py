@@ -371,6 +371,7 @@ def retrieve(
     tier: Filter,
     tag: Filter,
     arms: Iterable[str] | None,
+    min_similarity: float | None = None,
 ) -> Call[models.Retrieval]:
     params = [("query", query), *_namespace_param(namespace)]
     if limit is not None:
@@ -378,6 +379,8 @@ def retrieve(
     params += _filter("tier", tier) + _filter("tag", tag)
     if arms is not None:
         params.append(("arms", ",".join(arms)))
+    if min_similarity is not None:
+        params.append(("min_similarity", repr(float(min_similarity))))
     return Call(
         "GET", "/v1/retrieve", _reader(models.Retrieval.from_dict), params=params, retry=True
     )

@@ -68,11 +68,14 @@ class GitLoom:
         tier: Filter = None,
         tag: Filter = None,
         arms: Iterable[str] | None = None,
+        min_similarity: float | None = None,
     ) -> models.Retrieval:
         """The memories that best answer ``query``, fused from BM25, cue vectors and links.
 
         ``tier``: any of these tiers; ``tag``: all of these tags; ``arms``: a subset of
-        ``lexical``, ``semantic``, ``graph``; ``limit`` 1-100 (the service's default 10).
+        ``lexical``, ``semantic``, ``graph``; ``limit`` 1-100 (the service's default 10);
+        ``min_similarity`` (cosine, -1..1): the semantic arm drops cues below it, and the
+        graph arm follows only what is left — a floor for "nothing relevant" answers.
         """
         return self._send(
             _core.retrieve(
@@ -82,6 +85,7 @@ class GitLoom:
                 tier=tier,
                 tag=tag,
                 arms=arms,
+                min_similarity=min_similarity,
             )
         )
 

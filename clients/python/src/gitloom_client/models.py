@@ -436,6 +436,8 @@ class RetrievalResult:
     confidence: float | None = None
     sources: list[str] = field(default_factory=list)
     related: list[Link] = field(default_factory=list)
+    # Only the graph arm brought it: a neighbour of a hit, not a match of the query.
+    graph_only: bool = False
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalResult:
@@ -452,6 +454,7 @@ class RetrievalResult:
             confidence=data.get("confidence"),
             sources=_strings(data.get("sources")),
             related=Link.many(data.get("related")),
+            graph_only=bool(data.get("graph_only")),
         )
 
 
