@@ -395,7 +395,8 @@ def introduction(unit: str) -> str | None:
 
 _FILLER_WORDS_TEXT = """also and but so plus anyway anyways btw oh ah well um uh okay ok
     actually honestly basically quick correction update note fyi oops sorry wait
-    heads hey hi hello yeah yes lol haha big news small tiny one more thing then"""
+    heads hey hi hello yeah yes lol haha big news small tiny one more thing then
+    changed scratch turns never"""
 _FILLER_WORDS = frozenset(_FILLER_WORDS_TEXT.split())
 
 

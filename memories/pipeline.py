@@ -23,6 +23,7 @@ this raises (``ModelOutputInvalid``, ``ModelUnavailable``).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -37,7 +38,7 @@ from gitloom.times import as_utc
 from memories import prompts
 from memories.errors import DuplicateMessageId, InvalidMessageId
 from memories.llm import ModelClient, Usage, model_client
-from memories.offline import OfflineExtractor
+from memories.offline import STOPWORDS, OfflineExtractor
 from memories.pipeline_types import (
     Candidate,
     CandidateLookup,
@@ -185,7 +186,12 @@ def assemble(
             old,
             body=_clip(rewrite.body, MAX_BODY_CHARS),
             updated=max([old.updated, *(d.when for d in parts)]),
-            cues=_merge(old.cues, rewrite.cues, *(d.cues for d in parts), limit=MAX_CUES),
+            cues=_rewritten_cues(
+                old.cues,
+                _merge(rewrite.cues, *(d.cues for d in parts)),
+                before=old.body,
+                after=rewrite.body,
+            ),
             tags=_merge(old.tags, *(d.tags for d in parts), limit=MAX_TAGS),
             sources=_merge(old.sources, *(d.sources for d in parts)),
             related=list(old.related),
@@ -534,6 +540,28 @@ def _chunks(messages: Sequence[Message], max_chars: int) -> list[list[Message]]:
             chunks.append([message])
             size = len(message.content)
     return chunks
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)} - STOPWORDS
+
+
+def _rewritten_cues(
+    old: Sequence[str], new: Sequence[str], *, before: str, after: str
+) -> list[str]:
+    """The cues of a rewritten memory: the old ones that still hold, in their places
+    (so the file's diff shows only what changed), then the new ones. A cue naming a
+    specific the rewrite took out of the body (the old age, date, manager, colour; or
+    the negated value in "four years old, not three") would keep finding the memory by
+    the value it no longer states, so it goes. Over the cap, old cues give way to new."""
+    gone = _words(before) - _words(after)
+    old = [cue for cue in old if not (_words(cue) & gone)]
+    new = [cue for cue in _merge(new) if not (_words(cue) & gone)]
+    fresh = [cue for cue in new if cue.casefold() not in {c.casefold() for c in old}]
+    return _merge(old[: max(0, MAX_CUES - len(fresh))], fresh, limit=MAX_CUES)
 
 
 def _merge(*lists: Sequence[str], limit: int | None = None) -> list[str]:

@@ -189,3 +189,6 @@ def test_corrections_through_the_api_rewrite_in_one_commit_and_rank_first(api, r
         assert new in results[0]["content"], (question, results[0])
         stale = [r for r in results if old in r["content"] and new not in r["content"]]
         assert not stale, stale
+        # The rewritten memory's cues no longer name the superseded value.
+        cues = api.get(f"/v1/memories/{results[0]['path']}").json()["cues"]
+        assert cues and not [c for c in cues if old.casefold() in c.casefold()], cues
