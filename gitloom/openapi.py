@@ -84,7 +84,11 @@ class ErrorEnvelopeSerializer(serializers.Serializer):
 
 
 def _example(error: type[GitLoomError]) -> dict:
-    return {"error": {"code": error.code, "message": error.message}}
+    body = {"code": error.code, "message": error.message}
+    details = getattr(error, "example_details", None)  # for an error that adds details
+    if details:
+        body["details"] = details
+    return {"error": body}
 
 
 def error_responses(errors: Iterable[type[GitLoomError]], envelope_ref: dict) -> dict:

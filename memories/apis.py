@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from gitloom.errors import InvalidInput, InvalidPath, PayloadTooLarge
 from gitloom.openapi import raises
 from gitloom.parsers import RawBodyParser
-from gitloom.serializers import StrictSerializer
+from gitloom.serializers import StrictCharField, StrictSerializer
 from memories.errors import (
     EmptyBody,
     IdempotencyKeyReused,
@@ -27,8 +27,12 @@ from memories.errors import (
     InvalidIdempotencyKey,
     InvalidTier,
     InvalidTranscript,
+    JobNotFinished,
     JobNotFound,
+    JobNotRevertible,
     MemoryNotFound,
+    NothingToRevert,
+    RevertConflict,
 )
 from memories.models import Job
 from memories.selectors import (
@@ -39,7 +43,13 @@ from memories.selectors import (
     memory_list,
     namespace_export,
 )
-from memories.services import import_accept, job_accept, memory_delete, memory_import
+from memories.services import (
+    import_accept,
+    job_accept,
+    job_revert,
+    memory_delete,
+    memory_import,
+)
 from memories.transcripts import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGES, ROLES
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import (
@@ -583,6 +593,173 @@ class JobDetailApi(APIView):
     def get(self, request, job_id: str):
         job = job_get_for_account(account=request.auth.account, job_id=job_id)
         return Response(JobEnvelopeSerializer(job).data)
+
+
+# --- reverting a job ---------------------------------------------------------------
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """true or false, not the strings and numbers DRF would take for them."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class InTheWayCommitSerializer(serializers.Serializer):
+    commit = serializers.CharField()
+    time = serializers.DateTimeField()
+    message = serializers.CharField(help_text="the commit message's first line")
+    action = serializers.CharField(
+        help_text="what made it: `ingest` (a job), `forget`, `import`, `revert`, or `other`"
+    )
+    job = serializers.CharField(allow_null=True, help_text="the job that made it, if a job did")
+
+    class Meta:
+        ref_name = "RevertBlockingCommit"
+
+
+class InTheWaySerializer(serializers.Serializer):
+    path = serializers.CharField()
+    change = serializers.ChoiceField(
+        choices=["add", "modify", "delete"], help_text="what the reverted job did to the file"
+    )
+    now = serializers.ChoiceField(
+        choices=["changed", "removed"], help_text="what later commits did to it"
+    )
+    commits = InTheWayCommitSerializer(many=True, help_text="the later commits, newest first")
+
+    class Meta:
+        ref_name = "RevertSkippedFile"
+
+
+class RevertSerializer(serializers.Serializer):
+    job = serializers.UUIDField(source="job.public_id", help_text="the reverted job")
+    namespace = serializers.CharField(source="job.namespace.name")
+    commit = serializers.CharField(help_text="the revert commit")
+    reverted_commit = serializers.CharField(help_text="the job's commit, which it undoes")
+    already_reverted = serializers.SerializerMethodField(
+        help_text="true when the job had been reverted before: `commit` is that revert, "
+        "and nothing was written now"
+    )
+    removed = serializers.ListField(
+        child=serializers.CharField(), help_text="files the job created, now removed"
+    )
+    restored = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="files the job rewrote, back to their content before it",
+    )
+    unlinked = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="other memories whose `related` links to removed files were dropped",
+    )
+    skipped = InTheWaySerializer(
+        many=True, help_text="with `force`: files left as they are, changed since the job"
+    )
+
+    class Meta:
+        ref_name = "Revert"
+
+    def get_already_reverted(self, revert) -> bool:
+        return not revert.created
+
+
+REVERT_EXAMPLE = {
+    "job": JOB_EXAMPLE["id"],
+    "namespace": "user-8213",
+    "commit": "4c1f0e2d9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d",
+    "reverted_commit": COMMIT,
+    "already_reverted": False,
+    "removed": [PATH],
+    "restored": ["facts/work/employer-zalando-77e1a0c2.md"],
+    "unlinked": ["facts/camera-gear/kit-lens-28-70-9a01c4de.md"],
+    "skipped": [],
+}
+SKIPPED_EXAMPLE = {
+    "path": "facts/pets/beagle-biscuit-5b2e9d10.md",
+    "change": "modify",
+    "now": "changed",
+    "commits": [
+        {
+            "commit": "8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c",
+            "time": "2026-08-02T10:00:03Z",
+            "message": "Ingest job 0f3b...: 0 new, 1 rewritten (offline extractor)",
+            "action": "ingest",
+            "job": "0f3b8a6e-2c1d-4e5f-9a8b-7c6d5e4f3a2b",
+        }
+    ],
+}
+
+
+class JobRevertApi(APIView):
+    class InputSerializer(StrictSerializer):
+        force = StrictBooleanField(
+            required=False,
+            default=False,
+            help_text="revert the files nobody changed since and skip the others, instead "
+            "of refusing with `revert_conflict`",
+        )
+        namespace = StrictCharField(
+            required=False,
+            help_text="if given, the job must belong to this namespace (else `job_not_found`)",
+        )
+
+        class Meta:
+            ref_name = "JobRevert"
+
+    @extend_schema(
+        operation_id="job_revert",
+        summary="Revert one job: a new commit that undoes exactly what it wrote",
+        description="Reads what the job did from its commit (the diff against its parent): "
+        "files it created are removed, and links to them are dropped from other memories "
+        "(as forgetting does); files it rewrote get their earlier content back. If a later "
+        "commit changed or removed one of them, nothing is written: `409 revert_conflict`, "
+        "whose `details.conflicts` names each such file and the commits in the way "
+        "(`force` reverts the rest and lists them in `skipped`). `201` with the new "
+        "commit; asked again, `200` with the same commit (`already_reverted`) and nothing "
+        "written. Only a `done` job with a commit can be reverted. The revert waits for "
+        "the namespace's running job, if any, and lands between two jobs; retrieval stops "
+        "finding the reverted content at once.",
+        request=InputSerializer,
+        responses={201: RevertSerializer, 200: RevertSerializer},
+        examples=[
+            OpenApiExample("revert", request_only=True, value={}),
+            OpenApiExample("force", request_only=True, value={"force": True}),
+            OpenApiExample(
+                "reverted", response_only=True, status_codes=["201"], value=REVERT_EXAMPLE
+            ),
+            OpenApiExample(
+                "reverted, one file skipped",
+                response_only=True,
+                status_codes=["201"],
+                value={**REVERT_EXAMPLE, "restored": [], "skipped": [SKIPPED_EXAMPLE]},
+            ),
+            OpenApiExample(
+                "reverted before",
+                response_only=True,
+                status_codes=["200"],
+                value={**REVERT_EXAMPLE, "already_reverted": True},
+            ),
+        ],
+    )
+    @raises(
+        JobNotFound,
+        JobNotFinished,
+        NothingToRevert,
+        JobNotRevertible,
+        RevertConflict,
+        *WRITE_ERRORS,
+    )
+    def post(self, request, job_id: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        job = job_get_for_account(account=request.auth.account, job_id=job_id)
+        if "namespace" in fields and fields["namespace"] != job.namespace.name:
+            raise JobNotFound()
+        revert = job_revert(job=job, force=fields["force"])
+        return Response(RevertSerializer(revert).data, status=201 if revert.created else 200)
 
 
 # --- taking a namespace away, and bringing one in ----------------------------------

@@ -68,3 +68,57 @@ class DuplicateMessageId(InvalidInput):
 class JobInternalError(GitLoomError):
     # Recorded on the job (GET /v1/jobs/<id>) when it failed on a bug, never raised.
     code, status, message = "internal_error", 500, "The job failed on an internal error."
+
+
+# --- reverting a job (memories.reverts) --------------------------------------------
+
+
+class JobNotFinished(Conflict):
+    code, message = (
+        "job_not_finished",
+        "The job has not finished yet; it can be reverted once it is done.",
+    )
+
+
+class NothingToRevert(Conflict):
+    code, message = (
+        "nothing_to_revert",
+        "The job wrote no commit (nothing was worth keeping, or it failed): there is "
+        "nothing to revert.",
+    )
+
+
+class JobNotRevertible(Conflict):
+    code, message = (
+        "job_not_revertible",
+        "A bundle import brings in history rather than one change; it cannot be reverted.",
+    )
+
+
+class RevertConflict(Conflict):
+    # ``details.conflicts`` names each file in the way and the later commits that changed
+    # it; ``details.revertible`` counts the files ``force`` would revert.
+    code, message = (
+        "revert_conflict",
+        "Files the job wrote were changed or removed since; nothing was reverted.",
+    )
+    example_details = {
+        "conflicts": [
+            {
+                "path": "facts/pets/beagle-biscuit-5b2e9d10.md",
+                "change": "add",
+                "now": "changed",
+                "commits": [
+                    {
+                        "commit": "8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c",
+                        "time": "2026-08-02T10:00:03Z",
+                        "message": "Ingest job 0f3b8a6e-2c1d-4e5f-9a8b-7c6d5e4f3a2b: 0 new, "
+                        "1 rewritten (offline extractor)",
+                        "action": "ingest",
+                        "job": "0f3b8a6e-2c1d-4e5f-9a8b-7c6d5e4f3a2b",
+                    }
+                ],
+            }
+        ],
+        "revertible": 1,
+    }

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -29,6 +30,7 @@ from django.db import connection
 
 from memories.ingest import job_run
 from memories.models import Job
+from namespaces.errors import WriteConflict
 
 logger = logging.getLogger("gitloom.jobs")
 
@@ -102,6 +104,29 @@ def drain_namespace(namespace_id: int) -> bool:
     if _next_job(namespace_id) is not None:
         enqueue_drain(namespace_id=namespace_id)
     return job is not None
+
+
+@contextmanager
+def namespace_queue_held(*, namespace_id: int, wait: float) -> Iterator[None]:
+    """Run a write made outside the queue between two of the namespace's jobs, never
+    while one runs: hold the lock a drain holds, waiting up to ``wait`` seconds for a
+    running job to finish (then ``WriteConflict``, to try again). Jobs accepted
+    meanwhile wait their turn, and a drain is queued for them after the unlock, as a
+    drain does for what it leaves."""
+    deadline = time.monotonic() + wait
+    while not _try_lock(namespace_id):
+        if time.monotonic() >= deadline:
+            raise WriteConflict(
+                "A job of this namespace is running; try again once it has finished."
+            )
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        _unlock(namespace_id)
+        # A drain that came while we held the lock left at once; pick its jobs up.
+        if _next_job(namespace_id) is not None:
+            enqueue_drain(namespace_id=namespace_id)
 
 
 def requeue_pending() -> int:

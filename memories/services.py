@@ -1,4 +1,5 @@
-"""Writes to a namespace's memories: accepting ingestion jobs, forgetting, importing.
+"""Writes to a namespace's memories: accepting ingestion jobs, forgetting, importing,
+reverting a job (``memories.reverts``).
 
 Every write is one commit through ``namespaces.repository`` followed, synchronously, by
 ``retrieval.services.after_repository_change`` (the namespace's recorded head, then the
@@ -23,6 +24,7 @@ from memories.imports import memory_import, tar_check, upload_put  # noqa: F401 
 from memories.job_states import job_requeued
 from memories.jobs import enqueue_drain
 from memories.models import Job
+from memories.reverts import Revert, job_revert  # noqa: F401 (the service callers use)
 from memories.transcripts import validate_transcript
 from namespaces import repository
 from namespaces.memory_format import (

@@ -8,6 +8,7 @@ urlpatterns = [
     path("memories/<path:path>", apis.MemoryDetailApi.as_view(), name="memory-detail"),
     path("jobs", apis.JobListApi.as_view(), name="jobs"),
     path("jobs/<str:job_id>", apis.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<str:job_id>/revert", apis.JobRevertApi.as_view(), name="job-revert"),
     path("namespaces/<str:name>/export", apis.NamespaceExportApi.as_view(), name="export"),
     path("namespaces/<str:name>/import", apis.NamespaceImportApi.as_view(), name="import"),
 ]

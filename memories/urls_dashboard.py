@@ -12,5 +12,6 @@ urlpatterns = [
     path(NS + "forget/<path:path>", views.memory_forget, name="dash-memory-forget"),
     path(NS + "jobs/", views.jobs, name="dash-jobs"),
     path(NS + "jobs/<str:job_id>/", views.job_detail, name="dash-job"),
+    path(NS + "jobs/<str:job_id>/revert/", views.job_revert_page, name="dash-job-revert"),
     path(NS + "data/", views.export_import, name="dash-data"),
 ]

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.models import Account
 from gitloom.dashboard import dashboard_view, error_page
 from gitloom.errors import InvalidInput, PayloadTooLarge
-from memories.errors import JobNotFound, MemoryNotFound
+from memories.errors import JobNotFound, MemoryNotFound, RevertConflict
 from memories.forms import ImportForm, MemoryFilterForm
 from memories.selectors import (
     job_get_for_account,
@@ -27,7 +27,7 @@ from memories.selectors import (
     memory_list,
     namespace_export,
 )
-from memories.services import import_accept, memory_delete, memory_import
+from memories.services import import_accept, job_revert, memory_delete, memory_import
 from namespaces.memory_format import TIERS
 from namespaces.selectors import namespace_get_for_account
 
@@ -198,12 +198,24 @@ def jobs(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
     return render(request, "memories/jobs.html", context)
 
 
-@dashboard_view
-def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+def _job_of(namespace, account: Account, job_id: str):
+    """The job, if it is this namespace's (another namespace's is the same 404)."""
     job = job_get_for_account(account=account, job_id=job_id)
     if job.namespace_id != namespace.pk:
         raise JobNotFound()
+    return job
+
+
+def _revertible(job) -> bool:
+    """Whether the job page offers a revert (the service decides for real)."""
+    bundle = (job.payload.get("import") or {}).get("format") == "bundle"
+    return job.status == job.Status.DONE and bool(job.commit) and not bundle
+
+
+@dashboard_view
+def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account) -> HttpResponse:
+    namespace = namespace_get_for_account(account=account, name=name)
+    job = _job_of(namespace, account, job_id)
     result = job.result or {}
     context = {
         "section": "namespaces",
@@ -214,8 +226,62 @@ def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account
         "rewritten_paths": result.get("rewritten", []),
         "linked_paths": result.get("linked", []),
         "messages_count": len((job.payload or {}).get("messages", [])),
+        "revertible": _revertible(job),
     }
     return render(request, "memories/job.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@dashboard_view
+def job_revert_page(
+    request: HttpRequest, name: str, job_id: str, *, account: Account
+) -> HttpResponse:
+    """Asks first (GET), then reverts (POST). A conflict shows the files in the way and
+    the commits that changed them, with a button to revert the rest (``force``)."""
+    namespace = namespace_get_for_account(account=account, name=name)
+    job = _job_of(namespace, account, job_id)
+    conflict = None
+    if request.method == "POST":
+        try:
+            revert = job_revert(job=job, force=request.POST.get("force") == "1")
+        except RevertConflict as exc:
+            conflict = exc
+        else:
+            _revert_message(request, revert)
+            return redirect("dash-job", name=namespace.name, job_id=job.public_id)
+    result = job.result or {}
+    context = {
+        "section": "namespaces",
+        "tab": "jobs",
+        "namespace": namespace,
+        "job": job,
+        "created_paths": result.get("created", []),
+        "rewritten_paths": result.get("rewritten", []),
+        "conflict": conflict,
+        "conflicts": conflict.details["conflicts"] if conflict else [],
+        "can_force": bool(conflict and conflict.details["revertible"]),
+    }
+    return render(request, "memories/job_revert.html", context, status=409 if conflict else 200)
+
+
+def _revert_message(request: HttpRequest, revert) -> None:
+    if not revert.created:
+        messages.info(
+            request,
+            f"This job was already reverted, in commit {revert.commit[:10]}; nothing was "
+            "written now.",
+        )
+        return
+    text = (
+        f"Reverted in commit {revert.commit[:10]}: {len(revert.removed)} removed, "
+        f"{len(revert.restored)} restored"
+    )
+    if revert.unlinked:
+        text += f", links dropped from {len(revert.unlinked)} other memories"
+    if revert.skipped:
+        skipped = ", ".join(item.path for item in revert.skipped)
+        text += f"; skipped (changed since): {skipped}"
+    messages.success(request, text + ".")
 
 
 # --- export and import -------------------------------------------------------------

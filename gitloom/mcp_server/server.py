@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import httpx
-from gitloom_client import AsyncGitLoom, GitLoomError, JobFailedError, JobTimeoutError, models
+from gitloom_client import (
+    AsyncGitLoom,
+    ConflictError,
+    GitLoomError,
+    JobFailedError,
+    JobTimeoutError,
+    models,
+)
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
@@ -36,7 +43,8 @@ are told otherwise).
   `wait: true` to return only once the memories are written and searchable.
 - A namespace must exist before it is used: `list_namespaces` shows them and
   `create_namespace` makes one.
-- `forget` removes a memory (its history keeps the old versions)."""
+- `forget` removes a memory (its history keeps the old versions); `revert_job` undoes
+  everything one `remember` job wrote (e.g. a conversation stored by mistake)."""
 
 Tier = Literal["facts", "preferences", "events", "working"]
 NamespaceArg = Annotated[
@@ -119,6 +127,21 @@ _HINTS = {
     "not_authenticated": " Give the GitLoom API key as `Authorization: Bearer <key>`.",
     "authentication_failed": " The API key is wrong or revoked.",
 }
+
+
+def revert_conflict_text(exc: ConflictError) -> str:
+    """A revert refused because later writes changed the job's files, in words an agent
+    can act on: each file, what changed it, and what to do."""
+    lines = [f"{exc.code}: {exc.message}"]
+    for conflict in exc.details.get("conflicts") or []:
+        by = ", ".join(
+            f"{c['commit'][:10]} ({'job ' + c['job'] if c.get('job') else c.get('action')})"
+            for c in conflict.get("commits") or []
+        )
+        lines.append(f"- {conflict['path']}: {conflict['now']} since, by {by}")
+    if exc.details.get("revertible"):
+        lines.append("Pass force: true to revert the other files and leave these as they are.")
+    return "\n".join(lines)
 
 
 class Backend:
@@ -377,6 +400,48 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
         earlier versions stay in memory_history."""
         with api_errors():
             return await backend.client(ctx).memories.delete(path, namespace=namespace)
+
+    @mcp.tool(
+        title="Revert a job",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            # It removes the memories the job created (their history keeps them).
+            destructive_hint=True,
+            # Reverting twice answers the first revert and writes nothing.
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    async def revert_job(
+        ctx: Context,
+        job_id: Annotated[str, Field(description="The job's id, as remember returned it")],
+        force: Annotated[
+            bool,
+            Field(
+                description="If some files the job wrote were changed since, revert the "
+                "others and leave those as they are (they are listed in skipped)"
+            ),
+        ] = False,
+        namespace: Annotated[
+            str | None,
+            Field(description="If given, the job must belong to this namespace"),
+        ] = None,
+    ) -> models.Revert:
+        """Undo everything one remember job wrote, as one new commit: the memories it
+        created are removed (links to them dropped), the ones it rewrote get their
+        earlier content back; search stops finding what it added. If a later write
+        changed one of those memories, nothing is reverted and the error names them
+        and the jobs in the way (revert those first, newest first, or pass force).
+        Reverting an already reverted job returns the same revert."""
+        with api_errors():
+            try:
+                return await backend.client(ctx).jobs.revert(
+                    job_id, force=force, namespace=namespace
+                )
+            except ConflictError as exc:
+                if exc.code != "revert_conflict" or not isinstance(exc.details, dict):
+                    raise
+                raise ToolError(revert_conflict_text(exc)) from exc
 
     @mcp.tool(title="Job status", annotations=_read_only())
     async def job_status(

@@ -38,6 +38,7 @@ The modules, each importing only those above it:
     history    log and the versions of one file
     export     bundle and tar export
     bundle     untrusted bundle import
+    revert     what undoing one commit at the head would change, and what is in the way
 """
 
 from namespaces.repository.bundle import is_bundle, repository_import_bundle
@@ -45,6 +46,7 @@ from namespaces.repository.commits import repository_commit, repository_init
 from namespaces.repository.export import repository_export_bundle, repository_export_tar
 from namespaces.repository.history import repository_log, repository_path_log
 from namespaces.repository.packs import clear_pack_cache
+from namespaces.repository.revert import RevertFile, RevertPlan, repository_revert_plan
 from namespaces.repository.snapshot import (
     Snapshot,
     repository_diff,
@@ -83,6 +85,8 @@ __all__ = [
     "ConsolidateResult",
     "GcResult",
     "LogEntry",
+    "RevertFile",
+    "RevertPlan",
     "Snapshot",
     "TreeChange",
     "Version",
@@ -100,6 +104,7 @@ __all__ = [
     "repository_init",
     "repository_log",
     "repository_path_log",
+    "repository_revert_plan",
     "repository_snapshot",
     "validate_path",
 ]

@@ -31,6 +31,7 @@ TOOLS = {
     "create_namespace",
     "job_status",
     "whoami",
+    "revert_job",
 }
 READ_ONLY = {
     "search",
@@ -102,10 +103,10 @@ def test_a_fresh_agent_over_stdio_remembers_a_conversation_and_later_recalls_it(
                 hints = tool.annotations
                 assert tool.description, name
                 assert hints.read_only_hint is (name in READ_ONLY), name
-                assert hints.destructive_hint is (name == "forget"), name
+                assert hints.destructive_hint is (name in {"forget", "revert_job"}), name
                 assert hints.open_world_hint is False, name
                 properties = tool.input_schema.get("properties", {})
-                if "namespace" in properties:
+                if "namespace" in properties and name != "revert_job":  # a job knows its own
                     assert properties["namespace"]["default"] == "default", name
             assert tools["remember"].annotations.idempotent_hint is False
             assert tools["forget"].annotations.idempotent_hint is True
@@ -191,6 +192,15 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
         assert [v["change"] for v in history["versions"]] == ["delete", "add"]
         after = await call(client, "search", query="which camera did I buy", namespace="user-8213")
         assert path not in [result["path"] for result in after["results"]]
+
+        # The forgotten memory stands in the way of reverting the job that wrote it.
+        text = await refused(client, "revert_job", job_id=job["id"])
+        assert "revert_conflict: " in text and f"- {path}: removed since, by " in text
+        later = await call(client, "remember", conversation=CHAT, namespace="user-8213", wait=True)
+        reverted = await call(client, "revert_job", job_id=later["id"], namespace="user-8213")
+        assert reverted["removed"] == sorted(later["result"]["created"])
+        again = await call(client, "revert_job", job_id=later["id"])
+        assert again["already_reverted"] is True and again["commit"] == reverted["commit"]
 
     run(over_http, mcp_http, acme_key, scenario)
 

@@ -105,7 +105,7 @@ Dana takes her coffee black, no sugar.
 
 def tour(gl) -> None:
     """Every operation of the API through the sync client, checking what comes back."""
-    from gitloom_client import Job, Memory, Namespace, Retrieval
+    from gitloom_client import ConflictError, Job, Memory, Namespace, Retrieval, Revert
 
     me = gl.whoami()
     assert me.account == "acme" and me.credential.type == "api_key"
@@ -168,6 +168,18 @@ def tour(gl) -> None:
     assert history.versions[1].trailers["Gitloom-Job"] == job.id
     assert path not in {r.path for r in gl.retrieve("which camera did I buy").results}
 
+    # Reverting a job: refused while a file it wrote was changed since (forgotten here),
+    # done in one commit otherwise, and the same answer when asked again.
+    with pytest.raises(ConflictError) as in_the_way:
+        gl.jobs.revert(job)
+    assert in_the_way.value.code == "revert_conflict"
+    assert in_the_way.value.details["conflicts"][0]["path"] == path
+    reverted = gl.jobs.revert(second.id, namespace="default")
+    assert isinstance(reverted, Revert) and not reverted.already_reverted
+    assert reverted.removed == sorted(second.result.created) and reverted.skipped == []
+    assert gl.jobs.revert(second).commit == reverted.commit
+    assert gl.jobs.revert(second).already_reverted
+
     gl.namespaces.delete("imported")
     assert [ns.name for ns in gl.namespaces.list()] == ["default"]
 
@@ -194,7 +206,9 @@ async def async_tour(gl) -> None:
     assert (await gl.namespaces.get("default")).name == "default"
     job = await gl.memories.add(CONVERSATION, wait=True)
     assert job.status == "done"
-    await gl.memories.add("My sister Mira lives in Lisbon and works at Feedzai.", wait=True)
+    sister = await gl.memories.add(
+        "My sister Mira lives in Lisbon and works at Feedzai.", wait=True
+    )
     assert (await gl.jobs.get(job.id)).id == job.id
     assert [j.id async for j in gl.jobs.list()][-1] == job.id
     paths = [m.path async for m in gl.memories.list(page_size=1)]
@@ -209,6 +223,9 @@ async def async_tour(gl) -> None:
     assert (await gl.namespaces.import_("imported", archive, format="tar")).created
     assert (await gl.memories.delete(path)).deleted
     assert len((await gl.memories.history(path)).versions) == 2
+    revert = await gl.jobs.revert(sister.id, force=True)
+    assert revert.removed == sorted(sister.result.created) and revert.skipped == []
+    assert (await gl.jobs.revert(sister)).already_reverted
     await gl.namespaces.delete("imported")
 
 

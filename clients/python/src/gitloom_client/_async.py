@@ -280,6 +280,24 @@ class Jobs:
     async def get(self, job_id: str) -> models.Job:
         return await self._client._send(_core.job_get(job_id))
 
+    async def revert(
+        self, job: models.Job | str, *, force: bool = False, namespace: str | None = None
+    ) -> models.Revert:
+        """Undo what a finished job wrote, in one new commit: the memories it created
+        are removed (and links to them dropped from others), the ones it rewrote get
+        their earlier content back. Asked again, the same revert (``already_reverted``).
+
+        If a later commit changed or removed one of its files, nothing is written and
+        ``ConflictError`` is raised with code ``revert_conflict``; its
+        ``details["conflicts"]`` names the files and the commits in the way. ``force``
+        reverts the other files instead and lists these in ``skipped``. Other refusals:
+        ``job_not_finished``, ``nothing_to_revert`` (the job made no commit),
+        ``job_not_revertible`` (a bundle import), ``write_conflict`` (a job of the
+        namespace ran too long; try again). ``namespace``, if given, must be the job's.
+        """
+        job_id = job.id if isinstance(job, models.Job) else job
+        return await self._client._send(_core.job_revert(job_id, force=force, namespace=namespace))
+
     async def list(
         self, *, namespace: str | None = None, page_size: int | None = None
     ) -> AsyncIterator[models.Job]:

@@ -339,6 +339,20 @@ def job_get(job_id: str) -> Call[models.Job]:
     )
 
 
+def job_revert(job_id: str, *, force: bool, namespace: str | None) -> Call[models.Revert]:
+    body: dict[str, Any] = {"force": force}
+    if namespace is not None:
+        body["namespace"] = namespace
+    return Call(
+        "POST",
+        f"/v1/jobs/{_segment(str(job_id))}/revert",
+        _reader(models.Revert.from_dict),
+        json=body,
+        # Safe to send again: a second revert of the same job answers the first one.
+        retry=True,
+    )
+
+
 @dataclass(frozen=True)
 class JobPage:
     jobs: list[models.Job]

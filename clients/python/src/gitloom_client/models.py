@@ -322,6 +322,77 @@ class Forgotten:
 
 
 @dataclass(frozen=True)
+class LaterCommit:
+    """A commit after a reverted job's that changed one of its files."""
+
+    commit: str
+    time: datetime | None = None
+    message: str = ""
+    action: str = ""  # ingest (a job), forget, import, revert, or other
+    job: str | None = None  # the job that made it, if a job did
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LaterCommit:
+        return cls(
+            commit=data["commit"],
+            time=_time(data.get("time")),
+            message=data.get("message") or "",
+            action=data.get("action") or "",
+            job=data.get("job"),
+        )
+
+
+@dataclass(frozen=True)
+class RevertConflictFile:
+    """A file a reverted job wrote that later commits changed (``now`` ``changed``) or
+    removed (``removed``): the revert leaves it alone. ``change`` is what the job did."""
+
+    path: str
+    change: str
+    now: str
+    commits: list[LaterCommit] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RevertConflictFile:
+        return cls(
+            path=data["path"],
+            change=data.get("change") or "",
+            now=data.get("now") or "",
+            commits=[LaterCommit.from_dict(item) for item in data.get("commits") or []],
+        )
+
+
+@dataclass(frozen=True)
+class Revert:
+    """What ``jobs.revert`` did: one commit that undoes the job's. ``already_reverted``:
+    the job had been reverted before, ``commit`` is that revert and nothing was written."""
+
+    job: str
+    namespace: str
+    commit: str
+    reverted_commit: str
+    already_reverted: bool = False
+    removed: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    unlinked: list[str] = field(default_factory=list)
+    skipped: list[RevertConflictFile] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Revert:
+        return cls(
+            job=str(data["job"]),
+            namespace=data.get("namespace") or "",
+            commit=data["commit"],
+            reverted_commit=data.get("reverted_commit") or "",
+            already_reverted=bool(data.get("already_reverted")),
+            removed=_strings(data.get("removed")),
+            restored=_strings(data.get("restored")),
+            unlinked=_strings(data.get("unlinked")),
+            skipped=[RevertConflictFile.from_dict(item) for item in data.get("skipped") or []],
+        )
+
+
+@dataclass(frozen=True)
 class ImportResult:
     """What an import changed; ``commit`` is empty when nothing did."""
 
