@@ -38,9 +38,11 @@ from memories.models import Job
 from memories.selectors import (
     job_get_for_account,
     job_page,
+    memory_blame,
     memory_get,
     memory_history,
     memory_list,
+    namespace_changes,
     namespace_export,
 )
 from memories.services import (
@@ -54,7 +56,9 @@ from memories.transcripts import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGES, 
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import (
     BundleTooLarge,
+    CommitNotInHistory,
     InvalidBundle,
+    InvalidCommitId,
     PathConflict,
     RepositoryCorrupt,
     StorageMisconfigured,
@@ -559,6 +563,188 @@ class MemoryHistoryApi(NamespaceScopedApi):
         return Response(MemoryHistorySerializer({"path": path, "versions": versions}).data)
 
 
+# --- provenance: blame ---------------------------------------------------------------
+
+
+class SourceMessageSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="the id `sources` cites (posted, or given by the job)")
+    role = serializers.CharField()
+    name = serializers.CharField(allow_null=True)
+    timestamp = serializers.CharField(allow_null=True, help_text="ISO 8601, UTC")
+    content = serializers.CharField()
+
+    class Meta:
+        ref_name = "SourceMessage"
+
+
+# Inline, not a component, for the same reason as JobErrorField: it is nullable.
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "status": {"type": "string", "enum": Job.Status.values},
+            "session_id": {"type": "string"},
+            "created": {"type": "string", "format": "date-time"},
+        },
+        "required": ["id", "status", "session_id", "created"],
+        "additionalProperties": False,
+        "description": "the job that made the commit (`GET /v1/jobs/{id}`): a job of this "
+        "namespace named by the commit's `Gitloom-Job` trailer; null for a commit no job "
+        "of this namespace made (a forget, an import, history brought in by a bundle)",
+    }
+)
+class BlameJobField(serializers.Field):
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, **kwargs)
+
+    def to_representation(self, job: Job | None) -> dict | None:
+        if job is None:
+            return None
+        return {
+            "id": str(job.public_id),
+            "status": job.status,
+            "session_id": job.session_id,
+            "created": serializers.DateTimeField().to_representation(job.created),
+        }
+
+
+class BlameCommitSerializer(serializers.Serializer):
+    commit = serializers.CharField()
+    time = serializers.DateTimeField()
+    message = serializers.CharField()
+    action = serializers.CharField(
+        help_text="`ingest` (a job of this namespace), else the `Gitloom-Action` trailer "
+        "(`forget`, `import`, `revert`, ...), else `other` (e.g. history from a bundle)"
+    )
+    trailers = serializers.DictField(child=serializers.CharField())
+    job = BlameJobField()
+    session_id = serializers.CharField(allow_null=True, help_text="`Gitloom-Session`")
+    extractor = serializers.CharField(
+        allow_null=True, help_text="`Gitloom-Extractor`: `offline` or the model's name"
+    )
+    prompt_version = serializers.CharField(allow_null=True, help_text="`Gitloom-Prompt-Version`")
+    sources = serializers.ListField(
+        child=serializers.CharField(), help_text="the memory's `sources` as this commit left it"
+    )
+    messages = SourceMessageSerializer(
+        many=True, help_text="the job's messages that those sources cite (empty without a job)"
+    )
+
+    class Meta:
+        ref_name = "BlameCommit"
+
+
+class BlameHunkSerializer(serializers.Serializer):
+    start = serializers.IntegerField(help_text="the first line's number, from 1")
+    lines = serializers.ListField(child=serializers.CharField(allow_blank=True))
+    commit = serializers.CharField(help_text="the commit that last changed these lines")
+
+    class Meta:
+        ref_name = "BlameHunk"
+
+
+class MemoryBlameSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    commit = serializers.CharField(help_text="the head the file was blamed at")
+    blob = serializers.CharField(help_text="the file's blob at that head")
+    lines = serializers.IntegerField(source="line_count", help_text="lines in the file")
+    hunks = BlameHunkSerializer(
+        many=True, help_text="the file in order, consecutive lines of one commit together"
+    )
+    commits = BlameCommitSerializer(
+        many=True, help_text="each commit of `hunks` once, newest first"
+    )
+
+    class Meta:
+        ref_name = "MemoryBlame"
+
+
+BLAME_JOB = "5d0c0a56-7a4e-4c53-9d8e-2f1b3c4d5e6f"
+BLAME_EXAMPLE = {
+    "path": PATH,
+    "commit": COMMIT,
+    "blob": BLOB,
+    "lines": 14,
+    "hunks": [
+        {"start": 1, "lines": ["---", "tier: facts"], "commit": COMMIT},
+        {
+            "start": 3,
+            "lines": ["tags: [camera, purchase]", "created: 2026-07-31T09:12:00Z"],
+            "commit": "1c2b3a4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+        },
+    ],
+    "commits": [
+        {
+            "commit": COMMIT,
+            "time": "2026-08-02T18:40:11Z",
+            "message": f"Ingest job {BLAME_JOB}: 0 new, 1 rewritten (offline extractor)",
+            "action": "ingest",
+            "trailers": {
+                "Gitloom-Job": BLAME_JOB,
+                "Gitloom-Session": "chat-2026-08-02",
+                "Gitloom-Extractor": "offline",
+                "Gitloom-Prompt-Version": "2026-07-01",
+            },
+            "job": {
+                "id": BLAME_JOB,
+                "status": "done",
+                "session_id": "chat-2026-08-02",
+                "created": "2026-08-02T18:40:10.402Z",
+            },
+            "session_id": "chat-2026-08-02",
+            "extractor": "offline",
+            "prompt_version": "2026-07-01",
+            "sources": ["msg-2041", "msg-2230"],
+            "messages": [
+                {
+                    "id": "msg-2230",
+                    "role": "user",
+                    "name": "dana",
+                    "timestamp": "2026-08-02T18:39:58Z",
+                    "content": "Actually I got the A7III from Fotocentre's Indiranagar shop.",
+                }
+            ],
+        },
+        {
+            "commit": "1c2b3a4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+            "time": "2026-07-31T09:12:01Z",
+            "message": "Import 1 memory files",
+            "action": "import",
+            "trailers": {"Gitloom-Action": "import", "Gitloom-Import": "tar"},
+            "job": None,
+            "session_id": None,
+            "extractor": None,
+            "prompt_version": None,
+            "sources": ["msg-2041"],
+            "messages": [],
+        },
+    ],
+}
+
+
+class MemoryBlameApi(NamespaceScopedApi):
+    @extend_schema(
+        operation_id="memories_blame_retrieve",
+        summary="Where each line of a memory came from",
+        description="Each line of the memory at the head, with the commit that last "
+        "changed it (following first parents, as `git blame --first-parent`), grouped into "
+        "`hunks` of consecutive lines of one commit. Each commit in `commits` says what "
+        "wrote it: the job (`Gitloom-Job`), its session, extractor and prompt version, the "
+        "memory's `sources` as that commit left it, and the messages of the job those "
+        "sources cite. A commit no job made (a forget, an import, a revert) has `job` null "
+        "and says what it was in `action` and `trailers`.",
+        parameters=[PATH_PARAM, NAMESPACE_PARAM],
+        responses={200: MemoryBlameSerializer},
+        examples=[OpenApiExample("blame", value=BLAME_EXAMPLE)],
+    )
+    @raises(InvalidPath, MemoryNotFound, *REPOSITORY_ERRORS)
+    def get(self, request, path: str, namespace):
+        blame = memory_blame(namespace=namespace, path=path)
+        return Response(MemoryBlameSerializer(blame).data)
+
+
 class JobListApi(NamespaceScopedApi):
     @extend_schema(
         operation_id="jobs_list",
@@ -760,6 +946,103 @@ class JobRevertApi(APIView):
             raise JobNotFound()
         revert = job_revert(job=job, force=fields["force"])
         return Response(RevertSerializer(revert).data, status=201 if revert.created else 200)
+
+
+# --- changes since a commit, for keeping a copy in sync ----------------------------
+
+
+class ChangedMemorySerializer(serializers.Serializer):
+    path = serializers.CharField()
+    change = serializers.ChoiceField(choices=["add", "modify", "delete"])
+    blob = serializers.CharField(allow_null=True, help_text="at `commit`; null when deleted")
+    commit = serializers.CharField(help_text="the commit that last touched the file")
+    time = serializers.DateTimeField(help_text="that commit's time")
+    action = serializers.CharField(
+        help_text="what that commit was: `ingest`, `forget`, `import`, ... or `other`"
+    )
+    job = serializers.UUIDField(
+        allow_null=True,
+        help_text="the job that made that commit; null when none of this namespace did",
+    )
+
+    class Meta:
+        ref_name = "ChangedMemory"
+
+
+class ChangesPageSerializer(serializers.Serializer):
+    since = serializers.CharField(allow_null=True, help_text="as asked; null: a full listing")
+    commit = serializers.CharField(
+        help_text="the head the changes lead to: store it and ask `since` it next time"
+    )
+    changes = ChangedMemorySerializer(many=True, help_text="in path order")
+    next_cursor = serializers.CharField(
+        allow_null=True, help_text="pass as `cursor` (with the same `since`); null on the last"
+    )
+
+    class Meta:
+        ref_name = "ChangesPage"
+
+
+class NamespaceChangesApi(NamespaceScopedApi):
+    @extend_schema(
+        operation_id="namespaces_changes_retrieve",
+        summary="The memories added, modified and deleted since a commit",
+        description="What a client holding a copy of the namespace as of commit `since` must "
+        "do to hold it as of `commit` (the head): the paths added, modified and deleted in "
+        "between, in path order, each with the commit (and job) that last touched it; 200 "
+        "a page (`limit` 1-1000), `next_cursor` for the next, which answers for the same "
+        "`commit` however the namespace moves meanwhile. Without `since`: every memory at "
+        "the head, as added. Keep `commit` and ask `since` it next time. A `since` that is "
+        "not in the namespace's history (or no longer is: a purge rewrote it) is `410 "
+        "commit_not_in_history`: start over without `since` or from an export.",
+        parameters=[
+            OpenApiParameter("since", str, description="a commit id (40 hex digits)"),
+            OpenApiParameter("cursor", str, description="the previous page's `next_cursor`"),
+            OpenApiParameter("limit", int, description="1-1000, default 200"),
+        ],
+        responses={200: ChangesPageSerializer},
+        examples=[
+            OpenApiExample(
+                "changes",
+                value={
+                    "since": "1c2b3a4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+                    "commit": COMMIT,
+                    "changes": [
+                        {
+                            "path": PATH,
+                            "change": "modify",
+                            "blob": BLOB,
+                            "commit": COMMIT,
+                            "time": "2026-08-02T18:40:11Z",
+                            "action": "ingest",
+                            "job": BLAME_JOB,
+                        },
+                        {
+                            "path": "events/lisbon-trip/hotel-avenida-palace-3f2a91c0.md",
+                            "change": "delete",
+                            "blob": None,
+                            "commit": "7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d",
+                            "time": "2026-08-01T11:02:45Z",
+                            "action": "forget",
+                            "job": None,
+                        },
+                    ],
+                    "next_cursor": None,
+                },
+            )
+        ],
+    )
+    @raises(InvalidCommitId, InvalidInput, CommitNotInHistory, *REPOSITORY_ERRORS)
+    def get(self, request, namespace):
+        params = request.query_params
+        limit = _int_param(params.get("limit"), default=200, low=1, high=1000, name="limit")
+        page = namespace_changes(
+            namespace=namespace,
+            since=params.get("since") or None,
+            cursor=params.get("cursor") or None,
+            limit=limit,
+        )
+        return Response(ChangesPageSerializer(page).data)
 
 
 # --- taking a namespace away, and bringing one in ----------------------------------

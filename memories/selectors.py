@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db.models import QuerySet
 
@@ -10,7 +12,8 @@ from gitloom.errors import InvalidInput
 from memories.errors import InvalidFormat, JobNotFound, MemoryNotFound
 from memories.models import Job
 from namespaces import repository
-from namespaces.memory_format import Memory, parse_memory, validate_memory_path
+from namespaces.errors import InvalidCommitId
+from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
 from namespaces.models import Namespace
 
 
@@ -149,3 +152,213 @@ def namespace_export(*, namespace: Namespace, fmt: str = "bundle") -> Export:
     return Export(
         data=data, content_type=content_type, filename=filename.format(name=namespace.name)
     )
+
+
+# --- provenance: blame, and changes since a commit ---------------------------------
+
+# What a commit was: `ingest` when a job of this namespace made it, else its
+# `Gitloom-Action` trailer (`forget`, `import`, `revert`, ...), else `other` (a commit
+# GitLoom did not write here, e.g. history brought in with an imported bundle, even if
+# it names a job of wherever it came from). The same rule as memories.reverts.
+INGEST, OTHER = "ingest", "other"
+
+
+def commit_action(trailers: dict[str, str], *, job: Job | None) -> str:
+    if job is not None:
+        return INGEST
+    return trailers.get("Gitloom-Action") or OTHER
+
+
+def _jobs_named(namespace: Namespace, trailer_values: Iterable[str | None]) -> dict[str, Job]:
+    """The namespace's jobs among the ``Gitloom-Job`` trailer values, by id (one query).
+
+    Scoped to the namespace: a trailer is text in a commit, and an imported bundle can
+    carry any, including the id of another namespace's (or account's) job.
+    """
+    ids = set()
+    for value in trailer_values:
+        try:
+            ids.add(uuid.UUID(value or ""))
+        except ValueError:
+            continue
+    if not ids:
+        return {}
+    jobs = Job.objects.filter(namespace=namespace, public_id__in=ids)
+    return {str(job.public_id): job for job in jobs}
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    """A message of a job's transcript that a memory version cites in ``sources``."""
+
+    id: str
+    role: str
+    content: str
+    name: str | None = None
+    timestamp: str | None = None
+
+
+@dataclass(frozen=True)
+class BlameCommit:
+    """A commit that wrote lines of a memory: what wrote it and from which messages."""
+
+    commit: str
+    time: datetime
+    message: str
+    trailers: dict[str, str]
+    action: str
+    job: Job | None
+    session_id: str | None
+    extractor: str | None
+    prompt_version: str | None
+    sources: list[str]
+    messages: list[SourceMessage] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MemoryBlame:
+    path: str
+    commit: str
+    blob: str
+    line_count: int
+    hunks: list[repository.BlameHunk]
+    commits: list[BlameCommit]
+
+
+def _job_messages(job: Job) -> list[SourceMessage]:
+    """The job's transcript with the ids ``sources`` cite: a message posted without an
+    id has the one the job gave it (``memories.transcripts.payload_messages``)."""
+    tag = job.public_id.hex[:8]
+    return [
+        SourceMessage(
+            id=item.get("id") or f"{tag}-m{index + 1}",
+            role=item.get("role", ""),
+            content=item.get("content", ""),
+            name=item.get("name"),
+            timestamp=item.get("timestamp"),
+        )
+        for index, item in enumerate((job.payload or {}).get("messages") or [])
+    ]
+
+
+def _version_sources(path: str, content: bytes) -> list[str]:
+    try:
+        return parse_memory(content, path=path).sources
+    except InvalidMemory:  # an old version GitLoom did not write; nothing to cite
+        return []
+
+
+def memory_blame(*, namespace: Namespace, path: str) -> MemoryBlame:
+    """Each line of the memory at the head with the commit that last changed it, the job
+    that made that commit (a job of this namespace, by its ``Gitloom-Job`` trailer), its
+    session, extractor and prompt version, the ``sources`` of the memory as that commit
+    left it, and the job's messages those sources name."""
+    validate_memory_path(path)
+    blame = repository.repository_blame(prefix=namespace.storage_prefix, path=path)
+    if blame is None:
+        raise MemoryNotFound()
+    jobs = _jobs_named(namespace, (c.trailers.get("Gitloom-Job") for c in blame.commits))
+    commits = []
+    for entry in blame.commits:
+        trailers = entry.trailers
+        job = jobs.get(trailers.get("Gitloom-Job", ""))
+        sources = _version_sources(path, entry.content)
+        cited = set(sources)
+        messages = [m for m in _job_messages(job) if m.id in cited] if job is not None else []
+        session = trailers.get("Gitloom-Session")
+        if session is None and job is not None:
+            session = job.session_id
+        commits.append(
+            BlameCommit(
+                commit=entry.commit,
+                time=entry.time,
+                message=entry.message,
+                trailers=trailers,
+                action=commit_action(trailers, job=job),
+                job=job,
+                session_id=session if session and session != "-" else None,
+                extractor=trailers.get("Gitloom-Extractor") or None,
+                prompt_version=trailers.get("Gitloom-Prompt-Version") or None,
+                sources=sources,
+                messages=messages,
+            )
+        )
+    return MemoryBlame(
+        path=path,
+        commit=blame.commit,
+        blob=blame.blob,
+        line_count=blame.line_count,
+        hunks=blame.hunks,
+        commits=commits,
+    )
+
+
+def _job_id(trailers: dict[str, str], jobs: dict[str, Job]) -> str | None:
+    job = jobs.get(trailers.get("Gitloom-Job", ""))
+    return str(job.public_id) if job is not None else None
+
+
+@dataclass(frozen=True)
+class ChangedMemory:
+    path: str
+    change: str  # add, modify, delete
+    blob: str | None
+    commit: str
+    time: datetime
+    action: str
+    job: str | None
+
+
+@dataclass(frozen=True)
+class ChangesPage:
+    since: str | None
+    commit: str
+    changes: list[ChangedMemory]
+    next_cursor: str | None
+
+
+def _commit_param(value: str, *, name: str) -> str:
+    value = value.strip().lower()
+    if not repository.SHA_RE.fullmatch(value):
+        raise InvalidCommitId(f"`{name}` must be a commit id: 40 hexadecimal digits.")
+    return value
+
+
+def namespace_changes(
+    *, namespace: Namespace, since: str | None, cursor: str | None = None, limit: int = 200
+) -> ChangesPage:
+    """The memory files added, modified and deleted from commit ``since`` to the head, in
+    path order, ``limit`` a page, each with the commit and job that last touched it.
+    ``since`` ``None``: every file at the head, as added (a full listing).
+
+    The first page pins the head it answers for; ``next_cursor`` carries it (``<commit>:
+    <last path>``), so later pages answer for the same commit however the namespace
+    moves meanwhile. ``since`` (or the pinned commit) not on the head's first-parent line
+    is ``CommitNotInHistory`` (410).
+    """
+    since = _commit_param(since, name="since") if since else None
+    until = after = None
+    if cursor:
+        until, sep, after = cursor.partition(":")
+        if not sep or not after or not repository.SHA_RE.fullmatch(until):
+            raise InvalidInput("cursor must be the next_cursor of an earlier page.")
+    page = repository.repository_changes(
+        prefix=namespace.storage_prefix, since=since, until=until, after=after, limit=limit
+    )
+    jobs = _jobs_named(namespace, (c.trailers.get("Gitloom-Job") for c in page.changes))
+    changes = [
+        ChangedMemory(
+            path=change.path,
+            change=change.kind,
+            blob=change.blob,
+            commit=change.commit,
+            time=change.time,
+            action=commit_action(
+                change.trailers, job=jobs.get(change.trailers.get("Gitloom-Job", ""))
+            ),
+            job=_job_id(change.trailers, jobs),
+        )
+        for change in page.changes
+    ]
+    next_cursor = f"{page.commit}:{changes[-1].path}" if page.more and changes else None
+    return ChangesPage(since=since, commit=page.commit, changes=changes, next_cursor=next_cursor)

@@ -22,6 +22,7 @@ from memories.forms import ImportForm, MemoryFilterForm
 from memories.selectors import (
     job_get_for_account,
     job_list,
+    memory_blame,
     memory_get,
     memory_history,
     memory_list,
@@ -140,8 +141,24 @@ def memory_detail(request: HttpRequest, name: str, path: str, *, account: Accoun
         "raw": item.raw.decode("utf-8"),
         "tier": tier,
         "topic": topic,
+        "blame": _blame_rows(memory_blame(namespace=namespace, path=path)),
     }
     return render(request, "memories/detail.html", context)
+
+
+def _blame_rows(blame) -> list[dict]:
+    """Blame as table rows: each run of lines with the commit, job and messages it came
+    from (a commit's details repeat on each of its runs, so a row reads on its own)."""
+    commits = {entry.commit: entry for entry in blame.commits}
+    return [
+        {
+            "hunk": hunk,
+            "end": hunk.start + len(hunk.lines) - 1,
+            "text": "\n".join(hunk.lines),
+            "source": commits[hunk.commit],
+        }
+        for hunk in blame.hunks
+    ]
 
 
 @dashboard_view

@@ -1,4 +1,11 @@
-from gitloom.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge, ServiceUnavailable
+from gitloom.errors import (
+    Conflict,
+    GitLoomError,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    ServiceUnavailable,
+)
 
 
 class NamespaceExists(Conflict):
@@ -56,6 +63,18 @@ class PathConflict(InvalidInput):
 
 class CommitNotFound(NotFound):
     code, message = "commit_not_found", "No such commit in this namespace."
+
+
+class CommitNotInHistory(GitLoomError):
+    # 410: the commit is not (or no longer) on the head's first-parent line, so nothing
+    # can be said relative to it; a client starts over from a full copy.
+    code, status, message = (
+        "commit_not_in_history",
+        410,
+        "That commit is not in this namespace's history (it never was, or a purge "
+        "rewrote the history since): changes cannot be given relative to it. Re-sync in "
+        "full: export the namespace, or ask for changes without `since`.",
+    )
 
 
 class BlobNotFound(NotFound):

@@ -103,6 +103,53 @@ def test_jobs_list_endpoint_queries_do_not_grow(api, account, django_assert_num_
     )
 
 
+def _run_job(namespace, text: str):
+    from memories.ingest import job_run
+    from memories.services import job_accept
+
+    job, _ = job_accept(
+        namespace=namespace, messages=[{"role": "user", "content": text, "id": "m1"}]
+    )
+    job = job_run(job=job)
+    assert job.status == "done", job.error_message
+    return job
+
+
+def test_changes_endpoint_queries_do_not_grow(api, account, django_assert_num_queries):
+    from memories.services import memory_import
+    from namespaces.services import namespace_create
+
+    namespace = namespace_create(account=account, name="default")
+    start = api.get("/v1/namespaces/default/changes").json()["commit"]
+    _run_job(namespace, "I bought a Fujifilm X100V camera in Tokyo for 1200 dollars.")
+    more = {f"facts/topic/more-{i}.md": memory_bytes(f"Another fact {i}.") for i in range(MORE - 1)}
+    assert_flat(
+        lambda: api.get("/v1/namespaces/default/changes", {"since": start}),
+        lambda: memory_import(namespace=namespace, data=tar_gz(more), kind="tar"),
+        ceiling=3,  # the key, the namespace, the jobs the page names
+        assert_num_queries=django_assert_num_queries,
+        rows_in=lambda response: len(response.json()["changes"]),
+    )
+
+
+def test_blame_queries_do_not_grow_with_the_commits_it_names(
+    api, account, django_assert_num_queries
+):
+    from namespaces.services import namespace_create
+
+    namespace = namespace_create(account=account, name="default")
+    first = _run_job(namespace, "I have a three-year-old beagle named Biscuit.")
+    path = first.result["created"][0]
+    url = f"/v1/memories/{path}/blame"
+    api.get(url)
+    one = queries_of(lambda: api.get(url))
+    assert one <= 3  # the key, the namespace, the jobs the commits name
+    _run_job(namespace, "Quick correction: Biscuit is actually four years old, not three.")
+    with django_assert_num_queries(one):
+        response = api.get(url)
+    assert len(response.json()["commits"]) == 2
+
+
 def test_jobs_list_endpoint_pages_with_a_cursor(api, account, django_assert_num_queries):
     from namespaces.services import namespace_create
 

@@ -124,6 +124,7 @@ def api_errors() -> Iterator[None]:
 _HINTS = {
     "namespace_not_found": " Create it with create_namespace, or see list_namespaces.",
     "memory_not_found": " See list_memories or search for the paths that exist.",
+    "commit_not_in_history": " Call changes_since without `since` for a full listing.",
     "not_authenticated": " Give the GitLoom API key as `Authorization: Bearer <key>`.",
     "authentication_failed": " The API key is wrong or revoked.",
 }
@@ -382,6 +383,44 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
         trailers naming the job) and the diff. A forgotten memory still has its history."""
         with api_errors():
             return await backend.client(ctx).memories.history(path, namespace=namespace)
+
+    @mcp.tool(title="Where a memory's lines came from", annotations=_read_only())
+    async def memory_blame(
+        ctx: Context, path: MemoryPath, namespace: NamespaceArg = DEFAULT_NAMESPACE
+    ) -> models.MemoryBlame:
+        """Why a memory says what it says: each line (hunks of consecutive lines) with the
+        commit that last changed it, and per commit the job that wrote it, its session,
+        extractor and prompt version, the memory's sources at that commit and the
+        conversation messages they cite. Use it to show the user where a remembered fact
+        came from."""
+        with api_errors():
+            return await backend.client(ctx).memories.blame(path, namespace=namespace)
+
+    @mcp.tool(title="Changes since a commit", annotations=_read_only())
+    async def changes_since(
+        ctx: Context,
+        namespace: NamespaceArg = DEFAULT_NAMESPACE,
+        since: Annotated[
+            str | None,
+            Field(
+                description="A commit id (40 hex digits) from an earlier answer's `commit`; "
+                "omitted: every memory, as added"
+            ),
+        ] = None,
+        cursor: Annotated[
+            str | None, Field(description="next_cursor of the previous page, for the next one")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Changes per page")] = 200,
+    ) -> models.ChangesPage:
+        """The memories added, modified and deleted since commit `since`, each with the
+        commit and job that last touched it, and `commit`, the head they lead to: keep it
+        and pass it as `since` next time to learn only what changed since. When
+        next_cursor is set there are more: pass it back as cursor with the same since.
+        commit_not_in_history means `since` is unknown here: list again without it."""
+        with api_errors():
+            return await backend.client(ctx).namespaces.changes_page(
+                namespace, since=since, cursor=cursor, limit=limit
+            )
 
     @mcp.tool(
         title="Forget a memory",

@@ -35,7 +35,7 @@ The modules, each importing only those above it:
     snapshot   ``Snapshot``, a whole view of one commit; head, snapshot, diff
     upkeep     consolidation, gc, delete
     commits    init and commit
-    history    log and the versions of one file
+    history    log, the versions of one file, blame, changes since a commit
     export     bundle and tar export
     bundle     untrusted bundle import
     revert     what undoing one commit at the head would change, and what is in the way
@@ -44,7 +44,12 @@ The modules, each importing only those above it:
 from namespaces.repository.bundle import is_bundle, repository_import_bundle
 from namespaces.repository.commits import repository_commit, repository_init
 from namespaces.repository.export import repository_export_bundle, repository_export_tar
-from namespaces.repository.history import repository_log, repository_path_log
+from namespaces.repository.history import (
+    repository_blame,
+    repository_changes,
+    repository_log,
+    repository_path_log,
+)
 from namespaces.repository.packs import clear_pack_cache
 from namespaces.repository.revert import RevertFile, RevertPlan, repository_revert_plan
 from namespaces.repository.snapshot import (
@@ -63,10 +68,16 @@ from namespaces.repository.values import (
     MAX_IMPORT_TOTAL_BYTES,
     MAX_PATH_LENGTH,
     MAX_WRITE_ATTEMPTS,
+    SHA_RE,
+    Blame,
+    BlameCommit,
+    BlameHunk,
+    ChangesPage,
     CommitResult,
     ConsolidateResult,
     GcResult,
     LogEntry,
+    PathChange,
     TreeChange,
     Version,
     validate_path,
@@ -81,10 +92,16 @@ __all__ = [
     "MAX_IMPORT_TOTAL_BYTES",
     "MAX_PATH_LENGTH",
     "MAX_WRITE_ATTEMPTS",
+    "SHA_RE",
+    "Blame",
+    "BlameCommit",
+    "BlameHunk",
+    "ChangesPage",
     "CommitResult",
     "ConsolidateResult",
     "GcResult",
     "LogEntry",
+    "PathChange",
     "RevertFile",
     "RevertPlan",
     "Snapshot",
@@ -93,6 +110,8 @@ __all__ = [
     "clear_pack_cache",
     "is_bundle",
     "repository_commit",
+    "repository_blame",
+    "repository_changes",
     "repository_consolidate",
     "repository_delete",
     "repository_diff",

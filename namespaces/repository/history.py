@@ -1,16 +1,27 @@
-"""History: the commits of a namespace, and every version of one file."""
+"""History: the commits of a namespace, every version of one file, who wrote each line
+of a file (blame), and which files changed since a commit."""
 
 from __future__ import annotations
 
 import difflib
+import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
+from dulwich.objects import Commit
+
+from namespaces.errors import CommitNotInHistory
 from namespaces.repository.manifest import load_head
-from namespaces.repository.trees import blob_at
+from namespaces.repository.packs import Objects
+from namespaces.repository.trees import blob_at, diff_trees
 from namespaces.repository.values import (
+    Blame,
+    BlameCommit,
+    BlameHunk,
+    ChangesPage,
     LogEntry,
+    PathChange,
     Version,
     check_prefix,
     check_sha,
@@ -92,3 +103,237 @@ def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> 
             break
         commit, blob = parent, parent_blob
     return versions
+
+
+# =========================================================================== blame
+
+
+def _byte_lines(data: bytes) -> list[bytes]:
+    """Lines as git counts them: split at ``\\n`` only, each keeping its ``\\n``."""
+    lines = data.split(b"\n")
+    last = lines.pop()
+    out = [line + b"\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def _line_text(line: bytes) -> str:
+    return line.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")
+
+
+def _blame_commit(commit: Commit, blob: bytes, content: bytes) -> BlameCommit:
+    text, trailers = parse_message(commit.message.decode("utf-8", errors="replace"))
+    return BlameCommit(
+        commit=commit.id.decode(),
+        time=datetime.fromtimestamp(commit.commit_time, tz=UTC),
+        author=commit.author.decode("utf-8", errors="replace"),
+        message=text,
+        trailers=trailers,
+        blob=blob.decode(),
+        content=content,
+    )
+
+
+def repository_blame(*, prefix: str, path: str) -> Blame | None:
+    """Each line of the file at the head with the commit that last changed it, as
+    ``git blame --first-parent`` would say; ``None`` when there is no file at ``path``.
+
+    Walks first parents from the head. Where the file's blob differs from its parent's,
+    difflib matches the two versions' lines: the lines the parent already had are
+    carried back to it, the others belong to this commit. The walk stops as soon as
+    every line has its commit (at the latest where the file was added), so its cost is
+    the commits back to the oldest surviving line, and one diff per version of the file.
+    """
+    check_prefix(prefix)
+    validate_path(path)
+    head = load_head(object_store(), prefix)
+    objects = head.objects
+    commit = objects.commit(head.manifest.commit.encode())
+    blob = blob_at(objects, commit.tree, path)
+    if blob is None:
+        return None
+    head_blob = blob
+    content = objects[blob].as_raw_string()
+    lines = _byte_lines(content)
+    owners: list[str] = [""] * len(lines)
+    commits: dict[str, BlameCommit] = {}
+    # line index in the version being looked at -> line index at the head
+    pending = {index: index for index in range(len(lines))}
+    while pending:
+        parent = objects.commit(commit.parents[0]) if commit.parents else None
+        parent_blob = blob_at(objects, parent.tree, path) if parent is not None else None
+        if parent is not None and parent_blob == blob:
+            commit = parent
+            continue
+        carried: dict[int, int] = {}
+        parent_content = b""
+        parent_lines: list[bytes] = []
+        if parent_blob is not None:
+            parent_content = objects[parent_blob].as_raw_string()
+            parent_lines = _byte_lines(parent_content)
+            matcher = difflib.SequenceMatcher(None, parent_lines, lines, autojunk=False)
+            for old, new, size in matcher.get_matching_blocks():
+                for offset in range(size):
+                    at_head = pending.get(new + offset)
+                    if at_head is not None:
+                        carried[old + offset] = at_head
+        kept = set(carried.values())
+        written = [at_head for at_head in pending.values() if at_head not in kept]
+        if written:
+            entry = _blame_commit(commit, blob, content)
+            commits[entry.commit] = entry
+            for at_head in written:
+                owners[at_head] = entry.commit
+        if parent is None or parent_blob is None:
+            break
+        pending = carried
+        commit, blob, content, lines = parent, parent_blob, parent_content, parent_lines
+    hunks: list[BlameHunk] = []
+    head_lines = _byte_lines(objects[head_blob].as_raw_string())
+    for index, (line, owner) in enumerate(zip(head_lines, owners, strict=True)):
+        if hunks and hunks[-1].commit == owner:
+            hunks[-1].lines.append(_line_text(line))
+        else:
+            hunks.append(BlameHunk(start=index + 1, lines=[_line_text(line)], commit=owner))
+    return Blame(
+        path=path,
+        commit=head.manifest.commit,
+        blob=head_blob.decode(),
+        hunks=hunks,
+        commits=list(commits.values()),
+    )
+
+
+# =========================================================================== changes
+
+
+def _first_parent_chain(
+    objects: Objects, head: bytes, *, until: bytes, since: bytes | None
+) -> list[Commit]:
+    """The commits from ``until`` back to, not including, ``since`` (``None``: back to
+    the root), following first parents from ``head``; both must be on that line."""
+    chain: list[Commit] = []
+    reached_until = False
+    sha: bytes | None = head
+    while sha is not None:
+        if sha == until:
+            reached_until = True
+        if reached_until and sha == since:
+            return chain
+        commit = objects.commit(sha)
+        if reached_until:
+            chain.append(commit)
+        sha = commit.parents[0] if commit.parents else None
+    if reached_until and since is None:
+        return chain
+    raise CommitNotInHistory()
+
+
+def repository_changes(
+    *,
+    prefix: str,
+    since: str | None,
+    until: str | None = None,
+    after: str | None = None,
+    limit: int | None = None,
+) -> ChangesPage:
+    """The files that differ between commit ``since`` (``None``: the empty tree, so
+    every file is added) and ``until`` (default: the head), in path order from the first
+    path after ``after``, at most ``limit``; each with the commit that last touched it.
+
+    Both commits must be on the head's first-parent line (``CommitNotInHistory``
+    otherwise: a commit of another repository, or one a rewrite of history removed).
+    The set is one tree diff (unchanged folders skipped by id); "last touched" walks
+    first parents back from ``until``, comparing each commit with its parent along the
+    page's paths only, until every path of the page has its commit.
+    """
+    check_prefix(prefix)
+    since_sha = check_sha(since).encode() if since is not None else None
+    head = load_head(object_store(), prefix)
+    objects = head.objects
+    head_sha = head.manifest.commit.encode()
+    until_sha = check_sha(until).encode() if until is not None else head_sha
+    chain = _first_parent_chain(objects, head_sha, until=until_sha, since=since_sha)
+    if not chain:
+        return ChangesPage(since=since, commit=until_sha.decode(), changes=[], more=False)
+    old_tree = objects.commit(since_sha).tree.decode() if since_sha is not None else None
+    changed = sorted(
+        diff_trees(objects, old_tree, chain[0].tree.decode()),
+        key=lambda change: change.path,
+    )
+    if after is not None:
+        changed = [change for change in changed if change.path > after]
+    more = limit is not None and len(changed) > limit
+    if limit is not None:
+        changed = changed[:limit]
+    base_tree = objects.commit(since_sha).tree if since_sha is not None else None
+    touched = _last_touched(objects, chain, base_tree, {change.path for change in changed})
+    changes = []
+    for change in changed:
+        commit = touched[change.path]
+        _text, trailers = parse_message(commit.message.decode("utf-8", errors="replace"))
+        changes.append(
+            PathChange(
+                path=change.path,
+                kind=change.kind,
+                blob=change.new_blob,
+                commit=commit.id.decode(),
+                time=datetime.fromtimestamp(commit.commit_time, tz=UTC),
+                trailers=trailers,
+            )
+        )
+    return ChangesPage(since=since, commit=until_sha.decode(), changes=changes, more=more)
+
+
+def _last_touched(
+    objects: Objects, chain: list[Commit], base_tree: bytes | None, paths: set[str]
+) -> dict[str, Commit]:
+    """For each path, the newest commit of ``chain`` (newest first; ``base_tree`` is the
+    tree before its oldest) that changed it. Each commit is compared with its parent
+    only along the pending paths, and not below a folder whose tree id is unchanged."""
+    found: dict[str, Commit] = {}
+    pending: dict[str, Any] = {}
+    for path in paths:
+        *folders, name = path.split("/")
+        node = pending
+        for folder in folders:
+            node = node.setdefault(folder, {})
+        node[name] = None
+    parent_trees = [commit.tree for commit in chain[1:]] + [base_tree]
+    for commit, parent_tree in zip(chain, parent_trees, strict=True):
+        if not pending:
+            break
+        for path in _touched(objects, parent_tree, commit.tree, pending, ""):
+            found[path] = commit
+    return found
+
+
+def _touched(
+    objects: Objects, old: bytes | None, new: bytes | None, node: dict[str, Any], base: str
+) -> list[str]:
+    """The paths of ``node`` (nested folders -> ``None`` leaves) whose entry differs
+    between trees ``old`` and ``new``; they are removed from ``node`` (and so are folders
+    left empty), so each path is found once: at its newest change."""
+    if old == new:
+        return []
+    old_tree = objects.tree(old) if old is not None else None
+    new_tree = objects.tree(new) if new is not None else None
+    out: list[str] = []
+    for name, child in list(node.items()):
+        key = name.encode()
+        old_entry = old_tree[key] if old_tree is not None and key in old_tree else None
+        new_entry = new_tree[key] if new_tree is not None and key in new_tree else None
+        if child is None:
+            if old_entry != new_entry:
+                out.append(base + name)
+                del node[name]
+            continue
+        out += _touched(objects, _subtree(old_entry), _subtree(new_entry), child, f"{base}{name}/")
+        if not child:
+            del node[name]
+    return out
+
+
+def _subtree(entry: tuple[int, bytes] | None) -> bytes | None:
+    return entry[1] if entry is not None and stat.S_ISDIR(entry[0]) else None

@@ -97,6 +97,68 @@ class Version:
 
 
 @dataclasses.dataclass(frozen=True)
+class BlameCommit:
+    """A commit that wrote lines of a blamed file, and the file as that commit left it
+    (``content``: at most one memory file, so small) for its header's ``sources``."""
+
+    commit: str
+    time: datetime
+    author: str
+    message: str
+    trailers: dict[str, str]
+    blob: str
+    content: bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class BlameHunk:
+    """Consecutive lines (1-based ``start``) last changed by the same ``commit``."""
+
+    start: int
+    lines: list[str]
+    commit: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Blame:
+    """Each line of a file at ``commit`` (the head), with the commit that last changed
+    it: ``hunks`` in file order, ``commits`` newest first, each once."""
+
+    path: str
+    commit: str
+    blob: str
+    hunks: list[BlameHunk]
+    commits: list[BlameCommit]
+
+    @property
+    def line_count(self) -> int:
+        return sum(len(hunk.lines) for hunk in self.hunks)
+
+
+@dataclasses.dataclass(frozen=True)
+class PathChange:
+    """A file that differs between two commits, and the commit that last touched it."""
+
+    path: str
+    kind: Literal["add", "modify", "delete"]
+    blob: str | None  # at the newer commit; None when deleted
+    commit: str
+    time: datetime
+    trailers: dict[str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class ChangesPage:
+    """One page of the files changed from ``since`` (None: the empty tree) to ``commit``,
+    in path order; ``more`` when paths after the last one follow."""
+
+    since: str | None
+    commit: str
+    changes: list[PathChange]
+    more: bool
+
+
+@dataclasses.dataclass(frozen=True)
 class ConsolidateResult:
     packs_before: int
     packs_after: int

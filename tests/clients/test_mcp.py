@@ -26,6 +26,8 @@ TOOLS = {
     "list_memories",
     "read_memory",
     "memory_history",
+    "memory_blame",
+    "changes_since",
     "forget",
     "list_namespaces",
     "create_namespace",
@@ -38,6 +40,8 @@ READ_ONLY = {
     "list_memories",
     "read_memory",
     "memory_history",
+    "memory_blame",
+    "changes_since",
     "list_namespaces",
     "job_status",
     "whoami",
@@ -184,8 +188,19 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
         memory = await call(client, "read_memory", path=path, namespace="user-8213")
         assert "Sony A7III" in memory["body"] and memory["sources"] == ["msg-1"]
 
+        blame = await call(client, "memory_blame", path=path, namespace="user-8213")
+        origin = blame["commits"][0]
+        assert origin["job"]["id"] == job["id"] and origin["session_id"] == "s-1"
+        assert [m["id"] for m in origin["messages"]] == ["msg-1"]
+        listing = await call(client, "changes_since", namespace="user-8213")
+        assert path in [change["path"] for change in listing["changes"]]
+
         forgotten = await call(client, "forget", path=path, namespace="user-8213")
         assert forgotten["deleted"] is True
+        since = await call(client, "changes_since", namespace="user-8213", since=listing["commit"])
+        assert [(c["path"], c["change"]) for c in since["changes"]] == [(path, "delete")]
+        gone = await refused(client, "changes_since", namespace="user-8213", since="0" * 40)
+        assert "commit_not_in_history: " in gone
         text = await refused(client, "forget", path=path, namespace="user-8213")
         assert text.count("memory_not_found") == 1
         history = await call(client, "memory_history", path=path, namespace="user-8213")

@@ -161,12 +161,33 @@ def tour(gl) -> None:
         "coffee"
     ]
 
+    blame = gl.memories.blame(path)
+    assert blame.commit == memory.commit and blame.blob == memory.blob
+    text, origin = blame.line(len(memory.raw.splitlines()))
+    assert "Sony A7III" in text and origin.job and origin.job.id == job.id
+    assert origin.action == "ingest" and origin.extractor == "offline"
+    assert origin.session_id == "chat-1" and [m.id for m in origin.messages] == ["msg-1"]
+    assert "Sony A7III" in origin.messages[0].content
+
+    everything = gl.namespaces.changes("default", page_size=1)
+    assert everything.since is None and sorted(c.path for c in everything.changes) == paths
+    assert {c.change for c in everything.changes} == {"add"}
+    before_forget = everything.commit
+
     forgotten = gl.memories.delete(path)
     assert forgotten.deleted and forgotten.commit
     history = gl.memories.history(path)
     assert [v.change for v in history.versions] == ["delete", "add"]
     assert history.versions[1].trailers["Gitloom-Job"] == job.id
     assert path not in {r.path for r in gl.retrieve("which camera did I buy").results}
+
+    since = gl.namespaces.changes("default", since=before_forget)
+    assert [(c.path, c.change, c.commit) for c in since.changes] == [
+        (path, "delete", forgotten.commit)
+    ]
+    assert since.commit == forgotten.commit and since.changes[0].action == "forget"
+    page = gl.namespaces.changes_page("default", since=before_forget, limit=5)
+    assert page.next_cursor is None and page.commit == forgotten.commit
 
     # Reverting a job: refused while a file it wrote was changed since (forgotten here),
     # done in one commit otherwise, and the same answer when asked again.
@@ -221,8 +242,13 @@ async def async_tour(gl) -> None:
     await gl.namespaces.create("imported")
     archive = tar_of({"preferences/drinks/coffee-black.md": IMPORTED})
     assert (await gl.namespaces.import_("imported", archive, format="tar")).created
+    blame = await gl.memories.blame(path)
+    assert blame.commits[0].job.id == job.id and blame.commits[0].messages
+    start = (await gl.namespaces.changes("default")).commit
     assert (await gl.memories.delete(path)).deleted
     assert len((await gl.memories.history(path)).versions) == 2
+    page = await gl.namespaces.changes_page("default", since=start)
+    assert [(c.path, c.change) for c in page.changes] == [(path, "delete")]
     revert = await gl.jobs.revert(sister.id, force=True)
     assert revert.removed == sorted(sister.result.created) and revert.skipped == []
     assert (await gl.jobs.revert(sister)).already_reverted
@@ -259,6 +285,7 @@ def test_errors_carry_the_envelope_code_and_status(gl, service):
         BadRequestError,
         ConflictError,
         GitLoom,
+        GoneError,
         NotFoundError,
     )
 
@@ -283,6 +310,12 @@ def test_errors_carry_the_envelope_code_and_status(gl, service):
     with pytest.raises(BadRequestError) as no_query:
         gl.retrieve("")
     assert no_query.value.code.startswith("invalid")
+    with pytest.raises(GoneError) as gone:
+        gl.namespaces.changes("default", since="0" * 40)
+    assert (gone.value.code, gone.value.status) == ("commit_not_in_history", 410)
+    with pytest.raises(BadRequestError) as short:
+        gl.namespaces.changes_page("default", since="abc123")
+    assert short.value.code == "invalid_commit"
 
     with (
         GitLoom(service, api_key="glk_not-a-key") as stranger,

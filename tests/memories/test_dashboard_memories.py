@@ -217,6 +217,35 @@ def test_jobs_list_their_status_commit_and_the_memories_they_touched(page_client
         assert page_client.get(f"/namespaces/notes/memories/{path}").status_code == 200
 
 
+def test_a_memory_page_shows_each_lines_job_and_the_messages_that_produced_it(
+    page_client, person, notes
+):
+    from memories.ingest import job_run
+
+    job = job_run(
+        job=_accept(person, "I bought a Fujifilm X100V camera in Tokyo for 1200 dollars.")
+    )
+    path = job.result["created"][0]
+    page = page_client.get(f"/namespaces/notes/memories/{path}")
+    assert page.status_code == 200
+    section = page.text[page.text.index('id="blame-title"') :]
+    # line -> job (a link to its page) -> the message it came from
+    assert "1–" in section and "Fujifilm X100V" in section
+    assert f'href="/namespaces/notes/jobs/{job.public_id}/"' in section
+    assert job.commit[:10] in section
+    assert "<code>m1</code>" in section and "I bought a Fujifilm X100V camera in Tokyo" in section
+    assert "extractor <code>offline</code>" in section and "session <code>s-1</code>" in section
+
+    # A later import rewrites the body: that line is the import's, the rest the job's.
+    raw = page_client.get(f"/namespaces/notes/memories/{path}").context["raw"]
+    changed = raw.replace("Fujifilm X100V", "Fujifilm X100VI")
+    assert upload(page_client, tar_gz({path: changed.encode()})).status_code == 302
+    section = page_client.get(f"/namespaces/notes/memories/{path}").text
+    section = section[section.index('id="blame-title"') :]
+    assert '<span class="badge">import</span>' in section
+    assert f'href="/namespaces/notes/jobs/{job.public_id}/"' in section
+
+
 def test_a_failed_job_shows_its_error_in_words(page_client, person, notes, settings):
     from memories.ingest import job_run
 

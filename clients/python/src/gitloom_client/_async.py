@@ -178,6 +178,36 @@ class Namespaces:
             _core.namespace_import(name, _core.read_upload(data), format)
         )
 
+    async def changes_page(
+        self,
+        name: str,
+        *,
+        since: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> models.ChangesPage:
+        """One page of the memories added, modified and deleted from commit ``since`` to
+        the head (``limit`` 1-1000, the service's default 200); without ``since``, every
+        memory as added. ``GoneError`` (``commit_not_in_history``) when ``since`` is not
+        in the namespace's history: re-sync in full."""
+        return await self._client._send(
+            _core.namespace_changes_page(name, since=since, cursor=cursor, limit=limit)
+        )
+
+    async def changes(
+        self, name: str, *, since: str | None = None, page_size: int | None = None
+    ) -> models.Changes:
+        """Every change from commit ``since`` to the head, all pages (each answers for
+        the head the first one found). Apply them to a local copy, then keep
+        ``.commit`` and pass it as ``since`` next time."""
+        first = await self.changes_page(name, since=since, limit=page_size)
+        changes, cursor = list(first.changes), first.next_cursor
+        while cursor:
+            page = await self.changes_page(name, since=since, cursor=cursor, limit=page_size)
+            changes += page.changes
+            cursor = page.next_cursor
+        return models.Changes(since=first.since, commit=first.commit, changes=changes)
+
 
 class Memories:
     """``/v1/memories``: post conversations, read and forget the memories they became."""
@@ -268,6 +298,13 @@ class Memories:
         """Every version of the memory, newest first, with diffs."""
         return await self._client._send(
             _core.memory_history(path, self._client._namespace(namespace))
+        )
+
+    async def blame(self, path: str, *, namespace: str | None = None) -> models.MemoryBlame:
+        """Where each line of the memory came from: the commit that last changed it, its
+        job, session, extractor and prompt version, and the messages its sources cite."""
+        return await self._client._send(
+            _core.memory_blame(path, self._client._namespace(namespace))
         )
 
 

@@ -333,6 +333,32 @@ def memory_history(path: str, namespace: str | None) -> Call[models.MemoryHistor
     )
 
 
+def memory_blame(path: str, namespace: str | None) -> Call[models.MemoryBlame]:
+    return Call(
+        "GET",
+        f"/v1/memories/{_memory_path(path)}/blame",
+        _reader(models.MemoryBlame.from_dict),
+        params=_namespace_param(namespace),
+        retry=True,
+    )
+
+
+def namespace_changes_page(
+    name: str, *, since: str | None, cursor: str | None, limit: int | None
+) -> Call[models.ChangesPage]:
+    params = []
+    for key, value in (("since", since), ("cursor", cursor), ("limit", limit)):
+        if value is not None:
+            params.append((key, str(value)))
+    return Call(
+        "GET",
+        f"/v1/namespaces/{_segment(name)}/changes",
+        _reader(models.ChangesPage.from_dict),
+        params=params,
+        retry=True,
+    )
+
+
 def job_get(job_id: str) -> Call[models.Job]:
     return Call(
         "GET", f"/v1/jobs/{_segment(str(job_id))}", _reader(models.Job.from_dict, "job"), retry=True

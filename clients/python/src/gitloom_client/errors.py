@@ -74,6 +74,11 @@ class ConflictError(APIError):
     """409: ``namespace_exists``, ``idempotency_key_reused``, ``write_conflict``."""
 
 
+class GoneError(APIError):
+    """410: ``commit_not_in_history``: a commit the answer would be relative to is not
+    (or no longer) in the namespace's history; re-sync from a full copy."""
+
+
 class PayloadTooLargeError(APIError):
     """413: over a size limit."""
 
@@ -128,6 +133,7 @@ _BY_STATUS: dict[int, type[APIError]] = {
     403: PermissionDeniedError,
     404: NotFoundError,
     409: ConflictError,
+    410: GoneError,
     413: PayloadTooLargeError,
     429: RateLimitError,
     503: ServiceUnavailableError,

@@ -307,6 +307,183 @@ class MemoryHistory:
 
 
 @dataclass(frozen=True)
+class SourceMessage:
+    """A message of a job's transcript that a memory version cites in ``sources``."""
+
+    id: str
+    role: str
+    content: str
+    name: str | None = None
+    timestamp: datetime | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SourceMessage:
+        return cls(
+            id=str(data["id"]),
+            role=data.get("role") or "",
+            content=data.get("content") or "",
+            name=data.get("name"),
+            timestamp=_time(data.get("timestamp")),
+        )
+
+
+@dataclass(frozen=True)
+class BlameJob:
+    """The job of this namespace that made a commit (``jobs.get(id)`` for all of it)."""
+
+    id: str
+    status: str
+    session_id: str = ""
+    created: datetime | None = None
+
+
+@dataclass(frozen=True)
+class BlameCommit:
+    """A commit that wrote lines of a memory: ``action`` is ``ingest`` (a job),
+    ``forget``, ``import``, ... or ``other``; ``messages`` are the messages of its job
+    that the memory's ``sources`` (as this commit left it) cite."""
+
+    commit: str
+    time: datetime | None
+    message: str
+    action: str
+    job: BlameJob | None = None
+    session_id: str | None = None
+    extractor: str | None = None
+    prompt_version: str | None = None
+    sources: list[str] = field(default_factory=list)
+    messages: list[SourceMessage] = field(default_factory=list)
+    trailers: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BlameCommit:
+        job = data.get("job")
+        return cls(
+            commit=data["commit"],
+            time=_time(data.get("time")),
+            message=data.get("message") or "",
+            action=data.get("action") or "",
+            job=BlameJob(
+                id=str(job["id"]),
+                status=job.get("status") or "",
+                session_id=job.get("session_id") or "",
+                created=_time(job.get("created")),
+            )
+            if job
+            else None,
+            session_id=data.get("session_id"),
+            extractor=data.get("extractor"),
+            prompt_version=data.get("prompt_version"),
+            sources=_strings(data.get("sources")),
+            messages=[SourceMessage.from_dict(item) for item in data.get("messages") or []],
+            trailers={str(k): str(v) for k, v in (data.get("trailers") or {}).items()},
+        )
+
+
+@dataclass(frozen=True)
+class BlameHunk:
+    """Consecutive lines (``start`` from 1) last changed by the same ``commit``."""
+
+    start: int
+    lines: list[str]
+    commit: str
+
+
+@dataclass(frozen=True)
+class MemoryBlame:
+    """Where each line of a memory came from: ``hunks`` in file order, ``commits`` each
+    once, newest first. ``line(n)`` gives line ``n`` with its commit."""
+
+    path: str
+    commit: str
+    blob: str
+    hunks: list[BlameHunk]
+    commits: list[BlameCommit]
+
+    def commit_of(self, hunk: BlameHunk) -> BlameCommit:
+        return next(entry for entry in self.commits if entry.commit == hunk.commit)
+
+    def line(self, number: int) -> tuple[str, BlameCommit]:
+        """Line ``number`` (from 1) and the commit that last changed it."""
+        for hunk in self.hunks:
+            if hunk.start <= number < hunk.start + len(hunk.lines):
+                return hunk.lines[number - hunk.start], self.commit_of(hunk)
+        raise IndexError(f"{self.path} has no line {number}")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MemoryBlame:
+        return cls(
+            path=data["path"],
+            commit=data.get("commit") or "",
+            blob=data.get("blob") or "",
+            hunks=[
+                BlameHunk(
+                    start=int(item["start"]),
+                    lines=_strings(item.get("lines")),
+                    commit=item["commit"],
+                )
+                for item in data.get("hunks") or []
+            ],
+            commits=[BlameCommit.from_dict(item) for item in data.get("commits") or []],
+        )
+
+
+@dataclass(frozen=True)
+class ChangedMemory:
+    """A memory that changed: ``change`` is ``add``, ``modify`` or ``delete`` (``blob``
+    None); ``commit``, ``action`` and ``job`` say what last touched it."""
+
+    path: str
+    change: str
+    commit: str
+    blob: str | None = None
+    time: datetime | None = None
+    action: str = ""
+    job: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ChangedMemory:
+        return cls(
+            path=data["path"],
+            change=data.get("change") or "",
+            commit=data.get("commit") or "",
+            blob=data.get("blob"),
+            time=_time(data.get("time")),
+            action=data.get("action") or "",
+            job=str(data["job"]) if data.get("job") else None,
+        )
+
+
+@dataclass(frozen=True)
+class ChangesPage:
+    """One page of ``namespaces.changes``; pass ``next_cursor`` back for the next."""
+
+    since: str | None
+    commit: str
+    changes: list[ChangedMemory]
+    next_cursor: str | None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ChangesPage:
+        return cls(
+            since=data.get("since"),
+            commit=data.get("commit") or "",
+            changes=[ChangedMemory.from_dict(item) for item in data.get("changes") or []],
+            next_cursor=data.get("next_cursor") or None,
+        )
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Every change from ``since`` (None: the empty namespace) to ``commit``: apply them
+    to a copy, then keep ``commit`` and ask ``since=commit`` next time."""
+
+    since: str | None
+    commit: str
+    changes: list[ChangedMemory]
+
+
+@dataclass(frozen=True)
 class Forgotten:
     """What ``memories.delete`` did: the commit that removed the file."""
 
