@@ -411,3 +411,56 @@ def test_the_job_page_reverts_after_asking_and_shows_what_is_in_the_way(api, ing
     # Another namespace's page does not reach the job.
     api.post("/v1/namespaces", {"name": "elsewhere"}, format="json")
     assert page.get(f"/namespaces/elsewhere/jobs/{first['id']}/revert/").status_code == 404
+
+
+# --- import jobs -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def import_job(settings, django_capture_on_commit_callbacks, api, ns):
+    """A big import (over GITLOOM_IMPORT_INLINE_BYTES) is a job; returns it done."""
+    settings.GITLOOM_QUEUE_SYNC = True
+    settings.GITLOOM_IMPORT_INLINE_BYTES = 100
+
+    def post(data: bytes, namespace: str = "default", fmt: str = "tar") -> dict:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = api.post(
+                f"/v1/namespaces/{namespace}/import?format={fmt}",
+                data,
+                content_type="application/gzip",
+            )
+        assert response.status_code == 202, response.json()
+        job = api.get(f"/v1/jobs/{response.json()['job']['id']}").json()["job"]
+        assert job["status"] == "done", job
+        return job
+
+    return post
+
+
+def test_a_tar_import_job_is_reverted_like_an_ingest_and_a_bundle_import_is_not(api, import_job):
+    leica, fuji = "facts/gear/leica-m6.md", "facts/gear/fuji-x100v.md"
+    first = import_job(
+        tar_gz(
+            {
+                leica: memory_bytes("Owns a Leica M6 bought in 2019.", cues=["which Leica"]),
+                fuji: memory_bytes("Owns a Fujifilm X100V.", cues=["which Fujifilm camera"]),
+            }
+        )
+    )
+    old = api.get(f"/v1/memories/{leica}").json()["raw"]
+    second = import_job(
+        tar_gz({leica: memory_bytes("Sold the Leica M6 in 2026.", cues=["which Leica"])})
+    )
+    assert second["result"]["rewritten"] == [leica]
+    assert revert(api, first["id"]).json()["error"]["code"] == "revert_conflict"
+    assert revert(api, second["id"]).json()["restored"] == [leica]
+    assert api.get(f"/v1/memories/{leica}").json()["raw"] == old
+    assert revert(api, first["id"]).json()["removed"] == [fuji, leica]
+    assert paths(api) == []
+
+    api.post("/v1/namespaces", {"name": "copy"}, format="json")
+    bundle = api.get("/v1/namespaces/default/export?format=bundle").content
+    brought = import_job(bundle, namespace="copy", fmt="bundle")
+    refused = revert(api, brought["id"])
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "job_not_revertible"
