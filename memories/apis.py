@@ -56,7 +56,6 @@ from memories.transcripts import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGES, 
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import (
     BundleTooLarge,
-    CommitNotFound,
     CommitNotInHistory,
     InvalidBundle,
     InvalidCommitId,
@@ -936,7 +935,7 @@ class JobRevertApi(APIView):
         NothingToRevert,
         JobNotRevertible,
         RevertConflict,
-        CommitNotFound,
+        CommitNotInHistory,
         *WRITE_ERRORS,
     )
     def post(self, request, job_id: str):

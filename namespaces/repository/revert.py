@@ -17,13 +17,15 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime
 
-from namespaces.errors import CommitNotFound
+from namespaces.errors import CommitNotInHistory
 from namespaces.repository.manifest import load_head
 from namespaces.repository.packs import Objects
 from namespaces.repository.snapshot import Snapshot
 from namespaces.repository.trees import blob_at, diff_trees
 from namespaces.repository.values import LogEntry, check_prefix, check_sha, parse_message
 from namespaces.storage import object_store
+
+NOT_IN_HISTORY = "The commit to revert is not in this namespace's history."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +74,7 @@ def _since(objects: Objects, start: bytes, commit: bytes) -> list[bytes]:
     sha: bytes | None = start
     while sha != commit:
         if sha is None:
-            raise CommitNotFound("The commit is not in this namespace's history.")
+            raise CommitNotInHistory(NOT_IN_HISTORY)
         chain.append(sha)
         parents = objects.commit(sha).parents
         sha = parents[0] if parents else None
@@ -88,7 +90,8 @@ def repository_revert_plan(
 ) -> RevertPlan:
     """What undoing ``commit`` at the head (or at commit ``at``) would be.
 
-    ``commit`` must be in the first-parent history of the head (else ``CommitNotFound``).
+    ``commit`` must be in the first-parent history of the head (else
+    ``CommitNotInHistory``).
     ``marker`` (a trailer name and value) looks for a later commit that already undid
     it; when there is one the plan is made at that commit's parent and names it in
     ``marked``, so the caller can answer as it did then.
@@ -101,7 +104,7 @@ def repository_revert_plan(
     try:
         chain = _since(objects, start, target)
     except KeyError:
-        raise CommitNotFound("No such commit in this namespace.") from None
+        raise CommitNotInHistory(NOT_IN_HISTORY) from None
     marked = None
     if marker is not None:
         name, value = marker
