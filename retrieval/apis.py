@@ -1,7 +1,12 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -11,7 +16,16 @@ from gitloom.serializers import StrictSerializer
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.memory_format import TIERS
 from retrieval.embeddings import EmbeddingUnavailable
-from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
+from retrieval.errors import (
+    AmbiguousCommit,
+    AsOfBeforeHistory,
+    AsOfNotFound,
+    InvalidArms,
+    InvalidAsOf,
+    InvalidLimit,
+    InvalidQuery,
+    QueryTooLong,
+)
 from retrieval.query import ARMS
 from retrieval.selectors import MAX_LIMIT, MAX_QUERY_CHARS, retrieve
 
@@ -102,6 +116,30 @@ class ResultSerializer(serializers.Serializer):
         ref_name = "Result"
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {
+            "commit": {"type": "string", "description": "the commit whose index was read"},
+            "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "when that commit was made",
+            },
+        },
+        "required": ["commit", "time"],
+    }
+)
+class AsOfField(serializers.Field):
+    """``{"commit", "time"}`` of the past commit read, or null for the head. (A nested
+    serializer cannot be nullable in an OpenAPI 3.0 schema: ``allOf`` drops it.)"""
+
+    def to_representation(self, value):
+        time_field = serializers.DateTimeField()
+        return {"commit": value.commit, "time": time_field.to_representation(value.time)}
+
+
 class RetrievalOutputSerializer(serializers.Serializer):
     tenant = serializers.CharField(help_text="the account id")
     namespace = serializers.CharField()
@@ -114,6 +152,11 @@ class RetrievalOutputSerializer(serializers.Serializer):
         "differs from `commit` while the index is behind the head",
     )
     took_ms = serializers.FloatField()
+    as_of = AsOfField(
+        allow_null=True,
+        help_text="with an `as_of` parameter, the past commit the results come from "
+        "(also in `commit` and `indexed_commit`); null for the head",
+    )
     results = ResultSerializer(many=True)
 
     class Meta:
@@ -126,6 +169,7 @@ RETRIEVAL_EXAMPLE = {
     "commit": "9b1e6f3c2a0d4e5f8a7b6c5d4e3f2a1b0c9d8e7f",
     "indexed_commit": "9b1e6f3c2a0d4e5f8a7b6c5d4e3f2a1b0c9d8e7f",
     "took_ms": 7.4,
+    "as_of": None,
     "results": [
         {
             "path": "facts/camera-gear/sony-a7iii-purchase-1c9e04aa.md",
@@ -188,6 +232,10 @@ class RetrieveApi(NamespaceScopedApi):
         min_similarity = serializers.FloatField(
             min_value=-1.0, max_value=1.0, required=False, default=None, allow_null=True
         )
+        # Checked by the selector (a commit id or a time): its message is the one shown.
+        as_of = serializers.CharField(
+            required=False, default=None, allow_blank=True, max_length=100
+        )
 
     @extend_schema(
         operation_id="retrieve_retrieve",
@@ -222,12 +270,35 @@ class RetrieveApi(NamespaceScopedApi):
                 "-1..1: a memory no cue of which is at least this similar to the query is "
                 "not found by the semantic arm (nor followed by the graph arm); default none",
             ),
+            OpenApiParameter(
+                "as_of",
+                OpenApiTypes.STR,
+                description="read the namespace as it was at a past commit: a commit id "
+                "(7-40 hex digits, a unique prefix) or an ISO-8601 time (the last commit "
+                "made at or before it; UTC when it has no offset). The same query and "
+                "commit always give the same results: BM25 statistics are that commit's, "
+                "the semantic arm is exact and ageing counts to the commit's time. "
+                "Default: the head",
+                examples=[
+                    OpenApiExample("commit", value="9b1e6f3"),
+                    OpenApiExample("time", value="2026-07-31T09:12:00Z"),
+                ],
+            ),
         ],
         responses={200: RetrievalOutputSerializer},
         examples=[OpenApiExample("camera", value=RETRIEVAL_EXAMPLE)],
     )
     @raises(
-        InvalidInput, InvalidQuery, QueryTooLong, InvalidLimit, InvalidArms, EmbeddingUnavailable
+        InvalidInput,
+        InvalidQuery,
+        QueryTooLong,
+        InvalidLimit,
+        InvalidArms,
+        InvalidAsOf,
+        AmbiguousCommit,
+        AsOfNotFound,
+        AsOfBeforeHistory,
+        EmbeddingUnavailable,
     )
     def get(self, request, namespace):
         params = request.query_params
@@ -246,5 +317,6 @@ class RetrieveApi(NamespaceScopedApi):
             tags=args["tag"],
             arms=args["arms"],
             min_similarity=args["min_similarity"],
+            as_of=args["as_of"],
         )
         return Response(RetrievalOutputSerializer(found).data)

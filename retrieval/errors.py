@@ -1,4 +1,4 @@
-from gitloom.errors import InvalidInput
+from gitloom.errors import InvalidInput, NotFound
 
 
 class InvalidQuery(InvalidInput):
@@ -23,3 +23,22 @@ class InvalidArms(InvalidInput):
 class InvalidLocomo(InvalidInput):
     # From the eval_locomo command's input file; never an API answer.
     code, message = "invalid_locomo", "Unreadable LoCoMo data."
+
+
+class InvalidAsOf(InvalidInput):
+    code, message = (
+        "invalid_as_of",
+        "as_of must be a commit id (7 to 40 hex digits) or an ISO-8601 time.",
+    )
+
+
+class AmbiguousCommit(InvalidInput):
+    code, message = "ambiguous_commit", "That commit prefix names more than one commit."
+
+
+class AsOfNotFound(NotFound):
+    code, message = "as_of_not_found", "No such commit in this namespace's indexed history."
+
+
+class AsOfBeforeHistory(NotFound):
+    code, message = "as_of_before_history", "That time is before the namespace's first commit."

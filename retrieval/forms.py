@@ -46,6 +46,17 @@ class RetrieveForm(forms.Form):
         initial=list(ARMS),
     )
 
+    as_of = forms.CharField(
+        label="As of",
+        required=False,
+        max_length=100,
+        widget=forms.TextInput(
+            attrs={"placeholder": "commit id or 2026-07-31T09:12:00Z", "autocomplete": "off"}
+        ),
+        help_text="Search the memory as it was at a past commit (its id, 7+ hex digits) or "
+        "time (the last commit made by then). Empty: now.",
+    )
+
     def clean_limit(self) -> int:
         return self.cleaned_data["limit"] or 10
 

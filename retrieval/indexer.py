@@ -4,14 +4,27 @@
 :func:`namespace_scope`, holding the namespace's ``retrieval_index_state`` row lock:
 
 1. read the head commit from object storage; if it is the indexed commit, stop;
-2. diff the indexed commit's tree against the head's (``repository_diff``: subtrees
-   whose hash is unchanged are never read), so only changed memory files are visited;
-3. for every changed path, drop the old document with its postings, cues and edges
-   (taking its terms out of the BM25 statistics), and for every added or modified
-   file insert the new document, keyed by the blob hash it was built from;
-4. embed only cue texts this namespace has no vector for yet; vectors of cue texts
-   already present (in this or any other memory of the namespace) are copied;
-5. record the head as the indexed commit.
+2. list the commits from the indexed one to the head (first parents: several may have
+   landed since the last run), and for each in turn, oldest first:
+3. diff its tree against its parent's (subtrees whose hash is unchanged are never
+   read), so only changed memory files are visited;
+4. for every changed path, move the old document with its postings, cues and edges to
+   the history tables (stamped with the range of commits it was at the head,
+   ``[from_seq, to_seq)``; ``retrieval/migrations/0008_index_history``), taking its
+   terms out of the BM25 statistics (whose replaced values go to history too), and for
+   every added or modified file insert the new document, keyed by the blob hash it was
+   built from, with ``from_seq`` = this commit's number in the namespace's sequence;
+5. embed only cue texts this namespace has no vector for yet; vectors of cue texts
+   already present (at the head or in history) are copied;
+6. record the commit with its number, time and BM25 totals in ``retrieval_commit``;
+7. record the head as the indexed commit.
+
+The head tables hold exactly the head, as before; the history tables hold every
+earlier indexed version, which is what ``retrieval.asof`` reads. When the indexed
+commit is not an ancestor of the head (history rewritten: a purge, an import that
+replaced it) or ``rebuild=True``, every row of the namespace, history included, is
+dropped and the whole first-parent history is indexed again from the root commit, so
+nothing the repository no longer holds survives in the index.
 
 Running it twice is a no-op; a crash rolls the whole transaction back, so the index
 stays at the previous commit and the next run redoes the diff. Two runs for one
@@ -30,6 +43,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import connection
 
@@ -38,6 +52,7 @@ from namespaces.errors import CommitNotFound
 from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
 from namespaces.repository import TreeChange
 from retrieval.embeddings import embed_texts, vector_literal
+from retrieval.models import HISTORY_TABLES
 from retrieval.scope import namespace_scope
 
 logger = logging.getLogger("gitloom.retrieval")
@@ -60,6 +75,8 @@ class IndexResult:
     embedded: int = 0
     reused: int = 0
     skipped: list[str] = field(default_factory=list)
+    memories: int | None = None  # at the indexed commit (counts above add up every commit's)
+    commits: int = 0  # commits applied (a rebuild: the whole history)
 
     @property
     def changed(self) -> bool:
@@ -77,7 +94,7 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
     prefix = namespace.storage_prefix
     namespace_id = int(namespace.pk)
     with namespace_scope(namespace):
-        previous = _lock_state(namespace_id)
+        previous, seq = _lock_state(namespace_id)
         head = repository_head(prefix=prefix)
         result = IndexResult(namespace_id=namespace_id, previous_commit=previous, commit=head)
         if head == previous and not rebuild:
@@ -85,24 +102,36 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
         if head is None:
             # The repository is gone: nothing is retrievable any more.
             _forget_all(namespace_id)
-            _set_commit(namespace_id, "")
+            result.memories = _set_commit(namespace_id, "", 0)
             result.commit = None
             return result
-        # One view of the head for the diff and the blobs (its commit may be newer than
+        # One view of the head for the diffs and the blobs (its commit may be newer than
         # the head read above: that is the one indexed).
         snapshot = repository_snapshot(prefix=prefix)
         head = result.commit = snapshot.commit
-        changes: list[TreeChange] | None = None
-        if previous and not rebuild:
-            try:
-                changes = snapshot.changes_since(previous)
-            except CommitNotFound:  # the indexed commit is not in this repository
+        chain: list[tuple[str, datetime]] | None = None
+        parent = previous
+        if previous and not rebuild and _history_has(namespace_id, previous, seq):
+            chain, found = snapshot.first_parents(stop=previous)
+            if not found:  # the indexed commit is not in this repository's history
                 logger.warning("index of %s: commit %s is gone; rebuilding", prefix, previous)
-        if changes is None:
+                chain = None
+        if chain is None:
             _forget_all(namespace_id)
-            changes = [TreeChange("add", path, None, blob) for path, blob in snapshot.walk()]
-        _apply(namespace_id, changes, snapshot.read_blob, result)
-        _set_commit(namespace_id, head)
+            chain, _ = snapshot.first_parents()
+            parent, seq = None, 0
+        for sha, when in chain:
+            seq += 1
+            step = snapshot.at(sha)
+            try:
+                changes = step.changes_since(parent)
+            except CommitNotFound:  # cannot happen on a chain read from the same objects
+                raise RuntimeError(f"commit {parent} vanished while indexing") from None
+            _apply(namespace_id, changes, step.read_blob, result, seq)
+            _record_commit(namespace_id, seq, sha, when)
+            parent = sha
+        result.commits = len(chain)
+        result.memories = _set_commit(namespace_id, head, seq)
     if result.added or result.modified or result.deleted or rebuild:
         logger.info(
             "indexed %s at %s: +%d ~%d -%d, %d cue texts embedded, %d reused",
@@ -120,7 +149,7 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
 # --- steps ------------------------------------------------------------------------------
 
 
-def _lock_state(namespace_id: int) -> str | None:
+def _lock_state(namespace_id: int) -> tuple[str | None, int]:
     with connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO retrieval_index_state (namespace_id) VALUES (%s)"
@@ -128,32 +157,65 @@ def _lock_state(namespace_id: int) -> str | None:
             [namespace_id],
         )
         cursor.execute(
-            "SELECT indexed_commit FROM retrieval_index_state WHERE namespace_id = %s FOR UPDATE",
+            "SELECT indexed_commit, indexed_seq FROM retrieval_index_state"
+            " WHERE namespace_id = %s FOR UPDATE",
             [namespace_id],
         )
-        (commit,) = cursor.fetchone()
+        commit, seq = cursor.fetchone()
         # The partition normally exists from index_namespace_create; this covers
         # namespaces made before the index existed. A no-op when it is there, and
         # under the state row lock so two first runs cannot both create it.
         cursor.execute("SELECT retrieval_cue_partition_create(%s)", [namespace_id])
-        return commit or None
+        return commit or None, seq
 
 
-def _set_commit(namespace_id: int, commit: str) -> None:
+def _set_commit(namespace_id: int, commit: str, seq: int) -> int:
+    """Record the indexed commit; return how many memories the index holds at it."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "UPDATE retrieval_index_state SET indexed_commit = %s, updated = now()"
-            " WHERE namespace_id = %s",
-            [commit, namespace_id],
+            "UPDATE retrieval_index_state SET indexed_commit = %s, indexed_seq = %s,"
+            " updated = now() WHERE namespace_id = %s RETURNING doc_count",
+            [commit, seq, namespace_id],
+        )
+        return cursor.fetchone()[0]
+
+
+def _history_has(namespace_id: int, commit: str, seq: int) -> bool:
+    """Whether the indexed commit is the last one the history recorded (a namespace
+    indexed before history was kept has none, and is rebuilt with it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM retrieval_commit WHERE namespace_id = %s AND seq = %s AND sha = %s",
+            [namespace_id, seq, commit],
+        )
+        return cursor.fetchone() is not None
+
+
+def _record_commit(namespace_id: int, seq: int, sha: str, when: datetime) -> None:
+    """The commit, its number and its BM25 totals (the index state once it is applied)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO retrieval_commit (namespace_id, seq, sha, committed, doc_count,"
+            " cue_length_total, body_length_total)"
+            " SELECT namespace_id, %s, %s, %s, doc_count, cue_length_total, body_length_total"
+            " FROM retrieval_index_state WHERE namespace_id = %s",
+            [seq, sha, when, namespace_id],
         )
 
 
 def _forget_all(namespace_id: int) -> None:
+    """Every index row of the namespace, head and history: a rebuild starts from nothing,
+    so text the repository no longer holds (a purge) cannot survive in the index."""
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM retrieval_cue WHERE namespace_id = %s", [namespace_id])
-        for table in ("retrieval_edge", "retrieval_posting", "retrieval_term_stat"):
+        for table in (
+            "retrieval_edge",
+            "retrieval_posting",
+            "retrieval_term_stat",
+            "retrieval_document",
+            *HISTORY_TABLES,
+        ):
             cursor.execute(f"DELETE FROM {table} WHERE namespace_id = %s", [namespace_id])  # noqa: S608
-        cursor.execute("DELETE FROM retrieval_document WHERE namespace_id = %s", [namespace_id])
         cursor.execute(
             "UPDATE retrieval_index_state"
             " SET doc_count = 0, cue_length_total = 0, body_length_total = 0"
@@ -167,6 +229,7 @@ def _apply(
     changes: list[TreeChange],
     read_blob: Callable[[str], bytes],
     result: IndexResult,
+    seq: int,
 ) -> None:
     changes = [c for c in changes if _is_memory_path(c.path)]
     if not changes:
@@ -211,9 +274,9 @@ def _apply(
 
     vectors = _vectors_for(namespace_id, new_docs, result)
     if remove:
-        _remove_documents(namespace_id, remove)
+        _remove_documents(namespace_id, remove, seq)
     if new_docs:
-        _insert_documents(namespace_id, new_docs, vectors)
+        _insert_documents(namespace_id, new_docs, vectors, seq)
 
 
 def _is_memory_path(path: str) -> bool:
@@ -243,9 +306,12 @@ def _vectors_for(
     with connection.cursor() as cursor:
         for start in range(0, len(wanted), BATCH):
             cursor.execute(
-                "SELECT DISTINCT ON (cue) cue, embedding::text FROM retrieval_cue"
-                " WHERE namespace_id = %s AND cue = ANY(%s)",
-                [namespace_id, wanted[start : start + BATCH]],
+                "SELECT DISTINCT ON (cue) cue, embedding::text FROM ("
+                " SELECT cue, embedding FROM retrieval_cue"
+                " WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)"
+                " UNION ALL SELECT cue, embedding FROM retrieval_cue_history"
+                " WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)) known",
+                {"ns": namespace_id, "cues": wanted[start : start + BATCH]},
             )
             vectors.update(cursor.fetchall())
     missing = [cue for cue in wanted if cue not in vectors]
@@ -256,11 +322,16 @@ def _vectors_for(
     return vectors
 
 
-def _remove_documents(namespace_id: int, ids: list[int]) -> None:
+def _remove_documents(namespace_id: int, ids: list[int], seq: int) -> None:
     with connection.cursor() as cursor:
+        # Their rows go to history first, valid until this commit; so do the term
+        # statistics this removal changes (_ARCHIVE_TERM_STATS).
+        args = {"ns": namespace_id, "ids": ids, "seq": seq}
+        for statement in _ARCHIVE_DOCUMENTS:
+            cursor.execute(statement, args)
+        cursor.execute(_ARCHIVE_TERM_STATS, args)
         # Take the documents' terms out of the BM25 statistics first: a term whose last
         # document goes is deleted (df stays > 0), the rest are decremented.
-        args = {"ns": namespace_id, "ids": ids}
         cursor.execute(_DROP_TERM_STATS, args)
         cursor.execute(_DECREMENT_TERM_STATS, args)
         cursor.execute(_SUBTRACT_STATE, args)
@@ -303,8 +374,46 @@ WITH gone AS (
     SELECT term, count(*) AS n FROM retrieval_posting
     WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s) GROUP BY term
 )
-UPDATE retrieval_term_stat t SET df = t.df - gone.n FROM gone
+UPDATE retrieval_term_stat t SET df = t.df - gone.n, from_seq = %(seq)s FROM gone
 WHERE t.namespace_id = %(ns)s AND t.term = gone.term
+"""
+
+# History: rows that leave the head at commit %(seq)s, valid [from_seq, seq). A row made
+# at this very commit was never visible at any commit and is not kept.
+_DOCUMENT_COLUMNS = (
+    "id, namespace_id, path, blob_sha, tier, tags, cues, created, updated, confidence,"
+    " sources, related, body, cue_length, body_length, from_seq"
+)
+_ARCHIVE_DOCUMENTS = (
+    f"""INSERT INTO retrieval_document_history ({_DOCUMENT_COLUMNS}, to_seq)
+SELECT {_DOCUMENT_COLUMNS}, %(seq)s FROM retrieval_document
+WHERE namespace_id = %(ns)s AND id = ANY(%(ids)s) AND from_seq < %(seq)s""",  # noqa: S608
+    """INSERT INTO retrieval_posting_history (namespace_id, term, document_id, tf_cues, tf_body,
+    cue_length, body_length, impact, from_seq, to_seq)
+SELECT namespace_id, term, document_id, tf_cues, tf_body, cue_length, body_length, impact,
+       from_seq, %(seq)s
+FROM retrieval_posting
+WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s) AND from_seq < %(seq)s""",
+    """INSERT INTO retrieval_cue_history (namespace_id, document_id, cue, tier, tags, embedding,
+    from_seq, to_seq)
+SELECT namespace_id, document_id, cue, tier, tags, embedding, from_seq, %(seq)s
+FROM retrieval_cue
+WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s) AND from_seq < %(seq)s""",
+    """INSERT INTO retrieval_edge_history (namespace_id, src_document_id, src_path, dst_path,
+    type, from_seq, to_seq)
+SELECT namespace_id, src_document_id, src_path, dst_path, type, from_seq, %(seq)s
+FROM retrieval_edge
+WHERE namespace_id = %(ns)s AND src_document_id = ANY(%(ids)s) AND from_seq < %(seq)s""",
+)
+# A term's document frequency before this commit changes it (its documents leave, or
+# new ones arrive), valid until this commit; the head row then starts at this commit.
+_ARCHIVE_TERM_STATS = """
+INSERT INTO retrieval_term_stat_history (namespace_id, term, df, from_seq, to_seq)
+SELECT t.namespace_id, t.term, t.df, t.from_seq, %(seq)s
+FROM retrieval_term_stat t
+WHERE t.namespace_id = %(ns)s AND t.from_seq < %(seq)s
+  AND t.term IN (SELECT term FROM retrieval_posting
+                 WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s))
 """
 
 
@@ -328,14 +437,14 @@ CROSS JOIN LATERAL (
 _INSERT_DOCUMENTS = f"""
 INSERT INTO retrieval_document (
     namespace_id, path, blob_sha, tier, tags, cues, created, updated, confidence,
-    sources, related, body, tsv, cue_length, body_length
+    sources, related, body, tsv, cue_length, body_length, from_seq
 )
 SELECT %(ns)s, r.path, r.blob_sha, r.tier,
        ARRAY(SELECT jsonb_array_elements_text(r.tags)),
        ARRAY(SELECT jsonb_array_elements_text(r.cues)),
        r.created, r.updated, r.confidence,
        ARRAY(SELECT jsonb_array_elements_text(r.sources)),
-       r.related, r.body, v.tsv, lengths.cues, lengths.body
+       r.related, r.body, v.tsv, lengths.cues, lengths.body, %(seq)s
 FROM jsonb_to_recordset(%(docs)s::jsonb) AS r(
     path text, blob_sha text, tier text, tags jsonb, cues jsonb, created timestamptz,
     updated timestamptz, confidence float8, sources jsonb, related jsonb, body text,
@@ -347,24 +456,25 @@ RETURNING id
 
 _INSERT_POSTINGS = """
 INSERT INTO retrieval_posting (
-    namespace_id, term, document_id, tf_cues, tf_body, cue_length, body_length
+    namespace_id, term, document_id, tf_cues, tf_body, cue_length, body_length, from_seq
 )
 SELECT d.namespace_id, u.lexeme, d.id,
        count(*) FILTER (WHERE w.weight = 'A'), count(*) FILTER (WHERE w.weight = 'B'),
-       d.cue_length, d.body_length
+       d.cue_length, d.body_length, d.from_seq
 FROM retrieval_document d
 CROSS JOIN LATERAL unnest(d.tsv) AS u
 CROSS JOIN LATERAL unnest(u.weights) AS w(weight)
 WHERE d.namespace_id = %(ns)s AND d.id = ANY(%(ids)s)
-GROUP BY d.namespace_id, u.lexeme, d.id, d.cue_length, d.body_length
+GROUP BY d.namespace_id, u.lexeme, d.id, d.cue_length, d.body_length, d.from_seq
 """
 
 _ADD_TERM_STATS = """
-INSERT INTO retrieval_term_stat (namespace_id, term, df)
-SELECT namespace_id, term, count(*) FROM retrieval_posting
+INSERT INTO retrieval_term_stat (namespace_id, term, df, from_seq)
+SELECT namespace_id, term, count(*), %(seq)s FROM retrieval_posting
 WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s)
 GROUP BY namespace_id, term
-ON CONFLICT (namespace_id, term) DO UPDATE SET df = retrieval_term_stat.df + EXCLUDED.df
+ON CONFLICT (namespace_id, term) DO UPDATE
+SET df = retrieval_term_stat.df + EXCLUDED.df, from_seq = EXCLUDED.from_seq
 """
 
 _ADD_STATE = """
@@ -389,17 +499,17 @@ WHERE s.namespace_id = %(ns)s
 """
 
 _INSERT_CUES = """
-INSERT INTO retrieval_cue (namespace_id, document_id, cue, tier, tags, embedding)
-SELECT %(ns)s, d.id, r.cue, d.tier, d.tags, r.embedding::vector
+INSERT INTO retrieval_cue (namespace_id, document_id, cue, tier, tags, embedding, from_seq)
+SELECT %(ns)s, d.id, r.cue, d.tier, d.tags, r.embedding::vector, d.from_seq
 FROM jsonb_to_recordset(%(cues)s::jsonb) AS r(path text, cue text, embedding text)
 JOIN retrieval_document d ON d.namespace_id = %(ns)s AND d.path = r.path
 """
 
 _INSERT_EDGES = """
 INSERT INTO retrieval_edge (
-    namespace_id, src_document_id, src_path, dst_path, dst_document_id, type
+    namespace_id, src_document_id, src_path, dst_path, dst_document_id, type, from_seq
 )
-SELECT DISTINCT %(ns)s, d.id, d.path, r.dst_path, target.id, r.type
+SELECT DISTINCT %(ns)s, d.id, d.path, r.dst_path, target.id, r.type, d.from_seq
 FROM jsonb_to_recordset(%(edges)s::jsonb) AS r(path text, dst_path text, type text)
 JOIN retrieval_document d ON d.namespace_id = %(ns)s AND d.path = r.path
 LEFT JOIN retrieval_document target
@@ -415,20 +525,23 @@ WHERE e.namespace_id = %(ns)s AND d.namespace_id = %(ns)s AND d.id = ANY(%(ids)s
 """
 
 
-def derive_postings(*, namespace_id: int, document_ids: list[int]) -> None:
+def derive_postings(*, namespace_id: int, document_ids: list[int], seq: int = 0) -> None:
     """Build the BM25 side of documents already in ``retrieval_document``: their postings,
     the namespace's term statistics and the index state's totals. Runs in the caller's
-    namespace scope. The indexer calls it for every batch it inserts; ``bench_retrieve``
-    for the documents it loads in bulk."""
-    args = {"ns": namespace_id, "ids": document_ids}
+    namespace scope. The indexer calls it for every batch it inserts, with the number
+    of the commit being applied (term statistics it changes go to history first);
+    ``bench_retrieve`` for the documents it loads in bulk (no history: seq 0)."""
+    args = {"ns": namespace_id, "ids": document_ids, "seq": seq}
     with connection.cursor() as cursor:
         cursor.execute(_INSERT_POSTINGS, args)
+        if seq:
+            cursor.execute(_ARCHIVE_TERM_STATS, args)
         cursor.execute(_ADD_TERM_STATS, args)
         cursor.execute(_ADD_STATE, args)
 
 
 def _insert_documents(
-    namespace_id: int, new_docs: list[tuple[str, str, Memory]], vectors: dict[str, str]
+    namespace_id: int, new_docs: list[tuple[str, str, Memory]], vectors: dict[str, str], seq: int
 ) -> None:
     with connection.cursor() as cursor:
         for start in range(0, len(new_docs), BATCH):
@@ -450,10 +563,10 @@ def _insert_documents(
                 }
                 for path, blob, memory in batch
             ]
-            args = {"ns": namespace_id, "docs": json.dumps(docs)}
+            args = {"ns": namespace_id, "docs": json.dumps(docs), "seq": seq}
             cursor.execute(_INSERT_DOCUMENTS, args)
             ids = [row[0] for row in cursor.fetchall()]
-            derive_postings(namespace_id=namespace_id, document_ids=ids)
+            derive_postings(namespace_id=namespace_id, document_ids=ids, seq=seq)
             cues = [
                 {"path": path, "cue": cue, "embedding": vectors[cue]}
                 for path, _, memory in batch

@@ -29,6 +29,13 @@ namespace's scope):
                            namespace.
 ``retrieval_edge``         typed ``related`` links: source memory -> target path, and
                            the target's document id while a memory is at that path.
+
+History (``migrations/0008_index_history``, read by ``retrieval.asof``): the head tables
+above hold the head; what a commit replaced or removed moves to a ``*_history`` twin
+(documents, postings, term statistics, cues with their vectors, edges) stamped with the
+commits it was at the head, ``[from_seq, to_seq)``; head rows carry ``from_seq``.
+``retrieval_commit`` lists the namespace's indexed commits in order (``seq``), with
+their times and BM25 totals.
 """
 
 from __future__ import annotations
@@ -164,4 +171,14 @@ INDEX_TABLES = (
     "retrieval_cue",
     "retrieval_document",
     "retrieval_index_state",
+)
+
+# The history of the index, under the same boundary (migration 0008).
+HISTORY_TABLES = (
+    "retrieval_edge_history",
+    "retrieval_posting_history",
+    "retrieval_term_stat_history",
+    "retrieval_cue_history",
+    "retrieval_document_history",
+    "retrieval_commit",
 )

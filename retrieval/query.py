@@ -39,6 +39,8 @@ from pgvector import Vector
 
 from gitloom.errors import NamespaceNotFound
 from namespaces.memory_format import TIERS
+from retrieval.asof import SETTING as AS_OF_SETTING
+from retrieval.asof import AsOf, as_of_statement
 from retrieval.embeddings import vector_literal
 from retrieval.indexer import TEXT_SEARCH_CONFIG
 from retrieval.models import cue_partition
@@ -175,12 +177,19 @@ _CUE_FILTERS = (
 
 
 def _statement(
-    namespace_id: int, *, semantic_cues: int, filtered: bool, exact: bool = False
+    namespace_id: int,
+    *,
+    semantic_cues: int,
+    filtered: bool,
+    exact: bool = False,
+    as_of: bool = False,
 ) -> str:
     """The fused statement for one namespace: its cue partition by name, the number of
     nearest cues as a literal and the cue filters only when filtering, all of which the
-    planner must see to choose the HNSW scan on a generic plan."""
-    text = _sql().replace("__cue_partition__", cue_partition(namespace_id))
+    planner must see to choose the HNSW scan on a generic plan. ``as_of``: the same
+    statement over the index as of a past commit (``retrieval.asof``)."""
+    text = as_of_statement(_sql()) if as_of else _sql()
+    text = text.replace("__cue_partition__", cue_partition(namespace_id))
     text = text.replace("__cue_filters__", _CUE_FILTERS if filtered else "true")
     if exact:
         # An order no index can serve: the semantic arm scans the partition exactly.
@@ -205,6 +214,7 @@ def fused_search(
     exact: bool = False,
     explain: bool = False,
     min_similarity: float | None = None,
+    as_of: AsOf | None = None,
 ) -> SearchResult:
     """Run the fused query for ``namespace`` (a Namespace or anything with an int pk).
 
@@ -215,6 +225,8 @@ def fused_search(
     statement as ``plan`` (planned for these parameters: a custom plan).
     ``min_similarity`` is the semantic arm's floor: a cue less similar to the query
     (cosine) finds nothing, so neither it nor links from it bring a memory.
+    ``as_of`` reads the index as it was at that commit (``retrieval.asof``): an exact
+    semantic arm, ageing to the commit's time, a custom plan.
     """
     params = params or FusionParams()
     unknown = set(arms) - set(ARMS)
@@ -235,7 +247,7 @@ def fused_search(
         "namespace_id": int(namespace.pk),
         "query": query,
         "embedding": None,
-        "now": now or timezone.now(),
+        "now": now or (as_of.time if as_of else timezone.now()),
         "tiers": sorted(set(tiers)) or None,
         "tags": sorted(set(tags)) or None,
         "filtered": filtered,
@@ -266,13 +278,15 @@ def fused_search(
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }
-    generic = settings.GITLOOM_PREPARED_STATEMENTS and not (filtered or exact)
+    generic = settings.GITLOOM_PREPARED_STATEMENTS and not (filtered or exact or as_of)
     settings_ = {
         "plan_cache_mode": "force_generic_plan" if generic else "force_custom_plan",
         "hnsw.iterative_scan": "relaxed_order" if filtered else "off",
     }
     setup: list[str] = []
-    if params.ef_search:
+    if as_of:  # exact semantic arm, no HNSW settings; the views read this commit
+        settings_[AS_OF_SETTING] = str(int(as_of.seq))
+    elif params.ef_search:
         settings_["hnsw.ef_search"] = str(min(1000, max(params.ef_search, params.semantic_cues)))
     elif params.semantic_cues:
         # Derived in the scope from the namespace's own size, in the same round trip.
@@ -282,7 +296,11 @@ def fused_search(
         # Binary on the wire when bound on the server; text for a client-side binding.
         bound["embedding"] = Vector(list(embedding)) if prepare else vector_literal(embedding)
     sql = _statement(
-        int(namespace.pk), semantic_cues=params.semantic_cues, filtered=filtered, exact=exact
+        int(namespace.pk),
+        semantic_cues=params.semantic_cues,
+        filtered=filtered,
+        exact=exact and as_of is None,
+        as_of=as_of is not None,
     )
     plan = None
     if explain:

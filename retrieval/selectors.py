@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from namespaces.models import Namespace
+from retrieval.asof import AsOf, as_of_resolve
 from retrieval.embeddings import embed_query
 from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS, FusionParams, Hit, fused_search
@@ -25,6 +26,7 @@ class Retrieval:
     indexed_commit: str | None  # the commit the index, and so the results, reflect
     took_ms: float
     results: list[Hit] = field(default_factory=list)
+    as_of: AsOf | None = None  # the past commit read, when the request asked for one
 
 
 def retrieve(
@@ -37,6 +39,7 @@ def retrieve(
     arms: Collection[str] = ARMS,
     params: FusionParams | None = None,
     min_similarity: float | None = None,
+    as_of: str | None = None,
 ) -> Retrieval:
     """The memories of ``namespace`` that best answer ``query``.
 
@@ -46,6 +49,10 @@ def retrieve(
     query. ``commit`` is the namespace's head and ``indexed_commit`` the commit the
     results come from; they differ while the index is behind. ``min_similarity``
     (cosine, -1..1) is the semantic arm's relevance floor; ``None`` is no floor.
+
+    ``as_of`` (a commit id or prefix, or an ISO-8601 time) reads the namespace as it was
+    at that commit (``retrieval.asof``); ``commit`` and ``indexed_commit`` are then that
+    commit, and ``as_of`` says which it was and when it was made.
     """
     started = time.perf_counter()
     if not isinstance(query, str) or not query.strip():
@@ -61,6 +68,7 @@ def retrieve(
         raise InvalidArms(
             "Choose lexical and/or semantic (graph follows links from their hits).",
         )
+    past = as_of_resolve(namespace=namespace, value=as_of) if as_of is not None else None
     embedding = embed_query(query) if "semantic" in arms else None
     found = fused_search(
         namespace=namespace,
@@ -72,7 +80,18 @@ def retrieve(
         arms=arms,
         params=params,
         min_similarity=min_similarity,
+        as_of=past,
     )
+    if past is not None:
+        return Retrieval(
+            tenant=namespace.account_id,
+            namespace=namespace.name,
+            commit=past.commit,
+            indexed_commit=past.commit,
+            took_ms=round((time.perf_counter() - started) * 1000.0, 2),
+            results=found.hits,
+            as_of=past,
+        )
     return Retrieval(
         tenant=namespace.account_id,
         namespace=namespace.name,

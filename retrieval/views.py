@@ -10,9 +10,13 @@ from accounts.models import Account
 from gitloom.dashboard import dashboard_view
 from gitloom.errors import InvalidInput
 from namespaces.selectors import namespace_get_for_account
+from retrieval.errors import AsOfBeforeHistory, AsOfNotFound
 from retrieval.forms import RetrieveForm
 from retrieval.query import ARMS
 from retrieval.selectors import retrieve
+
+# Refusals that are about the "as of" field, shown beside it.
+AS_OF_CODES = ("invalid_as_of", "ambiguous_commit", "as_of_")
 
 
 @dashboard_view
@@ -35,9 +39,10 @@ def playground(request: HttpRequest, name: str, *, account: Account) -> HttpResp
                     tags=form.tags(),
                     # Nothing ticked is a choice the selector explains, not "all arms".
                     arms=form.cleaned_data["arms"],
+                    as_of=form.cleaned_data["as_of"].strip() or None,
                 )
-            except InvalidInput as exc:
-                form.add_error(None, exc.message)
+            except (InvalidInput, AsOfNotFound, AsOfBeforeHistory) as exc:
+                form.add_error("as_of" if exc.code.startswith(AS_OF_CODES) else None, exc.message)
         if form.errors:
             status = 400
     context = {

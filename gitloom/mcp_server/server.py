@@ -334,10 +334,20 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
                 "(cosine; e.g. 0.35), so an unrelated question can come back empty",
             ),
         ] = None,
+        as_of: Annotated[
+            str | None,
+            Field(
+                max_length=100,
+                description="Search the memory as it was at a past commit: a commit id "
+                "(7-40 hex digits, e.g. from memory_history) or an ISO-8601 time such as "
+                "2026-07-31T09:12:00Z (the last commit made by then). Default: now",
+            ),
+        ] = None,
     ) -> models.Retrieval:
         """Find the memories that best answer a query: exact words (BM25), meaning (cue
         vectors) and one hop along links between memories, fused. Results are evidence,
-        best first; `score` only orders them within this answer."""
+        best first; `score` only orders them within this answer. With `as_of`, what the
+        memory held then (as_of in the answer names the commit read)."""
         with api_errors():
             return await backend.client(ctx).retrieve(
                 query,
@@ -346,6 +356,7 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
                 tier=tier,
                 tag=tag,
                 min_similarity=min_similarity,
+                as_of=as_of,
             )
 
     @mcp.tool(title="List memories", annotations=_read_only())

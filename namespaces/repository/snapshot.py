@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 
 from dulwich.objects import Blob, Commit
 
@@ -82,6 +83,28 @@ class Snapshot:
             except KeyError:
                 raise CommitNotFound("No such commit in this namespace.") from None
         return diff_trees(self._objects, old_tree, self.tree)
+
+    def at(self, commit: str) -> Snapshot:
+        """The snapshot of another commit of the same repository (the same objects)."""
+        return snapshot_at(self._objects, check_sha(commit))[0]
+
+    def first_parents(self, *, stop: str | None = None) -> tuple[list[tuple[str, datetime]], bool]:
+        """This snapshot's commit and its first-parent ancestors, oldest first, as
+        ``(commit, commit time)``, back to ``stop`` (excluded) or to the root commit.
+        The flag says whether ``stop`` was met: False means it is not an ancestor
+        (or ``stop`` is None), and the list then runs from the root."""
+        chain: list[tuple[str, datetime]] = []
+        sha = self.commit.encode() if self.commit else None
+        stop_bytes = stop.encode() if stop else None
+        while sha is not None:
+            if sha == stop_bytes:
+                chain.reverse()
+                return chain, True
+            commit = self._objects.commit(sha)
+            chain.append((sha.decode(), datetime.fromtimestamp(commit.commit_time, tz=UTC)))
+            sha = commit.parents[0] if commit.parents else None
+        chain.reverse()
+        return chain, False
 
     def changes_to(self, files: Mapping[str, bytes]) -> dict[str, bytes | None]:
         """The change that makes this snapshot hold exactly ``files``: every given

@@ -207,6 +207,15 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
         assert [v["change"] for v in history["versions"]] == ["delete", "add"]
         after = await call(client, "search", query="which camera did I buy", namespace="user-8213")
         assert path not in [result["path"] for result in after["results"]]
+        before = history["versions"][1]["commit"]
+        past = await call(
+            client, "search", query="which camera did I buy", namespace="user-8213", as_of=before
+        )
+        assert past["as_of"]["commit"] == before
+        assert path in [result["path"] for result in past["results"]]
+        assert "invalid_as_of" in await refused(
+            client, "search", query="camera", namespace="user-8213", as_of="last week"
+        )
 
         # The forgotten memory stands in the way of reverting the job that wrote it.
         text = await refused(client, "revert_job", job_id=job["id"])

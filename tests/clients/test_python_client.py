@@ -6,6 +6,7 @@ import contextlib
 import io
 import re
 import tarfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
@@ -105,7 +106,15 @@ Dana takes her coffee black, no sugar.
 
 def tour(gl) -> None:
     """Every operation of the API through the sync client, checking what comes back."""
-    from gitloom_client import ConflictError, Job, Memory, Namespace, Retrieval, Revert
+    from gitloom_client import (
+        ConflictError,
+        Job,
+        Memory,
+        Namespace,
+        NotFoundError,
+        Retrieval,
+        Revert,
+    )
 
     me = gl.whoami()
     assert me.account == "acme" and me.credential.type == "api_key"
@@ -180,6 +189,15 @@ def tour(gl) -> None:
     assert [v.change for v in history.versions] == ["delete", "add"]
     assert history.versions[1].trailers["Gitloom-Job"] == job.id
     assert path not in {r.path for r in gl.retrieve("which camera did I buy").results}
+    # As of the job's commit, the forgotten memory is still there; by time too.
+    past = gl.retrieve("which camera did I buy", as_of=history.versions[1].commit)
+    assert past.as_of and past.as_of.commit == history.versions[1].commit == past.commit
+    assert path in {r.path for r in past.results}
+    by_time = gl.retrieve("which camera did I buy", as_of=datetime(2999, 1, 1))
+    assert by_time.as_of and by_time.as_of.commit == forgotten.commit
+    with pytest.raises(NotFoundError) as missing:
+        gl.retrieve("which camera did I buy", as_of=datetime(2001, 1, 1, tzinfo=UTC))
+    assert missing.value.code == "as_of_before_history"
 
     since = gl.namespaces.changes("default", since=before_forget)
     assert [(c.path, c.change, c.commit) for c in since.changes] == [

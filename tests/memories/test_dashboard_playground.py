@@ -106,3 +106,24 @@ def test_the_playground_sees_what_the_accounts_api_key_sees(page_client, person,
     assert [hit.path for hit in page.context["found"].results] == [
         result["path"] for result in api["results"]
     ]
+
+
+def test_as_of_shows_the_memory_as_it_was_at_a_past_commit(page_client, notes):
+    from memories.services import memory_delete
+    from namespaces.repository import repository_head
+
+    first = repository_head(prefix=notes.storage_prefix)
+    memory_delete(namespace=notes, path=CAMERA)
+    query = {"query": "Sony A7III camera", "limit": 5, "arms": ["lexical", "semantic", "graph"]}
+    now = page_client.get("/namespaces/notes/retrieve/", query)
+    assert CAMERA not in [hit.path for hit in now.context["found"].results]
+    page = page_client.get("/namespaces/notes/retrieve/", {**query, "as_of": first[:8]})
+    assert page.status_code == 200
+    found = page.context["found"]
+    assert found.as_of.commit == first and found.results[0].path == CAMERA
+    assert "As of</strong> commit" in page.text and "Bought a Sony A7III" in page.text
+    bad = page_client.get("/namespaces/notes/retrieve/", {**query, "as_of": "last tuesday"})
+    assert bad.status_code == 400
+    assert bad.context["form"].errors["as_of"][0].startswith("as_of must be a commit id")
+    early = page_client.get("/namespaces/notes/retrieve/", {**query, "as_of": "2001-01-01"})
+    assert early.status_code == 400 and "is before this namespace" in early.text

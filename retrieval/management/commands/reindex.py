@@ -4,7 +4,8 @@
     python manage.py reindex --namespace acme/default --namespace acme/user-8213
 
 Each namespace is rebuilt in its own transaction (its old rows stay visible until the
-new ones commit), and its row records the head the index reached (the step every write
+new ones commit), history included (every commit of the first-parent history,
+again from the root), and its row records the head the index reached (the step every write
 takes, ``after_repository_change``). With no --namespace, cue partitions left behind by deleted
 namespaces are dropped too.
 """
@@ -47,8 +48,9 @@ class Command(BaseCommand):
             started = time.perf_counter()
             result = after_repository_change(namespace=target, rebuild=True)
             self.stdout.write(
-                f"{target.account_id}/{target.name}: {result.added} memories at "
-                f"{result.commit or '(no commit)'}, {result.embedded} cue texts embedded, "
+                f"{target.account_id}/{target.name}: {result.memories or 0} memories at "
+                f"{result.commit or '(no commit)'} ({result.commits} commits of history), "
+                f"{result.embedded} cue texts embedded, "
                 f"{len(result.skipped)} skipped ({time.perf_counter() - started:.1f}s)"
             )
         if not namespace:

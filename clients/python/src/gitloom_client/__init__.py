@@ -35,6 +35,7 @@ from gitloom_client.errors import (
 )
 from gitloom_client.models import (
     Arms,
+    AsOf,
     BlameCommit,
     BlameHunk,
     BlameJob,
@@ -73,6 +74,7 @@ __all__ = [
     "APIConnectionError",
     "APIError",
     "Arms",
+    "AsOf",
     "AsyncGitLoom",
     "AuthenticationError",
     "BadRequestError",

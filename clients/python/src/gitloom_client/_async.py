@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
+from datetime import datetime
 from typing import IO, Any, TypeVar
 
 import anyio
@@ -71,6 +72,7 @@ class AsyncGitLoom:
         tag: Filter = None,
         arms: Iterable[str] | None = None,
         min_similarity: float | None = None,
+        as_of: str | datetime | None = None,
     ) -> models.Retrieval:
         """The memories that best answer ``query``, fused from BM25, cue vectors and links.
 
@@ -78,6 +80,9 @@ class AsyncGitLoom:
         ``lexical``, ``semantic``, ``graph``; ``limit`` 1-100 (the service's default 10);
         ``min_similarity`` (cosine, -1..1): the semantic arm drops cues below it, and the
         graph arm follows only what is left — a floor for "nothing relevant" answers.
+        ``as_of``: answer from the namespace as it was at a past commit, named by its id
+        (or a unique prefix of 7+ hex digits) or by a time (the last commit made by then;
+        a naive datetime is UTC); ``Retrieval.as_of`` says which commit was read.
         """
         return await self._send(
             _core.retrieve(
@@ -88,6 +93,7 @@ class AsyncGitLoom:
                 tag=tag,
                 arms=arms,
                 min_similarity=min_similarity,
+                as_of=as_of,
             )
         )
 

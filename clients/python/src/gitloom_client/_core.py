@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import IO, Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -412,6 +413,7 @@ def retrieve(
     tag: Filter,
     arms: Iterable[str] | None,
     min_similarity: float | None = None,
+    as_of: str | datetime | None = None,
 ) -> Call[models.Retrieval]:
     params = [("query", query), *_namespace_param(namespace)]
     if limit is not None:
@@ -421,6 +423,8 @@ def retrieve(
         params.append(("arms", ",".join(arms)))
     if min_similarity is not None:
         params.append(("min_similarity", repr(float(min_similarity))))
+    if as_of is not None:
+        params.append(("as_of", as_of.isoformat() if isinstance(as_of, datetime) else as_of))
     return Call(
         "GET", "/v1/retrieve", _reader(models.Retrieval.from_dict), params=params, retry=True
     )

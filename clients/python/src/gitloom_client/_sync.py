@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from typing import IO, Any, TypeVar
 
 import httpx
@@ -69,6 +70,7 @@ class GitLoom:
         tag: Filter = None,
         arms: Iterable[str] | None = None,
         min_similarity: float | None = None,
+        as_of: str | datetime | None = None,
     ) -> models.Retrieval:
         """The memories that best answer ``query``, fused from BM25, cue vectors and links.
 
@@ -76,6 +78,9 @@ class GitLoom:
         ``lexical``, ``semantic``, ``graph``; ``limit`` 1-100 (the service's default 10);
         ``min_similarity`` (cosine, -1..1): the semantic arm drops cues below it, and the
         graph arm follows only what is left — a floor for "nothing relevant" answers.
+        ``as_of``: answer from the namespace as it was at a past commit, named by its id
+        (or a unique prefix of 7+ hex digits) or by a time (the last commit made by then;
+        a naive datetime is UTC); ``Retrieval.as_of`` says which commit was read.
         """
         return self._send(
             _core.retrieve(
@@ -86,6 +91,7 @@ class GitLoom:
                 tag=tag,
                 arms=arms,
                 min_similarity=min_similarity,
+                as_of=as_of,
             )
         )
 

@@ -707,11 +707,26 @@ class RetrievalResult:
 
 
 @dataclass(frozen=True)
+class AsOf:
+    """The past commit a ``retrieve(..., as_of=...)`` read, and when it was made."""
+
+    commit: str
+    time: datetime | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> AsOf | None:
+        if not data:
+            return None
+        return cls(commit=data["commit"], time=_time(data.get("time")))
+
+
+@dataclass(frozen=True)
 class Retrieval:
     """The answer of ``retrieve``: evidence for a model to read, best first.
 
     ``commit`` is the namespace's head and ``indexed_commit`` the commit the results
-    reflect; they differ while the index is behind a write.
+    reflect; they differ while the index is behind a write. With ``as_of``, both are
+    the past commit read, which ``as_of`` names with its time.
     """
 
     tenant: str
@@ -720,6 +735,7 @@ class Retrieval:
     commit: str | None = None
     indexed_commit: str | None = None
     took_ms: float = 0.0
+    as_of: AsOf | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Retrieval:
@@ -730,4 +746,5 @@ class Retrieval:
             commit=data.get("commit"),
             indexed_commit=data.get("indexed_commit"),
             took_ms=float(data.get("took_ms") or 0),
+            as_of=AsOf.from_dict(data.get("as_of")),
         )

@@ -1,0 +1,136 @@
+"""Retrieval as of a past commit: which commit a request means, and the statement that
+reads the index as it was then.
+
+The index keeps every indexed version (``migrations/0008_index_history``): head rows
+with the commit that made them (``from_seq``), replaced rows in ``*_history`` tables
+with the commits they were at the head, ``[from_seq, to_seq)``, and every indexed
+commit in ``retrieval_commit`` with its number in the namespace's sequence (``seq``),
+time and BM25 totals. The ``retrieval_asof_*`` views show what was at the head at the
+commit numbered by the transaction-local setting ``gitloom.as_of_seq``.
+
+The as-of statement is the head statement (``retrieve.sql``) with its tables renamed to
+those views (:func:`as_of_statement`), so both are one fused query with the same arms,
+weights and fusion, and BM25 reads that commit's own statistics (document count and
+lengths from its ``retrieval_commit`` row, document frequencies from the term
+statistics valid then). Two things differ, both for reproducibility: the semantic arm
+is an exact nearest-neighbour scan (an HNSW graph changes as later cues are inserted,
+and with it an approximate answer), ordered with a tie-break; and ageing is measured
+to the commit's time, not to the time of the request. The same query and commit then
+give the same results whatever is written later.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.db import connection
+from django.utils.dateparse import parse_datetime
+
+from retrieval.errors import AmbiguousCommit, AsOfBeforeHistory, AsOfNotFound, InvalidAsOf
+from retrieval.scope import namespace_scope
+
+SETTING = "gitloom.as_of_seq"
+MIN_SHA_PREFIX = 7
+_SHA = re.compile(rf"[0-9a-f]{{{MIN_SHA_PREFIX},40}}")
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """The commit a request reads: its id, time and number in the namespace's sequence."""
+
+    commit: str
+    time: datetime
+    seq: int
+
+
+def parse_as_of(value: str) -> str | datetime:
+    """A commit id (7-40 hex digits, a unique prefix) or an ISO-8601 time in the extended
+    format (``2026-07-31``, ``2026-07-31T09:12:00Z``; without an offset it is UTC).
+    Anything else is ``400 invalid_as_of``. A string of digits alone is a commit id."""
+    text = value.strip() if isinstance(value, str) else ""
+    if _SHA.fullmatch(text.lower()):
+        return text.lower()
+    when = None
+    if "-" in text:
+        try:
+            when = parse_datetime(text)
+            if when is None:  # a date alone
+                when = datetime.fromisoformat(text)
+        except ValueError:
+            when = None
+    if when is None:
+        raise InvalidAsOf(
+            "as_of must be a commit id (7 to 40 hex digits) or an ISO-8601 time, "
+            "e.g. 2026-07-31T09:12:00Z."
+        )
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def as_of_resolve(*, namespace, value: str) -> AsOf:
+    """The indexed commit ``value`` names in ``namespace``: a commit id (or unique
+    prefix) in its indexed history, or for a time the last commit made at or before it
+    (the highest-numbered one, should imported history carry times out of order)."""
+    wanted = parse_as_of(value)
+    with namespace_scope(namespace), connection.cursor() as cursor:
+        if isinstance(wanted, str):
+            cursor.execute(
+                "SELECT sha, committed, seq FROM retrieval_commit"
+                " WHERE namespace_id = %s AND sha >= %s AND sha < %s ORDER BY seq LIMIT 2",
+                [int(namespace.pk), wanted, wanted + "g"],
+            )
+            rows = cursor.fetchall()
+            if len(rows) > 1:
+                raise AmbiguousCommit(
+                    f"{wanted} is the start of more than one commit; give more digits."
+                )
+            if not rows:
+                raise AsOfNotFound(
+                    f"No commit {wanted} in this namespace's indexed history "
+                    "(see GET /v1/memories/<path>/history for commit ids)."
+                )
+        else:
+            cursor.execute(
+                "SELECT sha, committed, seq FROM retrieval_commit"
+                " WHERE namespace_id = %s AND committed <= %s ORDER BY seq DESC LIMIT 1",
+                [int(namespace.pk), wanted],
+            )
+            rows = cursor.fetchall()
+            if not rows:
+                cursor.execute(
+                    "SELECT min(committed) FROM retrieval_commit WHERE namespace_id = %s",
+                    [int(namespace.pk)],
+                )
+                first = cursor.fetchone()[0]
+                raise AsOfBeforeHistory(
+                    f"{wanted.isoformat()} is before this namespace's first commit"
+                    + (f" ({first.astimezone(UTC).isoformat()})." if first else ".")
+                )
+    sha, committed, seq = rows[0]
+    return AsOf(commit=sha, time=committed, seq=seq)
+
+
+# The head statement's tables and the views that show them as of a commit.
+_VIEWS = {
+    "retrieval_index_state": "retrieval_asof_index_state",
+    "retrieval_term_stat": "retrieval_asof_term_stat",
+    "retrieval_posting": "retrieval_asof_posting",
+    "retrieval_document": "retrieval_asof_document",
+    "retrieval_edge": "retrieval_asof_edge",
+}
+_TABLE = re.compile(r"\b(" + "|".join(_VIEWS) + r")\b")
+_NEAREST = "ORDER BY distance\nLIMIT __semantic_cues__"
+# Exact (no index serves `distance + 0`), with a tie-break: cues with the same text have
+# the same vector, and which of them a LIMIT keeps must not depend on row order.
+_NEAREST_EXACT = "ORDER BY distance + 0, document_id, cue\nLIMIT __semantic_cues__"
+
+
+def as_of_statement(sql: str) -> str:
+    """The head statement (``retrieve.sql`` before its placeholders are filled) reading
+    the ``retrieval_asof_*`` views instead of the head tables."""
+    if _NEAREST not in sql or "__cue_partition__" not in sql:
+        raise RuntimeError("retrieve.sql no longer reads nearest cues as retrieval.asof expects")
+    text = _TABLE.sub(lambda match: _VIEWS[match.group(1)], sql)
+    text = text.replace("__cue_partition__", "retrieval_asof_cue")
+    return text.replace(_NEAREST, _NEAREST_EXACT)

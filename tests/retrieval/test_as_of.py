@@ -1,0 +1,291 @@
+"""GET /v1/retrieve?as_of=: the fused retrieval over a namespace as it was at a commit.
+
+Writes go through the API (import, forget), as a user's would; the index keeps every
+version, and a query as of a past commit must answer exactly what the head answered
+then, BM25 statistics included, whatever was written since.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from retrieval.scope import namespace_scope
+from tests.retrieval.helpers import commit, memory
+from tests.support.archives import memory_bytes, tar_gz
+
+CAMERA = "facts/gear/camera-00000001.md"
+LENS = "facts/gear/lens-00000002.md"
+TRIP = "events/travel/lisbon-00000003.md"
+QUERY = "which Sony camera did I buy in Bengaluru"
+
+
+def _import(api, files: dict[str, bytes], namespace: str = "notes") -> str:
+    response = api.post(
+        f"/v1/namespaces/{namespace}/import",
+        tar_gz(files),
+        content_type="application/gzip",
+    )
+    assert response.status_code == 201, response.json()
+    return response.json()["commit"]
+
+
+def _retrieve(api, namespace: str = "notes", **params) -> dict:
+    response = api.get("/v1/retrieve", {"query": QUERY, "namespace": namespace, **params})
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+def _error(api, namespace: str = "notes", **params) -> tuple[int, str]:
+    response = api.get("/v1/retrieve", {"query": QUERY, "namespace": namespace, **params})
+    return response.status_code, response.json()["error"]["code"]
+
+
+def _approx(value, rel: float = 1e-9):
+    """Floats compared to the last bits: BM25 sums its terms in whatever order the plan
+    reads them, and the head's plan and the as-of plan differ."""
+    if isinstance(value, float):
+        return pytest.approx(value, rel=rel)
+    if isinstance(value, dict):
+        return {key: _approx(item, rel) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_approx(item, rel) for item in value]
+    return value
+
+
+def _same_results(old: list[dict], new: list[dict]) -> None:
+    """Equal but for the ageing factor, measured to the commit's time rather than to
+    the moment of the request (seconds apart here: commit times are whole seconds, and
+    the first query loads the embedder; an `events` memory's factor moves by 1e-7 a
+    second)."""
+    assert [r["path"] for r in new] == [r["path"] for r in old]
+    for before, after in zip(old, new, strict=True):
+        assert after["score"] == pytest.approx(before["score"], rel=1e-5)
+        assert {**after, "score": None} == _approx({**before, "score": None})
+
+
+def _next_second() -> None:
+    # Commit times have a resolution of one second: make the next commit's later.
+    time.sleep(1.02 - time.time() % 1)
+
+
+FIRST = {
+    CAMERA: memory_bytes(
+        "Bought a Sony A7III in Bengaluru from Fotocentre.",
+        cues=["which camera did I buy", "Sony A7III purchase"],
+        tags=["camera"],
+        related=[("same-purchase", LENS)],
+    ),
+    LENS: memory_bytes(
+        "The Sony camera came with a 28-70 mm kit lens.",
+        cues=["which lens came with my camera"],
+        tags=["lens"],
+    ),
+    TRIP: memory_bytes(
+        "Flew to Lisbon and stayed at the Pestana Palace.",
+        tier="events",
+        cues=["where did I stay in Lisbon"],
+        tags=["travel"],
+    ),
+}
+
+
+@pytest.fixture
+def timeline(api, notes):
+    """Three commits through the API, each with the head's answer captured right after:
+    import, a rewrite plus more Sony memories (changing BM25's statistics), a forget."""
+    first = _import(api, FIRST)
+    answers = {first: _retrieve(api)}
+    _next_second()
+    second = _import(
+        api,
+        {
+            CAMERA: memory_bytes(
+                "Sold the Sony A7III; bought a Sony A7IV in Bengaluru instead.",
+                cues=["which camera did I buy", "Sony A7IV purchase"],
+                tags=["camera"],
+                related=[("same-purchase", LENS)],
+            ),
+            "facts/gear/tv-00000004.md": memory_bytes(
+                "A Sony Bravia TV hangs in the living room.", cues=["which TV do I have"]
+            ),
+            "facts/gear/phone-00000005.md": memory_bytes(
+                "My phone is a Sony Xperia bought in Bengaluru.", cues=["what phone do I use"]
+            ),
+        },
+    )
+    answers[second] = _retrieve(api)
+    response = api.delete(f"/v1/memories/{LENS}?namespace=notes")
+    assert response.status_code == 200, response.json()
+    third = response.json()["commit"]
+    answers[third] = _retrieve(api)
+    return [first, second, third], answers
+
+
+def test_as_of_an_old_commit_answers_what_the_head_answered_then(api, timeline):
+    commits, answers = timeline
+    first, second, third = commits
+    head = _retrieve(api)
+    assert head["commit"] == third and head["as_of"] is None
+    assert LENS not in [r["path"] for r in head["results"]]
+    for sha in commits:
+        past = _retrieve(api, as_of=sha)
+        assert past["commit"] == past["indexed_commit"] == sha
+        assert past["as_of"]["commit"] == sha
+        _same_results(answers[sha]["results"], past["results"])
+    # The old memory, its old text, its old link and its old BM25 statistics.
+    old = _retrieve(api, as_of=first[:7])
+    assert old["as_of"]["commit"] == first
+    camera = next(r for r in old["results"] if r["path"] == CAMERA)
+    assert camera["content"] == "Bought a Sony A7III in Bengaluru from Fotocentre."
+    assert LENS in [r["path"] for r in old["results"]]
+    now_camera = next(r for r in head["results"] if r["path"] == CAMERA)
+    assert now_camera["content"].startswith("Sold the Sony A7III")
+    # More memories now say "Sony" and "Bengaluru": today's statistics would score the
+    # old camera memory differently; the as-of answer kept that commit's.
+    then = next(r for r in answers[first]["results"] if r["path"] == CAMERA)
+    assert camera["arms"]["lexical"]["score"] == pytest.approx(then["arms"]["lexical"]["score"])
+    assert camera["arms"]["lexical"]["score"] != pytest.approx(
+        now_camera["arms"]["lexical"]["score"]
+    )
+    # Reproducible: asked again (and after another write), the same answer.
+    _import(api, {"facts/gear/more-00000006.md": memory_bytes("Another Sony thing.")})
+    again = _retrieve(api, as_of=first)
+    assert again["results"] == old["results"]
+
+
+def test_as_of_a_time_reads_the_last_commit_made_by_then(api, timeline):
+    (first, second, third), answers = timeline
+    made = _retrieve(api, as_of=first)["as_of"]["time"]
+    past = _retrieve(api, as_of=made)
+    # first was made a second before second: its own time names it.
+    assert past["commit"] == first
+    _same_results(answers[first]["results"], past["results"])
+    later = _retrieve(api, as_of="2999-01-01T00:00:00+05:30")
+    assert later["commit"] == third
+    naive = _retrieve(api, as_of="2999-01-01T00:00:00")  # no offset: UTC
+    assert naive["commit"] == third
+    assert _retrieve(api, as_of="2999-01-01")["commit"] == third
+
+
+@pytest.mark.parametrize(
+    ("as_of", "status", "code"),
+    [
+        ("", 400, "invalid_as_of"),
+        ("yesterday", 400, "invalid_as_of"),
+        ("abc12", 400, "invalid_as_of"),  # too short for a commit id
+        ("g" * 40, 400, "invalid_as_of"),
+        ("2026-13-45T00:00:00Z", 400, "invalid_as_of"),
+        ("0" * 39 + "1", 404, "as_of_not_found"),
+        ("deadbeef", 404, "as_of_not_found"),
+        ("2001-01-01T00:00:00Z", 404, "as_of_before_history"),
+    ],
+)
+def test_bad_as_of_is_a_clear_error(api, notes, as_of, status, code):
+    _import(api, FIRST)
+    assert _error(api, as_of=as_of) == (status, code)
+
+
+def test_another_namespaces_commit_is_not_found_and_its_rows_stay_unseen(
+    api, other_api, notes, other_notes
+):
+    mine = _import(api, FIRST)
+    theirs = _import(other_api, {CAMERA: memory_bytes("Their secret Sony camera.")})
+    # Their commit is not in my namespace's history; their namespace is not mine.
+    assert _error(api, as_of=theirs) == (404, "as_of_not_found")
+    assert _error(other_api, as_of=mine) == (404, "as_of_not_found")
+    response = api.get("/v1/retrieve", {"query": QUERY, "namespace": "notes", "as_of": mine})
+    assert "secret" not in response.content.decode()
+    # The views that show the past are bounded by row-level security like the tables.
+    with namespace_scope(notes), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('gitloom.as_of_seq', '1000000', true)")
+        for view in ("document", "posting", "term_stat", "cue", "edge", "index_state"):
+            cursor.execute(f"SELECT DISTINCT namespace_id FROM retrieval_asof_{view}")
+            assert set(cursor.fetchall()) <= {(notes.pk,)}, view
+        cursor.execute("SELECT count(*) FROM retrieval_document_history")
+        cursor.execute(
+            "SELECT count(*) FROM retrieval_commit WHERE namespace_id = %s", [other_notes.pk]
+        )
+        assert cursor.fetchone()[0] == 0
+
+
+def test_head_results_are_those_of_the_same_memories_without_history(api, timeline, account):
+    from namespaces.services import namespace_create
+
+    namespace_create(account=account, name="fresh")
+    # The head of `notes`, rebuilt in one commit in a namespace that has no history.
+    snapshot = api.get("/v1/memories", {"namespace": "notes", "limit": 100}).json()
+    files = {
+        item["path"]: api.get(f"/v1/memories/{item['path']}", {"namespace": "notes"})
+        .json()["raw"]
+        .encode()
+        for item in snapshot["memories"]
+    }
+    _import(api, files, namespace="fresh")
+    _same_results(_retrieve(api, namespace="fresh")["results"], _retrieve(api)["results"])
+
+
+def test_commits_that_landed_between_two_index_runs_are_each_recorded(api, notes):
+    from retrieval.services import after_repository_change
+
+    first = _import(api, FIRST)
+    # Two commits straight to the repository, then one indexer run.
+    second = commit(notes, {LENS: None})
+    third = commit(notes, {TRIP: memory(cues=["Lisbon"], body="Lisbon again.", tier="events")})
+    indexed = after_repository_change(namespace=notes)
+    assert indexed.commits == 2
+    assert _retrieve(api, as_of=first)["commit"] == first
+    at_second = _retrieve(api, as_of=second)
+    assert at_second["commit"] == second
+    assert LENS not in [r["path"] for r in at_second["results"]]
+    assert _retrieve(api, as_of=third)["commit"] == third
+    assert _retrieve(api)["commit"] == third
+
+
+def test_reindex_rebuilds_the_history_from_the_repository_alone(api, timeline, notes):
+    commits, answers = timeline
+    # A history row the repository never held (as if its text had been purged since).
+    with namespace_scope(notes), connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO retrieval_document_history (id, namespace_id, path, blob_sha, tier,"
+            " tags, cues, created, updated, sources, related, body, cue_length, body_length,"
+            " from_seq, to_seq) VALUES (-1, %s, 'facts/x/gone-00000009.md', '', 'facts', '{}',"
+            " '{}', now(), now(), '{}', '[]', 'purged secret', 1, 1, 1, 2)",
+            [notes.pk],
+        )
+    call_command("reindex", "--namespace", "acme/notes", stdout=io.StringIO())
+    with namespace_scope(notes), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM retrieval_document_history WHERE body LIKE '%%secret%%'"
+        )
+        assert cursor.fetchone()[0] == 0
+        cursor.execute("SELECT sha FROM retrieval_commit ORDER BY seq")
+        shas = [row[0] for row in cursor.fetchall()]
+    # The root commit (namespace creation) and the three writes, in order.
+    assert shas[-3:] == commits and len(shas) == 4
+    for sha in commits:
+        _same_results(answers[sha]["results"], _retrieve(api, as_of=sha)["results"])
+
+
+def test_deleting_a_namespace_forgets_its_history(api, timeline, notes):
+    namespace_id = notes.pk
+    assert api.delete("/v1/namespaces/notes").status_code == 204
+
+    class Gone:
+        pk = namespace_id
+
+    with namespace_scope(Gone()), connection.cursor() as cursor:
+        for table in (
+            "retrieval_commit",
+            "retrieval_document_history",
+            "retrieval_posting_history",
+            "retrieval_term_stat_history",
+            "retrieval_cue_history",
+            "retrieval_edge_history",
+        ):
+            cursor.execute(f"SELECT count(*) FROM {table}")
+            assert cursor.fetchone()[0] == 0, table
