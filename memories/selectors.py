@@ -225,7 +225,7 @@ class MemoryBlame:
     commits: list[BlameCommit]
 
 
-def _job_messages(job: Job) -> list[SourceMessage]:
+def job_messages(job: Job) -> list[SourceMessage]:
     """The job's transcript with the ids ``sources`` cite: a message posted without an
     id has the one the job gave it (``memories.transcripts.payload_messages``)."""
     tag = job.public_id.hex[:8]
@@ -264,7 +264,7 @@ def memory_blame(*, namespace: Namespace, path: str) -> MemoryBlame:
         job = jobs.get(trailers.get("Gitloom-Job", ""))
         sources = _version_sources(path, entry.content)
         cited = set(sources)
-        messages = [m for m in _job_messages(job) if m.id in cited] if job is not None else []
+        messages = [m for m in job_messages(job) if m.id in cited] if job is not None else []
         session = trailers.get("Gitloom-Session")
         if session is None and job is not None:
             session = job.session_id

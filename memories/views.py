@@ -22,6 +22,7 @@ from memories.forms import ImportForm, MemoryFilterForm
 from memories.selectors import (
     job_get_for_account,
     job_list,
+    job_messages,
     memory_blame,
     memory_get,
     memory_history,
@@ -243,6 +244,8 @@ def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account
         "rewritten_paths": result.get("rewritten", []),
         "linked_paths": result.get("linked", []),
         "messages_count": len((job.payload or {}).get("messages", [])),
+        # The transcript, with the ids memories' `sources` cite (blame links here).
+        "transcript": job_messages(job),
         "revertible": _revertible(job),
     }
     return render(request, "memories/job.html", context)

@@ -235,6 +235,8 @@ def test_a_memory_page_shows_each_lines_job_and_the_messages_that_produced_it(
     assert job.commit[:10] in section
     assert "<code>m1</code>" in section and "I bought a Fujifilm X100V camera in Tokyo" in section
     assert "extractor <code>offline</code>" in section and "session <code>s-1</code>" in section
+    job_page = page_client.get(f"/namespaces/notes/jobs/{job.public_id}/").text
+    assert "<code>m1</code>" in job_page and "I bought a Fujifilm X100V camera" in job_page
 
     # A later import rewrites the body: that line is the import's, the rest the job's.
     raw = page_client.get(f"/namespaces/notes/memories/{path}").context["raw"]

@@ -312,3 +312,28 @@ def test_blame_and_changes_on_s3(api, s3_store, post_inline):
             (path, "add", fix["id"])
         ]
         assert _changes(api, since="f" * 40).status_code == 410
+
+
+def test_blame_and_changes_answer_for_a_revert_commit(api, ns, post_inline):
+    first = post_inline(api, ["I have a three-year-old beagle named Biscuit."], 0)
+    path = first["result"]["created"][0]
+    fix = post_inline(api, ["Quick correction: Biscuit is actually four years old, not three."], 1)
+    assert fix["result"]["rewritten"] == [path]
+    response = api.post(f"/v1/jobs/{fix['id']}/revert", {}, format="json")
+    assert response.status_code == 201, response.json()
+    revert = response.json()["commit"]
+
+    blame = api.get(f"/v1/memories/{path}/blame").json()
+    by_commit = {c["commit"]: c for c in blame["commits"]}
+    assert fix["commit"] not in by_commit  # every line it wrote was undone
+    assert set(by_commit) <= {first["commit"], revert}
+    if revert in by_commit:  # lines the revert restored (e.g. `updated:`) are its own
+        entry = by_commit[revert]
+        assert entry["action"] == "revert" and entry["job"] is None
+        assert entry["trailers"]["Gitloom-Reverts"] == fix["id"] and entry["messages"] == []
+    body = next(i for i, line in enumerate(_lines(blame)) if "beagle named Biscuit" in line)
+    assert "three-year-old" in _lines(blame)[body]
+
+    (change,) = _changes(api, since=fix["commit"]).json()["changes"]
+    assert (change["path"], change["change"], change["commit"]) == (path, "modify", revert)
+    assert change["action"] == "revert" and change["job"] is None
