@@ -13,7 +13,7 @@ from dulwich.objects import Commit
 
 from namespaces.errors import CommitNotInHistory
 from namespaces.repository.manifest import load_head
-from namespaces.repository.packs import Objects
+from namespaces.repository.packs import Objects, _LRUCache
 from namespaces.repository.trees import blob_at, diff_trees
 from namespaces.repository.values import (
     Blame,
@@ -29,6 +29,32 @@ from namespaces.repository.values import (
     validate_path,
 )
 from namespaces.storage import object_store
+
+# Parsed commits by id, for the walks along first parents below: reading and parsing a
+# commit is most of what a walk costs, and blame, changes and history walk the same
+# commits again and again. Commits are immutable and named by their content, and only
+# ids reached from a repository's own head (its head, then parents) go through here,
+# never an id a caller gave, so a cached commit is always one of that repository's.
+_walked_commits = _LRUCache(20_000)
+
+
+def _parent(objects: Objects, commit: Commit) -> Commit | None:
+    """The first parent of ``commit`` (which must be on a walk from the head), parsed."""
+    if not commit.parents:
+        return None
+    return _walked(objects, commit.parents[0])
+
+
+def _walked(objects: Objects, sha: bytes) -> Commit:
+    commit = _walked_commits.get(sha)
+    if commit is None:
+        commit = objects.commit(sha)
+        _walked_commits.put(sha, commit)
+    return commit
+
+
+def clear_walked_commits() -> None:
+    _walked_commits.clear()
 
 
 def _decode_text(data: bytes) -> list[str]:
@@ -68,7 +94,7 @@ def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> 
     commit = objects.commit(head.manifest.commit.encode())
     blob = blob_at(objects, commit.tree, path)
     while True:
-        parent = objects.commit(commit.parents[0]) if commit.parents else None
+        parent = _parent(objects, commit)
         parent_blob = blob_at(objects, parent.tree, path) if parent is not None else None
         if blob != parent_blob:
             old_text = _decode_text(objects[parent_blob].as_raw_string()) if parent_blob else []
@@ -161,7 +187,7 @@ def repository_blame(*, prefix: str, path: str) -> Blame | None:
     # line index in the version being looked at -> line index at the head
     pending = {index: index for index in range(len(lines))}
     while pending:
-        parent = objects.commit(commit.parents[0]) if commit.parents else None
+        parent = _parent(objects, commit)
         parent_blob = blob_at(objects, parent.tree, path) if parent is not None else None
         if parent is not None and parent_blob == blob:
             commit = parent
@@ -221,7 +247,7 @@ def _first_parent_chain(
             reached_until = True
         if reached_until and sha == since:
             return chain
-        commit = objects.commit(sha)
+        commit = _walked(objects, sha)
         if reached_until:
             chain.append(commit)
         sha = commit.parents[0] if commit.parents else None
