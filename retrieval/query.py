@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 
@@ -41,6 +41,7 @@ from gitloom.errors import NamespaceNotFound
 from namespaces.memory_format import TIERS
 from retrieval.asof import SETTING as AS_OF_SETTING
 from retrieval.asof import AsOf, as_of_statement
+from retrieval.dates import query_date_span
 from retrieval.embeddings import vector_literal
 from retrieval.indexer import TEXT_SEARCH_CONFIG
 from retrieval.models import cue_partition
@@ -91,7 +92,7 @@ class FusionParams:
     lexical_probes: int = 500
     semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
     semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
-    graph_seeds: int = 10
+    graph_seeds: int = 20
     graph_depth: int = 50
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
@@ -105,11 +106,20 @@ class FusionParams:
     # fusion says of other memories (cues are written to be asked); above 1, only
     # normalised-equal cues count.
     cue_match_similarity: float = 0.95
+    # A memory created or updated in the span of a date the query names ("on 9 July,
+    # 2022", "in July 2022", "in 2021"; retrieval/dates.py), widened by
+    # date_match_slack_days each way, scores (1 + date_match_boost) times its fused score.
+    date_match_boost: float = 1.0
+    date_match_slack_days: float = 3.0
+    # A memory with a tag the query names (a person, a place, a topic) scores
+    # (1 + tag_match_boost) times its fused score.
+    tag_match_boost: float = 0.5
 
     def max_fused_score(self) -> float:
-        """An upper bound of a memory's fused score: every arm at rank 1."""
+        """An upper bound of a memory's fused score: every arm at rank 1, every boost."""
         weights = (self.lexical_weight, self.semantic_weight, self.graph_weight)
-        return sum(max(0.0, w) for w in weights) / max(self.rrf_k + 1.0, 1e-9)
+        rrf = sum(max(0.0, w) for w in weights) / max(self.rrf_k + 1.0, 1e-9)
+        return rrf * (1 + max(0.0, self.date_match_boost)) * (1 + max(0.0, self.tag_match_boost))
 
 
 # hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
@@ -242,6 +252,8 @@ def fused_search(
     if "graph" not in arms:
         params = replace(params, graph_depth=0)
     lives = {**half_lives(), **(half_life_days or {})}
+    span = query_date_span(query) if params.date_match_boost else None
+    slack = timedelta(days=params.date_match_slack_days)
     filtered = bool(tiers) or bool(tags)
     bound = {
         "namespace_id": int(namespace.pk),
@@ -275,6 +287,10 @@ def fused_search(
         ),
         # One exact-cue level outranks every fused score (ageing only lowers them).
         "cue_match_bonus": 1.0 + params.max_fused_score(),
+        "date_from": span[0] - slack if span else None,
+        "date_to": span[1] + slack if span else None,
+        "date_match_boost": params.date_match_boost,
+        "tag_match_boost": params.tag_match_boost,
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }

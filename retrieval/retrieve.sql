@@ -31,6 +31,9 @@
 --   cue_match_distance    1 - cue_match_similarity: a best cue this near is an exact
 --                         cue (level 1); NULL = only normalised-equal cues (level 2)
 --   cue_match_bonus       added to the score per exact-cue level (above any fused score)
+--   date_from, date_to    the span of a date the query names, widened (NULL: none)
+--   date_match_boost      a memory created or updated in it scores (1 + this) times more
+--   tag_match_boost       a memory with a tag the query names scores (1 + this) times more
 --   limit
 WITH
 state AS (
@@ -302,6 +305,9 @@ ranked AS (
                    extract(epoch FROM (%(now)s::timestamptz - d.updated))::float8 / 86400.0, 0
                ) / half_life)
            END
+           -- the query's date and tags (date_match, tag_match below)
+           * (1 + %(date_match_boost)s::float8 * date_match.hit)
+           * (1 + %(tag_match_boost)s::float8 * tag_match.hit)
            -- exact cue tier (cue_match below): above any fused score
            + cue_match.level * %(cue_match_bonus)s::float8 AS score,
            f.lexical_rank, f.lexical_score, f.semantic_rank, f.semantic_cue,
@@ -334,6 +340,36 @@ ranked AS (
                    ELSE 0
                END AS level
     ) cue_match
+    -- A date the query names (retrieval/dates.py: the day, month or year, widened by
+    -- date_match_slack_days; NULL when it names none) that the memory's created or
+    -- updated falls in.
+    CROSS JOIN LATERAL (
+        SELECT CASE
+                   WHEN (d.created >= %(date_from)s::timestamptz
+                         AND d.created < %(date_to)s::timestamptz)
+                     OR (d.updated >= %(date_from)s::timestamptz
+                         AND d.updated < %(date_to)s::timestamptz) THEN 1
+                   ELSE 0
+               END AS hit
+    ) date_match
+    -- A tag of the memory that the query names: the tag, normalised like the query
+    -- (so "camera-gear" is the words "camera gear"), is a run of whole words of it.
+    CROSS JOIN LATERAL (
+        SELECT CASE
+                   WHEN %(tag_match_boost)s::float8 > 0 AND EXISTS (
+                       SELECT 1
+                       FROM unnest(d.tags) t(tag)
+                       CROSS JOIN LATERAL (
+                           SELECT btrim(regexp_replace(lower(t.tag), '[^[:alnum:]]+', ' ', 'g'))
+                                      AS words
+                       ) norm
+                       WHERE norm.words <> ''
+                         AND strpos(' ' || (SELECT key FROM query_key) || ' ',
+                                    ' ' || norm.words || ' ') > 0
+                   ) THEN 1
+                   ELSE 0
+               END AS hit
+    ) tag_match
     ORDER BY score DESC, d.path
     LIMIT %(limit)s
 )

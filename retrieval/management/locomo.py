@@ -80,7 +80,8 @@ KS = (5, 10)
 TIER = "facts"
 
 CUES_DESCRIPTION = (
-    "one memory per turn, tier facts, created/updated = session date; body "
+    "one memory per turn, tier facts, created/updated = session date, tags: the speaker's "
+    "name in lower case; body "
     "'<session day>. <Speaker>: <text>' plus ' [<Speaker> shared a photo: <caption>]'; "
     "cues: (1) the body without the date, (2) when the turn has 2+ sentences of 3+ words "
     "(split after . ! ?), each as '<Speaker>: <sentence>', (3) '<Speaker> shared a photo "
@@ -293,6 +294,8 @@ def turn_memories(*, conversation: Conversation) -> dict[str, Memory]:
                 related.append(Link(type="followed-by", path=paths[index + 1]))
             memories[paths[index]] = Memory(
                 tier=TIER,
+                # who said it: a question naming a person favours what they said
+                tags=[slugify(turn.speaker, max_len=60)],
                 created=session.when,
                 updated=session.when,
                 cues=turn_cues(turn=turn, previous=previous),
