@@ -346,6 +346,53 @@ def test_errors_carry_the_envelope_code_and_status(gl, service):
     assert anon.value.code == "not_authenticated"
 
 
+def sync(gl, copy: dict[str, str], since: str | None) -> str:
+    """The sync loop of docs/API.md: apply the changes since ``since`` to ``copy``
+    (path -> raw file) and return the commit to ask from next time."""
+    changes = gl.namespaces.changes("default", since=since, page_size=2)
+    for change in changes.changes:
+        if change.change == "delete":
+            copy.pop(change.path, None)
+        else:
+            copy[change.path] = gl.memories.get(change.path).raw
+    return changes.commit
+
+
+def exported(gl) -> dict[str, str]:
+    archive = gl.namespaces.export("default", format="tar")
+    with tarfile.open(fileobj=io.BytesIO(archive)) as files:
+        return {
+            member.name: files.extractfile(member).read().decode()
+            for member in files.getmembers()
+            if member.isfile()
+        }
+
+
+def test_a_local_copy_kept_by_the_sync_loop_matches_the_export(gl):
+    from gitloom_client import GoneError
+
+    gl.namespaces.create("default")
+    copy: dict[str, str] = {}
+    head = sync(gl, copy, None)
+    assert copy == {}
+    job = gl.memories.add(CONVERSATION, wait=True)
+    gl.memories.add("My sister Mira lives in Lisbon and works at Feedzai.", wait=True)
+    gl.namespaces.import_("default", tar_of({"preferences/drinks/coffee-black.md": IMPORTED}))
+    head = sync(gl, copy, head)
+    assert copy == exported(gl) and len(copy) >= 3
+    gl.memories.delete(job.result.created[0])
+    gl.memories.add("Actually I returned the Sony A7III and bought a Fujifilm X-T5.", wait=True)
+    head = sync(gl, copy, head)
+    assert copy == exported(gl)
+    assert head == gl.namespaces.get("default").head_commit
+    assert gl.namespaces.changes("default", since=head).changes == []
+    with pytest.raises(GoneError):  # a commit this namespace never had: start over
+        sync(gl, copy, "1" * 40)
+    fresh: dict[str, str] = {}
+    sync(gl, fresh, None)
+    assert fresh == copy
+
+
 def test_another_accounts_jobs_and_memories_are_not_found(gl, service, globex_key):
     from gitloom_client import GitLoom, NotFoundError
 
