@@ -22,6 +22,7 @@ from namespaces.repository.values import (
     ChangesPage,
     LogEntry,
     PathChange,
+    TreeChange,
     Version,
     check_prefix,
     check_sha,
@@ -283,13 +284,18 @@ def repository_changes(
     chain = _first_parent_chain(objects, head_sha, until=until_sha, since=since_sha)
     if not chain:
         return ChangesPage(since=since, commit=until_sha.decode(), changes=[], more=False)
-    old_tree = objects.commit(since_sha).tree.decode() if since_sha is not None else None
-    changed = sorted(
-        diff_trees(objects, old_tree, chain[0].tree.decode()),
-        key=lambda change: change.path,
-    )
-    if after is not None:
-        changed = [change for change in changed if change.path > after]
+    if since_sha is None:
+        # A full listing: only the page's files are read, in path order, not the tree.
+        wanted = None if limit is None else limit + 1
+        changed = list(_files_after(objects, chain[0].tree, "", after, wanted))
+    else:
+        old_tree = objects.commit(since_sha).tree.decode()
+        changed = sorted(
+            diff_trees(objects, old_tree, chain[0].tree.decode()),
+            key=lambda change: change.path,
+        )
+        if after is not None:
+            changed = [change for change in changed if change.path > after]
     more = limit is not None and len(changed) > limit
     if limit is not None:
         changed = changed[:limit]
@@ -310,6 +316,30 @@ def repository_changes(
             )
         )
     return ChangesPage(since=since, commit=until_sha.decode(), changes=changes, more=more)
+
+
+def _files_after(
+    objects: Objects, tree: bytes, base: str, after: str | None, wanted: int | None
+) -> Iterator[TreeChange]:
+    """Every file below ``tree`` whose path sorts after ``after``, as an add, in path
+    order (git's tree order is that order: a folder sorts as its name and a ``/``);
+    folders wholly at or before ``after`` are skipped unread. At most ``wanted``."""
+    count = 0
+    for entry in objects.tree(tree).iteritems():
+        if wanted is not None and count >= wanted:
+            return
+        path = base + entry.path.decode()
+        if stat.S_ISDIR(entry.mode):
+            folder = path + "/"
+            if after is not None and after > folder and not after.startswith(folder):
+                continue
+            left = None if wanted is None else wanted - count
+            for change in _files_after(objects, entry.sha, folder, after, left):
+                count += 1
+                yield change
+        elif after is None or path > after:
+            count += 1
+            yield TreeChange("add", path, None, entry.sha.decode())
 
 
 def _last_touched(

@@ -337,3 +337,38 @@ def test_blame_and_changes_answer_for_a_revert_commit(api, ns, post_inline):
     (change,) = _changes(api, since=fix["commit"]).json()["changes"]
     assert (change["path"], change["change"], change["commit"]) == (path, "modify", revert)
     assert change["action"] == "revert" and change["job"] is None
+
+
+def test_a_full_listing_pages_through_every_file_in_path_order():
+    """Git's tree order (a folder sorts as its name and '/') is path order, so a page
+    of a full listing reads only its own files, skipping whole folders before it."""
+    from namespaces import repository
+
+    prefix = "acme#listing/"
+    repository.repository_init(prefix=prefix)
+    paths = [
+        "a-b/y.md",
+        "a/b/c.md",
+        "a/x.md",
+        "a/x.md0/deep.md",
+        "a0/z.md",
+        "ab.md",
+        "b/c/d/e.md",
+        "b/c-d.md",
+        "b/c/f.md",
+    ]
+    repository.repository_commit(
+        prefix=prefix, apply=lambda _s: {p: p.encode() for p in paths}, message="files"
+    )
+    for limit in (1, 2, 3, 100):
+        seen, after, until = [], None, None
+        while True:
+            page = repository.repository_changes(
+                prefix=prefix, since=None, until=until, after=after, limit=limit
+            )
+            assert len(page.changes) <= limit
+            seen += [change.path for change in page.changes]
+            if not page.more:
+                break
+            after, until = page.changes[-1].path, page.commit
+        assert seen == sorted(paths), limit
