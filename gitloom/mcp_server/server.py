@@ -44,7 +44,9 @@ are told otherwise).
 - A namespace must exist before it is used: `list_namespaces` shows them and
   `create_namespace` makes one.
 - `forget` removes a memory (its history keeps the old versions); `revert_job` undoes
-  everything one `remember` job wrote (e.g. a conversation stored by mistake)."""
+  everything one `remember` job wrote (e.g. a conversation stored by mistake).
+- `memory_blame` says where each line of a memory came from: the job, and the messages
+  of the conversation it was drawn from (to answer "why do you think that?")."""
 
 Tier = Literal["facts", "preferences", "events", "working"]
 NamespaceArg = Annotated[
