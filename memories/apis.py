@@ -998,7 +998,12 @@ class NamespaceChangesApi(NamespaceScopedApi):
         "commit_not_in_history`: start over without `since` or from an export.",
         parameters=[
             OpenApiParameter("since", str, description="a commit id (40 hex digits)"),
-            OpenApiParameter("cursor", str, description="the previous page's `next_cursor`"),
+            OpenApiParameter(
+                "cursor",
+                str,
+                description="the previous page's `next_cursor`, with the same `since` "
+                "(opaque and signed: any other string is `400 invalid`)",
+            ),
             OpenApiParameter("limit", int, description="1-1000, default 200"),
         ],
         responses={200: ChangesPageSerializer},

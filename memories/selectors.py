@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.core import signing
 from django.db.models import QuerySet
 
 from accounts.models import Account
@@ -324,6 +325,38 @@ def _commit_param(value: str, *, name: str) -> str:
     return value
 
 
+# A changes cursor pins the first page's head (a commit id) and says where the page
+# ended; it is signed with the namespace and `since` it was handed out for, so a made-up
+# or edited cursor, or one of another namespace or another `since`, is 400 (never a
+# listing relative to a commit the caller chose, nor a 410 that would send a client to
+# re-sync for nothing).
+_CURSOR_SIGNER = signing.Signer(salt="gitloom.memories.changes-cursor")
+_BAD_CURSOR = "cursor must be the next_cursor of an earlier page of this same listing (same since)."
+
+
+def _changes_cursor(*, namespace: Namespace, since: str | None, commit: str, after: str) -> str:
+    return _CURSOR_SIGNER.sign_object([namespace.pk, since, commit, after])
+
+
+def _changes_cursor_read(
+    cursor: str, *, namespace: Namespace, since: str | None
+) -> tuple[str, str]:
+    """The pinned commit and the last path of a ``next_cursor`` handed out for this
+    namespace and ``since``; ``InvalidInput`` for any other string."""
+    try:
+        value = _CURSOR_SIGNER.unsign_object(cursor)
+    except (signing.BadSignature, ValueError, UnicodeError):
+        raise InvalidInput(_BAD_CURSOR) from None
+    if not (isinstance(value, list) and len(value) == 4 and value[:2] == [namespace.pk, since]):
+        raise InvalidInput(_BAD_CURSOR)
+    commit, after = value[2], value[3]
+    if not (isinstance(commit, str) and repository.SHA_RE.fullmatch(commit)):
+        raise InvalidInput(_BAD_CURSOR)
+    if not (isinstance(after, str) and after):
+        raise InvalidInput(_BAD_CURSOR)
+    return commit, after
+
+
 def namespace_changes(
     *, namespace: Namespace, since: str | None, cursor: str | None = None, limit: int = 200
 ) -> ChangesPage:
@@ -331,17 +364,17 @@ def namespace_changes(
     path order, ``limit`` a page, each with the commit and job that last touched it.
     ``since`` ``None``: every file at the head, as added (a full listing).
 
-    The first page pins the head it answers for; ``next_cursor`` carries it (``<commit>:
-    <last path>``), so later pages answer for the same commit however the namespace
-    moves meanwhile. ``since`` (or the pinned commit) not on the head's first-parent line
-    is ``CommitNotInHistory`` (410).
+    The first page pins the head it answers for; ``next_cursor`` carries it with the
+    last path, the namespace and ``since``, signed (:func:`_changes_cursor`), so later
+    pages answer for the same commit however the namespace moves meanwhile, and a
+    cursor that was not handed out for this very listing is ``InvalidInput`` (400).
+    ``since`` (or the pinned commit, should a purge rewrite it between two pages) not
+    on the head's first-parent line is ``CommitNotInHistory`` (410).
     """
     since = _commit_param(since, name="since") if since else None
     until = after = None
     if cursor:
-        until, sep, after = cursor.partition(":")
-        if not sep or not after or not repository.SHA_RE.fullmatch(until):
-            raise InvalidInput("cursor must be the next_cursor of an earlier page.")
+        until, after = _changes_cursor_read(cursor, namespace=namespace, since=since)
     page = repository.repository_changes(
         prefix=namespace.storage_prefix, since=since, until=until, after=after, limit=limit
     )
@@ -360,5 +393,11 @@ def namespace_changes(
         )
         for change in page.changes
     ]
-    next_cursor = f"{page.commit}:{changes[-1].path}" if page.more and changes else None
+    next_cursor = (
+        _changes_cursor(
+            namespace=namespace, since=since, commit=page.commit, after=changes[-1].path
+        )
+        if page.more and changes
+        else None
+    )
     return ChangesPage(since=since, commit=page.commit, changes=changes, next_cursor=next_cursor)

@@ -261,7 +261,7 @@ def test_changes_page_with_a_cursor_pinned_to_the_first_pages_head(api, ns):
         ({"since": "0" * 40}, 410, "commit_not_in_history"),
         ({"limit": "0"}, 400, "invalid"),
         ({"cursor": "nonsense"}, 400, "invalid"),
-        ({"cursor": "0" * 40 + ":facts/a.md"}, 410, "commit_not_in_history"),
+        ({"cursor": "0" * 40 + ":facts/a.md"}, 400, "invalid"),
     ],
 )
 def test_changes_refuse_bad_input_clearly(api, ns, params, status, code):
@@ -269,6 +269,39 @@ def test_changes_refuse_bad_input_clearly(api, ns, params, status, code):
     response = _changes(api, **params)
     assert response.status_code == status, response.json()
     assert response.json()["error"]["code"] == code
+
+
+def test_a_changes_cursor_is_good_only_for_the_listing_it_was_handed_out_for(api, ns):
+    """A cursor pins a commit; a made-up, edited or borrowed one is 400, never a listing
+    up to a commit of the caller's choosing nor a 410 that would send it to re-sync."""
+    start = _changes(api).json()["commit"]
+    files = {f"facts/topic/item-{i:02d}.md": memory_bytes(f"Fact number {i}") for i in range(5)}
+    middle = _import(api, files)
+    last = _import(api, {"facts/topic/item-99.md": memory_bytes("A later fact")})
+    first = _changes(api, since=start, limit=2).json()
+    cursor = first["next_cursor"]
+    assert first["commit"] == last and cursor
+
+    assert api.post("/v1/namespaces", {"name": "second"}, format="json").status_code == 201
+    api.post("/v1/namespaces/second/import", tar_gz(files), content_type="application/gzip")
+    forged = []
+    # The same position pinned to an earlier commit, as the old "<commit>:<path>" form.
+    forged.append({"since": start, "cursor": f"{middle}:{first['changes'][-1]['path']}"})
+    # The real cursor with a character changed, or given with another since.
+    forged.append({"since": start, "cursor": cursor[:-1] + ("A" if cursor[-1] != "A" else "B")})
+    forged.append({"since": middle, "cursor": cursor})
+    forged.append({"cursor": cursor})
+    for params in forged:
+        response = _changes(api, limit=2, **params)
+        assert response.status_code == 400, (params, response.json())
+        assert response.json()["error"]["code"] == "invalid"
+    # Another namespace of the same account: its own cursor is refused.
+    borrowed = api.get("/v1/namespaces/second/changes", {"since": start, "cursor": cursor})
+    assert borrowed.status_code == 400 and borrowed.json()["error"]["code"] == "invalid"
+    # The genuine cursor still works, and gives the same page asked twice.
+    again = _changes(api, since=start, limit=2, cursor=cursor).json()
+    assert again == _changes(api, since=start, limit=2, cursor=cursor).json()
+    assert again["commit"] == last and [c["path"] for c in again["changes"]] == sorted(files)[2:4]
 
 
 def test_changes_since_another_namespaces_commit_is_gone(api, ns):
