@@ -246,7 +246,10 @@ def test_commits_that_landed_between_two_index_runs_are_each_recorded(api, notes
     assert _retrieve(api)["commit"] == third
 
 
+@pytest.mark.usefixtures("object_store")
 def test_reindex_rebuilds_the_history_from_the_repository_alone(api, timeline, notes):
+    """On the local directory and on S3: the indexer walks the history it reads from
+    object storage, both when writes land and when reindex rebuilds it."""
     commits, answers = timeline
     # A history row the repository never held (as if its text had been purged since).
     with namespace_scope(notes), connection.cursor() as cursor:
