@@ -2,8 +2,9 @@
 
 sign up → create a key (secret once, copy button, warning) → create a namespace →
 import memories from the page → browse a memory, follow a link, read its history →
-run a retrieval in the playground → revoke the key and see the API refuse it. Every page visited is saved under
-test-artifacts/screenshots/ for a person to look at.
+run a retrieval in the playground → revoke the key and see the API refuse it; and a
+memory's blame → its job → revert it → the playground as of the job's commit. Every page
+visited is saved under test-artifacts/screenshots/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -388,3 +389,83 @@ def test_keyboard_users_get_a_skip_link_and_a_visible_focus_ring(fresh_browser, 
         "return [s.outlineStyle, parseFloat(s.outlineWidth)];"
     )
     assert outline[0] != "none" and outline[1] >= 2
+
+
+def test_blame_revert_and_as_of_in_the_browser(fresh_browser, live_server, settings):
+    """A memory's page says which job and message wrote each line; the job's page
+    reverts it after asking; the playground still finds it as of the job's commit."""
+    from selenium.webdriver.common.by import By
+
+    from accounts.services import api_key_create
+    from namespaces.services import namespace_create
+    from tests.fixtures_browser import PASSWORD, sign_up
+
+    browser, base = fresh_browser, live_server.url
+    settings.GITLOOM_QUEUE_SYNC = True  # no worker cluster here: jobs run as they queue
+    user = sign_up(account_id="undo-co", username="uma")
+    account = user.memberships.get().account
+    namespace_create(account=account, name="user-1")
+    _, secret = api_key_create(account=account, name="app")
+    status_code, body = api_get(
+        base,
+        "/v1/memories",
+        secret,
+        body={
+            "namespace": "user-1",
+            "session_id": "chat-7",
+            "messages": [
+                {
+                    "role": "user",
+                    "id": "msg-7001",
+                    "content": "I adopted a beagle puppy named Biscuit from the Pune shelter.",
+                }
+            ],
+        },
+    )
+    assert status_code == 202, body
+    job_id = body["job"]["id"]
+    status_code, body = api_get(base, f"/v1/jobs/{job_id}", secret)
+    job = body["job"]
+    assert job["status"] == "done" and job["result"]["created"], job
+    path = job["result"]["created"][0]
+
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "uma")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+
+    # Blame: each run of lines names the job and the message it came from.
+    browser.get(f"{base}/namespaces/user-1/memories/{path}")
+    blame = browser.find_element(By.CSS_SELECTOR, "table.blame")
+    assert "msg-7001" in blame.text and "Pune shelter" in blame.text
+    assert "chat-7" in blame.text
+    shot(browser, "30-memory-blame")
+    navigate_by(browser, blame.find_element(By.LINK_TEXT, job_id[:8]))
+    assert browser.current_url == f"{base}/namespaces/user-1/jobs/{job_id}/"
+
+    # Revert: the job page asks first, then one commit undoes it.
+    follow(browser, "Revert this job…")
+    assert path in browser.page_source
+    shot(browser, "31-job-revert-confirm")
+    submit(browser, "Revert this job")
+    assert browser.current_url == f"{base}/namespaces/user-1/jobs/{job_id}/"
+    assert "Reverted in commit" in browser.page_source and "1 removed" in browser.page_source
+    shot(browser, "32-job-reverted")
+    status_code, body = api_get(base, f"/v1/memories/{path}?namespace=user-1", secret)
+    assert status_code == 404 and body["error"]["code"] == "memory_not_found"
+
+    # As of the job's commit, the playground still finds the memory; a bad as_of is
+    # explained next to the field.
+    browser.get(f"{base}/namespaces/user-1/retrieve/")
+    fill(browser, "id_query", "beagle puppy Biscuit")
+    fill(browser, "id_as_of", job["commit"][:10])
+    submit(browser, "Retrieve")
+    shown = [
+        a.text for a in browser.find_elements(By.CSS_SELECTOR, "ol.results > li .result-head a")
+    ]
+    assert path in shown
+    shot(browser, "33-playground-as-of")
+    fill(browser, "id_as_of", "yesterday")
+    submit(browser, "Retrieve")
+    assert "as_of must be a commit id" in browser.page_source
+    assert not browser.find_elements(By.CSS_SELECTOR, "ol.results > li")
