@@ -88,7 +88,7 @@ def tar_members(data: bytes):
 
 
 def memory_import(
-    *, namespace: Namespace, data: bytes, kind: str = "auto"
+    *, namespace: Namespace, data: bytes, kind: str = "auto", job_id: str | None = None
 ) -> repository.CommitResult:
     """Import a tar.gz of memory files or a git bundle: all or nothing, one commit.
 
@@ -98,6 +98,9 @@ def memory_import(
     ``auto`` tells a bundle by its header.
     """
     prefix = namespace.storage_prefix
+    # A queued import names its job, as an ingest's commit does: blame and history then
+    # lead from the commit to the job, and a re-run after a crash finds its own commit.
+    job_trailer = {"Gitloom-Job": job_id} if job_id else {}
     if kind == "auto":
         kind = "bundle" if repository.is_bundle(data) else "tar"
     if kind == "bundle":
@@ -119,7 +122,7 @@ def memory_import(
             prefix=prefix,
             data=data,
             message="Import git bundle",
-            trailers={"Gitloom-Action": "import", "Gitloom-Import": "bundle"},
+            trailers={"Gitloom-Action": "import", "Gitloom-Import": "bundle", **job_trailer},
             validate=validate,
             validate_file=validate_file,
         )
@@ -135,7 +138,7 @@ def memory_import(
             prefix=prefix,
             apply=apply,
             message=f"Import {len(rendered)} memory files",
-            trailers={"Gitloom-Action": "import", "Gitloom-Import": "tar"},
+            trailers={"Gitloom-Action": "import", "Gitloom-Import": "tar", **job_trailer},
         )
     else:
         raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")

@@ -175,7 +175,27 @@ def _import_attempt(job: Job) -> Job:
         data = upload_get(key=spec["upload"])
         if data is None:
             raise InvalidArchive("The upload of this import is gone; send it again.")
-        result = memory_import(namespace=job.namespace, data=data, kind=spec["format"])
+        prefix = job.namespace.storage_prefix
+        earlier = _job_commit_in_history(prefix=prefix, job=job)
+        if earlier is not None:
+            # An attempt that crashed after its commit: report that commit (importing
+            # again would change nothing and say so), and bring the index up to the head.
+            changes = repository.repository_diff(
+                prefix=prefix, old=_parent_of(prefix, earlier), new=earlier
+            )
+            after_repository_change(
+                namespace=job.namespace, commit=repository.repository_head(prefix=prefix)
+            )
+            return _import_done(
+                job,
+                spec,
+                commit=earlier,
+                created=[c.path for c in changes if c.kind == "add"],
+                rewritten=[c.path for c in changes if c.kind == "modify"],
+            )
+        result = memory_import(
+            namespace=job.namespace, data=data, kind=spec["format"], job_id=str(job.public_id)
+        )
         job = job_done(
             job=job,
             commit=result.commit if not result.noop else "",
@@ -188,6 +208,14 @@ def _import_attempt(job: Job) -> Job:
     except Exception:
         logger.exception("import job %s failed unexpectedly", job.public_id)
         return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
+    upload_delete(key=spec["upload"])
+    return job
+
+
+def _import_done(job: Job, spec: dict, *, commit: str, created, rewritten) -> Job:
+    job = job_done(
+        job=job, commit=commit, created=sorted(created), rewritten=sorted(rewritten), linked=[]
+    )
     upload_delete(key=spec["upload"])
     return job
 

@@ -97,3 +97,38 @@ def test_a_big_import_from_the_dashboard_is_queued_too(
     assert response.status_code == 302, response.content
     job = Job.objects.get(namespace__name="notes")
     assert job.status == Job.Status.DONE and len(job.result["created"]) == 20
+
+
+def test_an_import_whose_worker_died_after_its_commit_is_finished_once_by_the_rerun(
+    api, ns, import_inline, monkeypatch
+):
+    from memories import ingest
+    from memories.models import Job
+
+    real_done, died = ingest.job_done, []
+
+    def worker_killed_after_commit(**kwargs):
+        if not died:
+            died.append(True)
+            raise KeyboardInterrupt  # not an error the job handles: the process is gone
+        return real_done(**kwargs)
+
+    monkeypatch.setattr(ingest, "job_done", worker_killed_after_commit)
+    with pytest.raises(KeyboardInterrupt):
+        import_inline(api, tar_gz(_files(30)))
+    job = Job.objects.get()
+    assert job.status == Job.Status.RUNNING
+    ingest.job_run(job=job)  # the queue hands the job out again
+
+    done = api.get(f"/v1/jobs/{job.public_id}").json()["job"]
+    assert done["status"] == "done" and done["commit"], done
+    assert len(done["result"]["created"]) == 30
+    commit, indexed, results = _head(api)
+    assert commit == indexed == done["commit"] and results
+    # One import commit, and it names its job: blame leads from a line to the job.
+    path = done["result"]["created"][0]
+    history = api.get(f"/v1/memories/{path}/history").json()["versions"]
+    assert [v["commit"] for v in history] == [done["commit"]]
+    assert history[0]["trailers"]["Gitloom-Job"] == str(job.public_id)
+    blame = api.get(f"/v1/memories/{path}/blame").json()
+    assert {c["job"]["id"] for c in blame["commits"] if c.get("job")} == {str(job.public_id)}
