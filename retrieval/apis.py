@@ -233,9 +233,7 @@ class RetrieveApi(NamespaceScopedApi):
             min_value=-1.0, max_value=1.0, required=False, default=None, allow_null=True
         )
         # Checked by the selector (a commit id or a time): its message is the one shown.
-        as_of = serializers.CharField(
-            required=False, default=None, allow_blank=True, max_length=100
-        )
+        as_of = serializers.CharField(required=False, default=None, allow_blank=True)
 
     @extend_schema(
         operation_id="retrieve_retrieve",

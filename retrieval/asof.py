@@ -33,6 +33,7 @@ from retrieval.scope import namespace_scope
 
 SETTING = "gitloom.as_of_seq"
 MIN_SHA_PREFIX = 7
+MAX_AS_OF_CHARS = 100  # longer is no commit id nor time: invalid_as_of, like any other
 _SHA = re.compile(rf"[0-9a-f]{{{MIN_SHA_PREFIX},40}}")
 
 
@@ -49,7 +50,7 @@ def parse_as_of(value: str) -> str | datetime:
     """A commit id (7-40 hex digits, a unique prefix) or an ISO-8601 time in the extended
     format (``2026-07-31``, ``2026-07-31T09:12:00Z``; without an offset it is UTC).
     Anything else is ``400 invalid_as_of``. A string of digits alone is a commit id."""
-    text = value.strip() if isinstance(value, str) else ""
+    text = value.strip() if isinstance(value, str) and len(value) <= MAX_AS_OF_CHARS else ""
     if _SHA.fullmatch(text.lower()):
         return text.lower()
     when = None

@@ -180,6 +180,7 @@ def test_as_of_a_time_reads_the_last_commit_made_by_then(api, timeline):
         ("abc12", 400, "invalid_as_of"),  # too short for a commit id
         ("g" * 40, 400, "invalid_as_of"),
         ("2026-13-45T00:00:00Z", 400, "invalid_as_of"),
+        ("x" * 5000, 400, "invalid_as_of"),  # not `invalid` from a length limit
         ("0" * 39 + "1", 404, "as_of_not_found"),
         ("deadbeef", 404, "as_of_not_found"),
         ("2001-01-01T00:00:00Z", 404, "as_of_before_history"),
