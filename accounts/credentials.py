@@ -16,3 +16,11 @@ class Credential:
     @property
     def is_session(self) -> bool:
         return self.api_key is None
+
+    @property
+    def label(self) -> str:
+        """Who, in words a record can keep: ``api_key <name> (<prefix>)`` or
+        ``session <username>``."""
+        if self.api_key is not None:
+            return f"api_key {self.api_key.name} ({self.api_key.prefix})"
+        return f"session {getattr(self.user, 'username', '') or '?'}"

@@ -33,6 +33,7 @@ TITLES = {
     403: "Not allowed",
     404: "Not found",
     409: "Conflict",
+    410: "Gone",
     413: "Too large",
     429: "Too many requests",
     503: "Temporarily unavailable",

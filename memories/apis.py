@@ -25,6 +25,7 @@ from memories.errors import (
     InvalidArchive,
     InvalidFormat,
     InvalidIdempotencyKey,
+    InvalidMatch,
     InvalidTier,
     InvalidTranscript,
     JobNotFinished,
@@ -51,6 +52,8 @@ from memories.services import (
     job_revert,
     memory_delete,
     memory_import,
+    memory_purge,
+    namespace_purge,
 )
 from memories.transcripts import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGES, ROLES
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
@@ -219,6 +222,34 @@ class MemoryHistorySerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "MemoryHistory"
+
+
+class PurgeSerializer(serializers.Serializer):
+    id = serializers.UUIDField(
+        source="public_id", allow_null=True, help_text="the purge record; null when nothing matched"
+    )
+    kind = serializers.ChoiceField(choices=["path", "match"])
+    created = serializers.DateTimeField(allow_null=True)
+    credential = serializers.CharField(
+        help_text="who asked: `api_key <name> (<prefix>)` or `session <user>`"
+    )
+    paths = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the files whose versions were erased (a match purge writes the "
+        "matched text in a name as `[purged]`)",
+    )
+    versions = serializers.IntegerField(help_text="file versions erased")
+    previous_commit = serializers.CharField(help_text="the head before the purge")
+    commit = serializers.CharField(help_text="the head now: the purge commit")
+    commits_replaced = serializers.IntegerField(
+        help_text="commit ids the rewrite replaced; they now answer `410 commit_purged`"
+    )
+    objects_deleted = serializers.IntegerField(
+        help_text="object-storage objects (pack files) deleted before answering"
+    )
+
+    class Meta:
+        ref_name = "Purge"
 
 
 # --- jobs --------------------------------------------------------------------------
@@ -523,6 +554,115 @@ class MemoryDetailApi(NamespaceScopedApi):
         result = memory_delete(namespace=namespace, path=path)
         forgotten = {"path": path, "deleted": True, "commit": result.commit}
         return Response(MemoryForgottenSerializer(forgotten).data)
+
+
+PURGE_EXAMPLE = {
+    "id": "0b7d2c1e-4f5a-4b6c-8d9e-0f1a2b3c4d5e",
+    "kind": "path",
+    "created": "2026-08-02T10:00:00Z",
+    "credential": "api_key backend (glk_AbCdEfGh)",
+    "paths": [PATH],
+    "versions": 2,
+    "previous_commit": "4c2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a",
+    "commit": COMMIT,
+    "commits_replaced": 5,
+    "objects_deleted": 12,
+}
+PURGE_DESCRIPTION = (
+    " History is rewritten from the first commit that held it: new commits with the "
+    "same messages, trailers, authors and times, without it, then one purge commit "
+    "(trailers `Gitloom-Action: purge`, `Gitloom-Purge: <id>`, `Gitloom-Credential`). "
+    "Before the answer: the new head is in place (compare-and-swap: a write that lands "
+    "meanwhile is kept), every pack that held the erased versions is deleted from "
+    "object storage, the index is rebuilt, and exports no longer hold it. The replaced "
+    "commit ids answer `410 commit_purged` wherever a commit id is accepted. A purge "
+    "cannot reach clones already taken or backups of the store (docs/API.md, "
+    '"Purging").'
+)
+
+
+class MemoryPurgeApi(NamespaceScopedApi):
+    class InputSerializer(StrictSerializer):
+        namespace = serializers.CharField(
+            required=False, allow_null=True, help_text="omitted: `default`"
+        )
+
+        class Meta:
+            ref_name = "MemoryPurge"
+
+    def _namespace_name(self, request) -> str | None:
+        # A body field, as on every write; `?namespace=` is taken too, so a purge can
+        # never fall back to `default` because the name was put in the query.
+        body = super()._namespace_name(request)
+        query = request.query_params.get("namespace")
+        if body is not None and query is not None and body != query:
+            raise InvalidInput("The namespace is given twice, differently (body and query).")
+        return body if body is not None else query
+
+    @extend_schema(
+        operation_id="memories_purge",
+        summary="Purge a memory: erase every version of it from all history",
+        description="Unlike forgetting (`DELETE`), which keeps earlier versions in "
+        "history, a purge erases the file at this path from every commit, forgotten or "
+        "not. Files that link to it lose those links in the purge commit."
+        + PURGE_DESCRIPTION
+        + " The namespace is the body's `namespace` or the `namespace` query parameter.",
+        parameters=[PATH_PARAM, NAMESPACE_PARAM],
+        request=InputSerializer,
+        responses={200: PurgeSerializer},
+        examples=[
+            OpenApiExample("purge", value={"namespace": "user-8213"}, request_only=True),
+            OpenApiExample("purged", value=PURGE_EXAMPLE, response_only=True),
+        ],
+    )
+    @raises(InvalidInput, InvalidPath, MemoryNotFound, *WRITE_ERRORS)
+    def post(self, request, path: str, namespace):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        purge = memory_purge(namespace=namespace, path=path, by=request.auth.label)
+        return Response(PurgeSerializer(purge).data)
+
+
+class NamespacePurgeApi(NamespaceScopedApi):
+    class InputSerializer(StrictSerializer):
+        match = StrictCharField(
+            allow_blank=True,
+            trim_whitespace=False,
+            help_text="3-200 characters; matched case-insensitively against every "
+            "version's path and text (header and body)",
+        )
+
+        class Meta:
+            ref_name = "NamespacePurge"
+
+    @extend_schema(
+        operation_id="namespaces_purge",
+        summary="Purge everything that mentions a string, from all history",
+        description="Erases every version of every file whose path or text contains "
+        "`match` (case-insensitive); a file's versions that do not contain it (an "
+        "earlier or later wording) stay. The string is also replaced by `[purged]` in "
+        "commit messages and in the namespace's finished jobs' transcripts, and is not "
+        "kept in the purge record. When nothing matches, nothing changes: `id` is null "
+        "and `versions` 0." + PURGE_DESCRIPTION,
+        request=InputSerializer,
+        responses={200: PurgeSerializer},
+        examples=[
+            OpenApiExample("purge", value={"match": "Fotocentre"}, request_only=True),
+            OpenApiExample(
+                "purged",
+                value={**PURGE_EXAMPLE, "kind": "match", "versions": 3},
+                response_only=True,
+            ),
+        ],
+    )
+    @raises(InvalidMatch, *WRITE_ERRORS)
+    def post(self, request, namespace):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        purge = namespace_purge(
+            namespace=namespace, match=data.validated_data["match"], by=request.auth.label
+        )
+        return Response(PurgeSerializer(purge).data)
 
 
 class MemoryHistoryApi(NamespaceScopedApi):

@@ -122,3 +122,7 @@ class RevertConflict(Conflict):
         ],
         "revertible": 1,
     }
+
+
+class InvalidMatch(InvalidInput):
+    code, message = "invalid_match", "The text to purge must be 3 to 200 characters."

@@ -28,3 +28,53 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(
         label="What is it?", choices=FORMATS, initial="tar", widget=forms.RadioSelect
     )
+
+
+class PurgePathForm(forms.Form):
+    """Purging a memory is typed out: the path, exactly."""
+
+    confirm = forms.CharField(
+        label="Type the memory's path to confirm",
+        max_length=1024,
+        strip=False,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+
+    def __init__(self, *args, path: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.path = path
+        self.fields["confirm"].widget.attrs.update(
+            {"data-confirm-value": path, "data-confirm-button": "purge-button"}
+        )
+
+    def clean_confirm(self) -> str:
+        value = self.cleaned_data["confirm"]
+        if value != self.path:
+            raise forms.ValidationError(f"Type “{self.path}” exactly to purge this memory.")
+        return value
+
+
+class PurgeMatchForm(forms.Form):
+    """Purging everything that mentions a string: the string, typed twice."""
+
+    match = forms.CharField(
+        label="Text to purge",
+        max_length=200,
+        strip=False,
+        help_text="3-200 characters, matched without regard to case in every version of "
+        "every memory (its path, header and body).",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+    confirm = forms.CharField(
+        label="Type the same text again to confirm",
+        max_length=200,
+        strip=False,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        match, confirm = data.get("match"), data.get("confirm")
+        if match is not None and confirm is not None and match != confirm:
+            self.add_error("confirm", "Type the same text exactly, to confirm.")
+        return data

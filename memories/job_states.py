@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.models import Job
+from namespaces.selectors import commit_current
 
 
 def job_started(*, job: Job) -> Job:
@@ -40,6 +41,8 @@ def job_extracted(*, job: Job, extractor: str, prompt_version: str, usage: dict)
 
 
 def job_done(*, job: Job, commit: str, created, rewritten, linked) -> Job:
+    # A purge that landed while the job was indexing has given its commit a new id.
+    commit = commit_current(namespace=job.namespace_id, commit=commit)
     Job.objects.filter(pk=job.pk).update(
         status=Job.Status.DONE,
         finished=timezone.now(),

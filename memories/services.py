@@ -24,6 +24,7 @@ from memories.imports import memory_import, tar_check, upload_put  # noqa: F401 
 from memories.job_states import job_requeued
 from memories.jobs import enqueue_drain
 from memories.models import Job
+from memories.purges import memory_purge, namespace_purge  # noqa: F401 (the services callers use)
 from memories.reverts import Revert, job_revert  # noqa: F401 (the service callers use)
 from memories.transcripts import validate_transcript
 from namespaces import repository

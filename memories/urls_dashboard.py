@@ -10,8 +10,10 @@ urlpatterns = [
     path(NS + "memories/<path:path>", views.memory_detail, name="dash-memory"),
     path(NS + "history/<path:path>", views.memory_history_page, name="dash-memory-history"),
     path(NS + "forget/<path:path>", views.memory_forget, name="dash-memory-forget"),
+    path(NS + "purge/<path:path>", views.memory_purge_page, name="dash-memory-purge"),
     path(NS + "jobs/", views.jobs, name="dash-jobs"),
     path(NS + "jobs/<str:job_id>/", views.job_detail, name="dash-job"),
     path(NS + "jobs/<str:job_id>/revert/", views.job_revert_page, name="dash-job-revert"),
     path(NS + "data/", views.export_import, name="dash-data"),
+    path(NS + "data/purge/", views.namespace_purge_page, name="dash-namespace-purge"),
 ]

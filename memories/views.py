@@ -14,11 +14,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from accounts.credentials import Credential
 from accounts.models import Account
 from gitloom.dashboard import dashboard_view, error_page
 from gitloom.errors import InvalidInput, PayloadTooLarge
 from memories.errors import JobNotFound, MemoryNotFound, RevertConflict
-from memories.forms import ImportForm, MemoryFilterForm
+from memories.forms import ImportForm, MemoryFilterForm, PurgeMatchForm, PurgePathForm
 from memories.selectors import (
     job_get_for_account,
     job_list,
@@ -29,7 +30,14 @@ from memories.selectors import (
     memory_list,
     namespace_export,
 )
-from memories.services import import_accept, job_revert, memory_delete, memory_import
+from memories.services import (
+    import_accept,
+    job_revert,
+    memory_delete,
+    memory_import,
+    memory_purge,
+    namespace_purge,
+)
 from namespaces.memory_format import TIERS
 from namespaces.selectors import namespace_get_for_account
 
@@ -200,6 +208,82 @@ def memory_forget(request: HttpRequest, name: str, path: str, *, account: Accoun
     return render(request, "memories/forget.html", context)
 
 
+def _who(request: HttpRequest, account: Account) -> str:
+    return Credential(account=account, user=request.user).label
+
+
+@require_http_methods(["GET", "POST"])
+@dashboard_view
+def memory_purge_page(
+    request: HttpRequest, name: str, path: str, *, account: Account
+) -> HttpResponse:
+    """Erase a memory from all history, behind its path typed out. Reached from the
+    memory's page and from its history (a forgotten memory can be purged too)."""
+    namespace = namespace_get_for_account(account=account, name=name)
+    versions = memory_history(namespace=namespace, path=path)  # 404 if it never was
+    form = PurgePathForm(request.POST or None, path=path)
+    if request.method == "POST" and form.is_valid():
+        purge = memory_purge(namespace=namespace, path=path, by=_who(request, account))
+        messages.success(
+            request,
+            f"Purged {path}: {purge.versions} version(s) erased from all history and "
+            f"from storage; {purge.commits_replaced} commit(s) got new ids "
+            f"(purge commit {purge.commit[:10]}).",
+        )
+        return redirect("dash-namespace", name=namespace.name)
+    tier, topic = _crumbs(path)
+    context = {
+        "section": "namespaces",
+        "tab": "memories",
+        "namespace": namespace,
+        "path": path,
+        "tier": tier,
+        "topic": topic,
+        "versions": len(versions),
+        "exists": versions[0].kind != "delete",
+        "form": form,
+    }
+    status = 400 if form.errors else 200
+    return render(request, "memories/purge.html", context, status=status)
+
+
+@require_http_methods(["POST"])
+@dashboard_view
+def namespace_purge_page(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+    """The data page's "purge everything about..." form, typed twice."""
+    namespace = namespace_get_for_account(account=account, name=name)
+    purge_form = PurgeMatchForm(request.POST)
+    if purge_form.is_valid():
+        try:
+            purge = namespace_purge(
+                namespace=namespace,
+                match=purge_form.cleaned_data["match"],
+                by=_who(request, account),
+            )
+        except InvalidInput as exc:
+            purge_form.add_error("match", exc.message)
+        else:
+            if purge.public_id is None:
+                messages.info(
+                    request, "Nothing in this namespace's history matched; nothing changed."
+                )
+            else:
+                messages.success(
+                    request,
+                    f"Purged {purge.versions} version(s) of {len(purge.paths)} file(s) from "
+                    f"all history and from storage (purge commit {purge.commit[:10]}).",
+                )
+            return redirect("dash-data", name=namespace.name)
+    context = {
+        "section": "namespaces",
+        "tab": "data",
+        "namespace": namespace,
+        "form": ImportForm(),
+        "purge_form": purge_form,
+    }
+    return render(request, "memories/export_import.html", context, status=400)
+
+
 # --- jobs --------------------------------------------------------------------------
 
 
@@ -360,7 +444,13 @@ def export_import(request: HttpRequest, name: str, *, account: Account) -> HttpR
                         )
                     return redirect("dash-namespace", name=namespace.name)
         status = 400
-    context = {"section": "namespaces", "tab": "data", "namespace": namespace, "form": form}
+    context = {
+        "section": "namespaces",
+        "tab": "data",
+        "namespace": namespace,
+        "form": form,
+        "purge_form": PurgeMatchForm(),
+    }
     return render(request, "memories/export_import.html", context, status=status)
 
 

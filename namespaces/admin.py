@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import Count, Q
 
 from gitloom.errors import GitLoomError
-from namespaces.models import Namespace
+from namespaces.models import Namespace, Purge
 from retrieval.selectors import index_memory_counts
 from retrieval.services import after_repository_change
 
@@ -77,3 +77,20 @@ class NamespaceAdmin(admin.ModelAdmin):
             else:
                 done += 1
         self.message_user(request, f"Rebuilt the index of {done} namespace(s).", messages.SUCCESS)
+
+
+@admin.register(Purge)
+class PurgeAdmin(admin.ModelAdmin):
+    """Purges are records of what was erased (never the content); read-only."""
+
+    list_display = ["public_id", "namespace", "kind", "credential", "versions", "created"]
+    list_filter = ["kind", "created"]
+    search_fields = ["public_id", "namespace__name", "namespace__account__id", "credential"]
+    list_select_related = ["namespace"]
+    readonly_fields = [field.name for field in Purge._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

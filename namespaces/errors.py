@@ -91,3 +91,13 @@ class BundleTooLarge(PayloadTooLarge):
 
 class WriteConflict(Conflict):
     code, message = "write_conflict", "The namespace is too busy to write right now; try again."
+
+
+class CommitPurged(GitLoomError):
+    # A commit id a purge replaced (docs/API.md, "Purging"); details.replaced_by is the
+    # commit that holds its history now.
+    code, status, message = (
+        "commit_purged",
+        410,
+        "This commit was rewritten by a purge; its id is gone for good.",
+    )

@@ -5,7 +5,8 @@ from django.db.models import QuerySet
 from accounts.models import Account
 from gitloom.errors import NamespaceNotFound
 from gitloom.slugs import is_slug
-from namespaces.models import Namespace
+from namespaces.errors import CommitPurged
+from namespaces.models import Namespace, Purge, ReplacedCommit
 
 DEFAULT_NAMESPACE = "default"
 
@@ -23,3 +24,43 @@ def namespace_get_for_account(*, account: Account, name: str | None) -> Namespac
 
 def namespace_list(*, account: Account) -> QuerySet[Namespace]:
     return Namespace.objects.filter(account=account).order_by("name")
+
+
+def commit_replaced(*, namespace: Namespace | int, commit: str) -> str | None:
+    """The commit that now stands for ``commit`` if a purge rewrote it (following
+    later purges' rewrites to the newest id), else ``None``."""
+    current, seen = commit, set()
+    while True:
+        new = (
+            ReplacedCommit.objects.filter(namespace=namespace, old=current)
+            .values_list("new", flat=True)
+            .first()
+        )
+        if new is None or new in seen:
+            return None if current == commit else current
+        seen.add(current)
+        current = new
+
+
+def commit_check(*, namespace: Namespace, commit: str) -> str:
+    """``commit``, unless a purge replaced it: then ``410 commit_purged`` with
+    ``details.replaced_by``. For every endpoint that takes a commit id."""
+    replaced_by = commit_replaced(namespace=namespace, commit=commit)
+    if replaced_by is not None:
+        raise CommitPurged(
+            f"Commit {commit} was rewritten by a purge; its history now continues at "
+            f"{replaced_by}.",
+            replaced_by=replaced_by,
+        )
+    return commit
+
+
+def commit_current(*, namespace: Namespace | int, commit: str) -> str:
+    """``commit``, or the commit that replaced it (for rows that record commits)."""
+    if not commit:
+        return commit
+    return commit_replaced(namespace=namespace, commit=commit) or commit
+
+
+def purge_list(*, namespace: Namespace) -> QuerySet[Purge]:
+    return Purge.objects.filter(namespace=namespace).order_by("-created", "-id")

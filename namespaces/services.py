@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import uuid
+
 from django.db import IntegrityError, transaction
 
 from accounts.models import Account
 from gitloom.slugs import validate_slug
 from namespaces import repository
 from namespaces.errors import NamespaceExists
-from namespaces.models import Namespace
+from namespaces.models import Namespace, Purge, ReplacedCommit
 from namespaces.signals import namespace_created, namespace_deleting
 
 
@@ -58,3 +60,42 @@ def namespace_upkeep_all() -> int:
         repository.repository_gc(prefix=namespace.storage_prefix)
         count += 1
     return count
+
+
+def purge_record(
+    *,
+    namespace: Namespace,
+    public_id: uuid.UUID,
+    kind: str,
+    credential: str,
+    paths: list[str],
+    result: repository.PurgeResult,
+) -> Purge:
+    """Record a purge that has landed (never its content) and the commit ids its
+    rewrite replaced, which from now on answer ``410 commit_purged``."""
+    with transaction.atomic():
+        purge = Purge.objects.create(
+            public_id=public_id,
+            namespace=namespace,
+            kind=kind,
+            credential=credential[:200],
+            paths=paths,
+            versions=len(result.dropped),
+            previous_commit=result.previous,
+            commit=result.commit,
+            commits_replaced=len(result.replaced),
+            objects_deleted=len(result.deleted),
+        )
+        ReplacedCommit.objects.bulk_create(
+            [
+                ReplacedCommit(namespace=namespace, purge=purge, old=old, new=new)
+                for old, new in result.replaced.items()
+            ],
+            batch_size=1000,
+            # An id replaced before can be replaced again only if an import brought the
+            # old history back; the newest rewrite is the one that counts.
+            update_conflicts=True,
+            unique_fields=["namespace", "old"],
+            update_fields=["new", "purge"],
+        )
+    return purge

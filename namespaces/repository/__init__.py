@@ -35,6 +35,7 @@ The modules, each importing only those above it:
     snapshot   ``Snapshot``, a whole view of one commit; head, snapshot, diff
     upkeep     consolidation, gc, delete
     commits    init and commit
+    purge      rewriting history without some file versions, deleting what held them
     history    log, the versions of one file, blame, changes since a commit
     export     bundle and tar export
     bundle     untrusted bundle import
@@ -51,6 +52,7 @@ from namespaces.repository.history import (
     repository_path_log,
 )
 from namespaces.repository.packs import clear_pack_cache
+from namespaces.repository.purge import repository_purge
 from namespaces.repository.revert import RevertFile, RevertPlan, repository_revert_plan
 from namespaces.repository.snapshot import (
     Snapshot,
@@ -78,6 +80,7 @@ from namespaces.repository.values import (
     GcResult,
     LogEntry,
     PathChange,
+    PurgeResult,
     TreeChange,
     Version,
     validate_path,
@@ -104,6 +107,7 @@ __all__ = [
     "PathChange",
     "RevertFile",
     "RevertPlan",
+    "PurgeResult",
     "Snapshot",
     "TreeChange",
     "Version",
@@ -124,6 +128,7 @@ __all__ = [
     "repository_log",
     "repository_path_log",
     "repository_revert_plan",
+    "repository_purge",
     "repository_snapshot",
     "validate_path",
 ]

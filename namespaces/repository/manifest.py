@@ -23,7 +23,9 @@ from namespaces.repository.packs import (
     PackFile,
     PackMissing,
     PackRef,
+    is_open,
     open_pack,
+    refresh_local_copies,
     upload_pack,
 )
 from namespaces.repository.values import MAX_WRITE_ATTEMPTS, SHA_RE
@@ -124,13 +126,21 @@ def load_head(store: ObjectStore, prefix: str) -> LoadedHead:
     last_error: PackMissing | None = None
     for _ in range(3):
         head = read_head(store, prefix)
+        manifest = head.manifest
+        new_pack = not all(is_open(store, prefix, p.name) for p in manifest.packs)
         try:
             # Newest packs first: recent trees and blobs are the ones a write reads.
-            packs = [open_pack(store, prefix, p.name) for p in head.manifest.packs]
+            packs = [open_pack(store, prefix, p.name) for p in manifest.packs]
         except PackMissing as exc:
             last_error = exc
             continue
-        return LoadedHead(head.manifest, head.etag, Objects(packs))
+        if new_pack:
+            # A head this process has not seen: forget packs no head names any more
+            # (merged, collected, or deleted by a purge on another node).
+            refresh_local_copies(
+                store, prefix, keep=manifest.pack_names | {name for name, _at in manifest.retired}
+            )
+        return LoadedHead(manifest, head.etag, Objects(packs))
     raise RepositoryCorrupt(f"The repository is missing pack {last_error}.")
 
 

@@ -21,7 +21,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -265,6 +265,52 @@ def prune_local_copies(
         with contextlib.suppress(FileNotFoundError):
             if datetime.fromtimestamp(path.stat().st_mtime, tz=UTC) <= cutoff:
                 path.unlink()
+
+
+def forget_local_copies(store: ObjectStore, prefix: str, *, keep: set[str]) -> None:
+    """Close and delete this node's copies of one namespace's packs not in ``keep``,
+    whatever their age (a purge: they may hold what was purged)."""
+    directory = _cache_dir(store, prefix)
+    kept = {str(directory / f"pack-{name}") for name in keep}
+    _pack_cache.drop_where(
+        lambda path: path.startswith(str(directory) + os.sep) and path not in kept
+    )
+    if not directory.is_dir():
+        return
+    for path in directory.iterdir():
+        match = PACK_FILE_RE.fullmatch(path.name)
+        if match is not None and match.group(1) in keep:
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+# A local copy younger than this is never pruned by a reader: it may be a pack another
+# process of the node just fetched for a newer head than the one this reader saw.
+LOCAL_COPY_MIN_AGE = timedelta(minutes=1)
+
+
+def is_open(store: ObjectStore, prefix: str, name: str) -> bool:
+    """Whether this process has the pack open already (no disk or network needed)."""
+    return _pack_cache.get(str(_cache_dir(store, prefix) / f"pack-{name}")) is not None
+
+
+def refresh_local_copies(store: ObjectStore, prefix: str, *, keep: set[str]) -> None:
+    """Forget the packs of one namespace that a head no longer names: closed once no
+    reader holds them, and their local copies older than ``LOCAL_COPY_MIN_AGE``
+    deleted.  Run when a reader meets a pack it has not opened (a new head), so a
+    purge on another node reaches this node's cache at its next read of the namespace."""
+    directory = _cache_dir(store, prefix)
+    kept = {str(directory / f"pack-{name}") for name in keep}
+    _pack_cache.drop_where(
+        lambda path: path.startswith(str(directory) + os.sep) and path not in kept
+    )
+    prune_local_copies(store, prefix, keep=keep, cutoff=datetime.now(UTC) - LOCAL_COPY_MIN_AGE)
+
+
+def drop_tree_cache(trees: set[bytes]) -> None:
+    """Forget these parsed trees (a purge: their entries name what was purged)."""
+    _tree_cache.drop_where(lambda sha: sha in trees)
 
 
 def drop_local_copies(store: ObjectStore, prefix: str) -> None:

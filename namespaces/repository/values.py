@@ -168,6 +168,38 @@ class ConsolidateResult:
 
 
 @dataclasses.dataclass(frozen=True)
+class PurgeResult:
+    """What a purge did.  ``commit == previous`` means nothing matched (no change).
+
+    ``replaced`` maps every commit id the rewrite replaced to its new id; ``dropped``
+    lists the ``(path, blob)`` versions that are gone; ``changed`` the paths the purge
+    commit itself changed; ``deleted`` the object-store keys deleted afterwards.
+    """
+
+    commit: str
+    previous: str
+    replaced: dict[str, str] = dataclasses.field(default_factory=dict)
+    dropped: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    changed: list[str] = dataclasses.field(default_factory=list)
+    pack: str = ""
+    objects: int = 0
+    attempts: int = 1
+    deleted: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def noop(self) -> bool:
+        return self.commit == self.previous
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted({path for path, _blob in self.dropped})
+
+    @classmethod
+    def nothing(cls, commit: str, *, attempts: int = 1) -> PurgeResult:
+        return cls(commit=commit, previous=commit, attempts=attempts)
+
+
+@dataclasses.dataclass(frozen=True)
 class GcResult:
     deleted: list[str]
     retired_pending: int

@@ -218,6 +218,18 @@ def tour(gl) -> None:
     assert reverted.removed == sorted(second.result.created) and reverted.skipped == []
     assert gl.jobs.revert(second).commit == reverted.commit
     assert gl.jobs.revert(second).already_reverted
+    from gitloom_client import NotFoundError, Purge
+
+    purged = gl.memories.purge(path)
+    assert isinstance(purged, Purge) and purged.paths == [path] and purged.versions == 1
+    assert purged.id and purged.credential.startswith("api_key ")
+    with pytest.raises(NotFoundError):
+        gl.memories.history(path)
+    everything = gl.namespaces.purge("default", match="Feedzai")
+    assert everything.kind == "match" and everything.versions >= 1
+    bodies = [gl.memories.get(summary.path).body for summary in gl.memories.list()]
+    assert all("Feedzai" not in body for body in bodies)
+    assert gl.namespaces.purge("default", match="Feedzai").id is None
 
     gl.namespaces.delete("imported")
     assert [ns.name for ns in gl.namespaces.list()] == ["default"]
@@ -270,6 +282,8 @@ async def async_tour(gl) -> None:
     revert = await gl.jobs.revert(sister.id, force=True)
     assert revert.removed == sorted(sister.result.created) and revert.skipped == []
     assert (await gl.jobs.revert(sister)).already_reverted
+    assert (await gl.memories.purge(path, namespace="default")).paths == [path]
+    assert (await gl.namespaces.purge("default", match="Feedzai")).versions >= 1
     await gl.namespaces.delete("imported")
 
 

@@ -214,6 +214,13 @@ class Namespaces:
             cursor = page.next_cursor
         return models.Changes(since=first.since, commit=first.commit, changes=changes)
 
+    async def purge(self, name: str, *, match: str) -> models.Purge:
+        """Erase every version of every memory whose path or text contains ``match``
+        (case-insensitive, 3-200 characters) from all history and from object storage;
+        versions that never mention it stay. Cannot be undone. ``Purge.id`` is ``None``
+        when nothing matched."""
+        return await self._client._send(_core.namespace_purge(name, match))
+
 
 class Memories:
     """``/v1/memories``: post conversations, read and forget the memories they became."""
@@ -311,6 +318,14 @@ class Memories:
         job, session, extractor and prompt version, and the messages its sources cite."""
         return await self._client._send(
             _core.memory_blame(path, self._client._namespace(namespace))
+        )
+
+    async def purge(self, path: str, *, namespace: str | None = None) -> models.Purge:
+        """Erase every version of the memory at ``path`` from all history and from
+        object storage (forgetting, ``delete``, keeps its history). Cannot be undone;
+        commits from the first that held it get new ids (the old ones answer 410)."""
+        return await self._client._send(
+            _core.memory_purge(path, self._client._namespace(namespace))
         )
 
 

@@ -360,6 +360,25 @@ def namespace_changes_page(
     )
 
 
+def memory_purge(path: str, namespace: str | None) -> Call[models.Purge]:
+    # Not retried: a purge repeated after a lost answer would find nothing (404).
+    return Call(
+        "POST",
+        f"/v1/memories/{_memory_path(path)}/purge",
+        _reader(models.Purge.from_dict),
+        json={"namespace": namespace} if namespace is not None else {},
+    )
+
+
+def namespace_purge(name: str, match: str) -> Call[models.Purge]:
+    return Call(
+        "POST",
+        f"/v1/namespaces/{_segment(name)}/purge",
+        _reader(models.Purge.from_dict),
+        json={"match": match},
+    )
+
+
 def job_get(job_id: str) -> Call[models.Job]:
     return Call(
         "GET", f"/v1/jobs/{_segment(str(job_id))}", _reader(models.Job.from_dict, "job"), retry=True

@@ -210,6 +210,13 @@ class Namespaces:
             cursor = page.next_cursor
         return models.Changes(since=first.since, commit=first.commit, changes=changes)
 
+    def purge(self, name: str, *, match: str) -> models.Purge:
+        """Erase every version of every memory whose path or text contains ``match``
+        (case-insensitive, 3-200 characters) from all history and from object storage;
+        versions that never mention it stay. Cannot be undone. ``Purge.id`` is ``None``
+        when nothing matched."""
+        return self._client._send(_core.namespace_purge(name, match))
+
 
 class Memories:
     """``/v1/memories``: post conversations, read and forget the memories they became."""
@@ -301,6 +308,12 @@ class Memories:
         """Where each line of the memory came from: the commit that last changed it, its
         job, session, extractor and prompt version, and the messages its sources cite."""
         return self._client._send(_core.memory_blame(path, self._client._namespace(namespace)))
+
+    def purge(self, path: str, *, namespace: str | None = None) -> models.Purge:
+        """Erase every version of the memory at ``path`` from all history and from
+        object storage (forgetting, ``delete``, keeps its history). Cannot be undone;
+        commits from the first that held it get new ids (the old ones answer 410)."""
+        return self._client._send(_core.memory_purge(path, self._client._namespace(namespace)))
 
 
 class Jobs:

@@ -76,7 +76,9 @@ class ConflictError(APIError):
 
 class GoneError(APIError):
     """410: ``commit_not_in_history``: a commit the answer would be relative to is not
-    (or no longer) in the namespace's history; re-sync from a full copy."""
+    (or no longer) in the namespace's history; re-sync from a full copy. Or
+    ``commit_purged``: a commit id a purge rewrote; ``details["replaced_by"]`` is the id
+    that stands in its place."""
 
 
 class PayloadTooLargeError(APIError):

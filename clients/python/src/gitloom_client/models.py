@@ -570,6 +570,38 @@ class Revert:
 
 
 @dataclass(frozen=True)
+class Purge:
+    """What a purge did (``memories.purge``, ``namespaces.purge``): the record of it,
+    never the content. ``id`` is ``None`` (and ``versions`` 0) when nothing matched."""
+
+    id: str | None
+    kind: str
+    credential: str
+    paths: list[str]
+    versions: int
+    previous_commit: str
+    commit: str
+    commits_replaced: int
+    objects_deleted: int
+    created: datetime | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Purge:
+        return cls(
+            id=data.get("id"),
+            kind=data.get("kind") or "",
+            credential=data.get("credential") or "",
+            paths=_strings(data.get("paths")),
+            versions=int(data.get("versions") or 0),
+            previous_commit=data.get("previous_commit") or "",
+            commit=data.get("commit") or "",
+            commits_replaced=int(data.get("commits_replaced") or 0),
+            objects_deleted=int(data.get("objects_deleted") or 0),
+            created=_time(data.get("created")),
+        )
+
+
+@dataclass(frozen=True)
 class ImportResult:
     """What an import changed; ``commit`` is empty when nothing did."""
 
