@@ -60,6 +60,7 @@ from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import (
     BundleTooLarge,
     CommitNotInHistory,
+    CommitPurged,
     InvalidBundle,
     InvalidCommitId,
     PathConflict,
@@ -1135,7 +1136,8 @@ class NamespaceChangesApi(NamespaceScopedApi):
         "`commit` however the namespace moves meanwhile. Without `since`: every memory at "
         "the head, as added. Keep `commit` and ask `since` it next time. A `since` that is "
         "not in the namespace's history (or no longer is: a purge rewrote it) is `410 "
-        "commit_not_in_history`: start over without `since` or from an export.",
+        "commit_not_in_history` (`410 commit_purged` if a purge rewrote it): start over "
+        "without `since` or from an export.",
         parameters=[
             OpenApiParameter("since", str, description="a commit id (40 hex digits)"),
             OpenApiParameter(
@@ -1178,7 +1180,7 @@ class NamespaceChangesApi(NamespaceScopedApi):
             )
         ],
     )
-    @raises(InvalidCommitId, InvalidInput, CommitNotInHistory, *REPOSITORY_ERRORS)
+    @raises(InvalidCommitId, InvalidInput, CommitNotInHistory, CommitPurged, *REPOSITORY_ERRORS)
     def get(self, request, namespace):
         params = request.query_params
         limit = _int_param(params.get("limit"), default=200, low=1, high=1000, name="limit")

@@ -13,9 +13,10 @@ from gitloom.errors import InvalidInput
 from memories.errors import InvalidFormat, JobNotFound, MemoryNotFound
 from memories.models import Job
 from namespaces import repository
-from namespaces.errors import InvalidCommitId
+from namespaces.errors import CommitNotInHistory, InvalidCommitId
 from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
 from namespaces.models import Namespace
+from namespaces.selectors import commit_check
 
 
 @dataclass(frozen=True)
@@ -369,15 +370,23 @@ def namespace_changes(
     pages answer for the same commit however the namespace moves meanwhile, and a
     cursor that was not handed out for this very listing is ``InvalidInput`` (400).
     ``since`` (or the pinned commit, should a purge rewrite it between two pages) not
-    on the head's first-parent line is ``CommitNotInHistory`` (410).
+    on the head's first-parent line is ``CommitNotInHistory`` (410); one a purge replaced is ``CommitPurged`` (410).
     """
     since = _commit_param(since, name="since") if since else None
     until = after = None
     if cursor:
         until, after = _changes_cursor_read(cursor, namespace=namespace, since=since)
-    page = repository.repository_changes(
-        prefix=namespace.storage_prefix, since=since, until=until, after=after, limit=limit
-    )
+    try:
+        page = repository.repository_changes(
+            prefix=namespace.storage_prefix, since=since, until=until, after=after, limit=limit
+        )
+    except CommitNotInHistory:
+        # A commit a purge rewrote says so (410 commit_purged, with the id that replaced
+        # it) rather than only "not in the history".
+        for commit in (since, until):
+            if commit:
+                commit_check(namespace=namespace, commit=commit)
+        raise
     jobs = _jobs_named(namespace, (c.trailers.get("Gitloom-Job") for c in page.changes))
     changes = [
         ChangedMemory(

@@ -127,6 +127,7 @@ _HINTS = {
     "namespace_not_found": " Create it with create_namespace, or see list_namespaces.",
     "memory_not_found": " See list_memories or search for the paths that exist.",
     "commit_not_in_history": " Call changes_since without `since` for a full listing.",
+    "commit_purged": " Call changes_since without `since` for a full listing.",
     "not_authenticated": " Give the GitLoom API key as `Authorization: Bearer <key>`.",
     "authentication_failed": " The API key is wrong or revoked.",
 }
@@ -429,7 +430,8 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
         commit and job that last touched it, and `commit`, the head they lead to: keep it
         and pass it as `since` next time to learn only what changed since. When
         next_cursor is set there are more: pass it back as cursor with the same since.
-        commit_not_in_history means `since` is unknown here: list again without it."""
+        commit_not_in_history (or commit_purged) means `since` is unknown here: list again
+        without it."""
         with api_errors():
             return await backend.client(ctx).namespaces.changes_page(
                 namespace, since=since, cursor=cursor, limit=limit

@@ -214,6 +214,12 @@ def test_purging_a_memory_erases_every_version_from_storage_history_index_and_ex
             commit_check(namespace=_namespace(), commit=version["commit"])
         assert gone.value.status == 410 and gone.value.code == "commit_purged"
     assert commit_check(namespace=_namespace(), commit=body["commit"]) == body["commit"]
+    # Blame and changes stay consistent with the new history.
+    new_ids = set(git("-C", str(clone), "log", "--format=%H").split())
+    blame = api.get(f"/v1/memories/{LENS}/blame").json()
+    assert {hunk["commit"] for hunk in blame["hunks"]} <= new_ids
+    full = api.get("/v1/namespaces/default/changes").json()
+    assert full["commit"] == body["commit"] and CAMERA not in [c["path"] for c in full["changes"]]
     with pytest.raises(CommitPurged) as gone:
         commit_check(namespace=_namespace(), commit=second)
     assert gone.value.details["replaced_by"] in git("-C", str(clone), "log", "--format=%H")
@@ -277,6 +283,32 @@ def test_the_path_may_also_be_named_in_the_query_but_not_twice_differently(api, 
     response = api.post(f"/v1/memories/{CAMERA}/purge?namespace=other", {}, format="json")
     assert response.status_code == 200 and response.json()["paths"] == [CAMERA]
     assert _head(api) == head
+
+
+def test_changes_since_a_replaced_commit_is_410_commit_purged(api, ns):
+    _import(api, sample_files())
+    old = _head(api)
+    _import(
+        api, {f"facts/more/fact-{i}-1234567{i}.md": memory_bytes(f"Fact {i}") for i in range(3)}
+    )
+    first = api.get("/v1/namespaces/default/changes", {"since": old, "limit": 1}).json()
+    assert first["next_cursor"]
+
+    body = api.post(f"/v1/memories/{CAMERA}/purge", {}, format="json").json()
+
+    gone = api.get("/v1/namespaces/default/changes", {"since": old})
+    assert gone.status_code == 410
+    error = gone.json()["error"]
+    assert error["code"] == "commit_purged" and error["details"]["replaced_by"]
+    assert error["details"]["replaced_by"] != old
+    # A listing whose pinned commit was rewritten between two pages says so too.
+    later = api.get(
+        "/v1/namespaces/default/changes",
+        {"since": error["details"]["replaced_by"], "cursor": first["next_cursor"]},
+    )
+    assert later.status_code == 410 and later.json()["error"]["code"] == "commit_purged"
+    fresh = api.get("/v1/namespaces/default/changes").json()
+    assert fresh["commit"] == body["commit"]
 
 
 # --------------------------------------------------------------------------- by match
