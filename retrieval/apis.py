@@ -14,6 +14,7 @@ from gitloom.errors import InvalidInput
 from gitloom.openapi import raises
 from gitloom.serializers import StrictSerializer
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
+from namespaces.errors import CommitPurged
 from namespaces.memory_format import TIERS
 from retrieval.embeddings import EmbeddingUnavailable
 from retrieval.errors import (
@@ -295,6 +296,7 @@ class RetrieveApi(NamespaceScopedApi):
         InvalidAsOf,
         AmbiguousCommit,
         AsOfNotFound,
+        CommitPurged,
         AsOfBeforeHistory,
         EmbeddingUnavailable,
     )

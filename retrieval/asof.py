@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
+from namespaces.models import ReplacedCommit
+from namespaces.selectors import commit_check
 from retrieval.errors import AmbiguousCommit, AsOfBeforeHistory, AsOfNotFound, InvalidAsOf
 from retrieval.scope import namespace_scope
 
@@ -87,6 +89,7 @@ def as_of_resolve(*, namespace, value: str) -> AsOf:
                     f"{wanted} is the start of more than one commit; give more digits."
                 )
             if not rows:
+                _purged(namespace, wanted)
                 raise AsOfNotFound(
                     f"No commit {wanted} in this namespace's indexed history "
                     "(see GET /v1/memories/<path>/history for commit ids)."
@@ -110,6 +113,18 @@ def as_of_resolve(*, namespace, value: str) -> AsOf:
                 )
     sha, committed, seq = rows[0]
     return AsOf(commit=sha, time=committed, seq=seq)
+
+
+def _purged(namespace, wanted: str) -> None:
+    """``410 commit_purged`` if ``wanted`` (an id or a unique prefix of one) names a
+    commit a purge rewrote: its index rows were rebuilt under the new ids."""
+    replaced = list(
+        ReplacedCommit.objects.filter(namespace=namespace, old__startswith=wanted).values_list(
+            "old", flat=True
+        )[:2]
+    )
+    if len(replaced) == 1:
+        commit_check(namespace=namespace, commit=replaced[0])
 
 
 # The head statement's tables and the views that show them as of a commit.

@@ -35,8 +35,8 @@ The modules, each importing only those above it:
     snapshot   ``Snapshot``, a whole view of one commit; head, snapshot, diff
     upkeep     consolidation, gc, delete
     commits    init and commit
-    purge      rewriting history without some file versions, deleting what held them
     history    log, the versions of one file, blame, changes since a commit
+    purge      rewriting history without some file versions, deleting what held them
     export     bundle and tar export
     bundle     untrusted bundle import
     revert     what undoing one commit at the head would change, and what is in the way

@@ -58,6 +58,12 @@ def clear_walked_commits() -> None:
     _walked_commits.clear()
 
 
+def forget_walked_commits(commits: set[bytes]) -> None:
+    """Forget these parsed commits (a purge replaced them; their messages may hold what
+    it erased)."""
+    _walked_commits.drop_where(lambda sha: sha in commits)
+
+
 def _decode_text(data: bytes) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines(keepends=True)
 

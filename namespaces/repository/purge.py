@@ -35,6 +35,7 @@ from datetime import timedelta
 from dulwich.objects import Commit, ShaFile, Tree
 
 from namespaces.errors import RepositoryCorrupt
+from namespaces.repository.history import forget_walked_commits
 from namespaces.repository.manifest import (
     LoadedHead,
     Manifest,
@@ -288,6 +289,7 @@ def repository_purge(
         )
         forget_local_copies(store, prefix, keep={result.pack})
         drop_tree_cache({sha for (sha, _base), new in rewrite.trees.items() if new != sha})
+        forget_walked_commits({old.encode() for old in result.replaced})
         return dataclasses.replace(result, deleted=deleted)
     finally:
         store.delete(marker)

@@ -311,6 +311,29 @@ def test_changes_since_a_replaced_commit_is_410_commit_purged(api, ns):
     assert fresh["commit"] == body["commit"]
 
 
+def test_retrieval_as_of_a_replaced_commit_is_410_and_no_past_answer_holds_it(api, ns):
+    _import(api, sample_files())
+    held = _head(api)  # CAMERA is here
+    later = _import(api, {TRIP: memory_bytes("Flew to Porto instead.", tier="events")})
+    before = api.get("/v1/retrieve", {"query": SECRET, "as_of": held}).json()["results"]
+    assert CAMERA in [r["path"] for r in before]
+
+    api.post(f"/v1/memories/{CAMERA}/purge", {}, format="json")
+
+    for asked in (held, held[:12], later):
+        gone = api.get("/v1/retrieve", {"query": SECRET, "as_of": asked})
+        assert gone.status_code == 410, asked
+        error = gone.json()["error"]
+        assert error["code"] == "commit_purged" and error["details"]["replaced_by"]
+    # Every commit of the new history, and a time, answer without it.
+    versions = api.get(f"/v1/memories/{LENS}/history").json()["versions"]
+    for asked in [v["commit"] for v in versions] + ["2099-01-01T00:00:00Z"]:
+        response = api.get("/v1/retrieve", {"query": f"{SECRET} Sony camera", "as_of": asked})
+        assert response.status_code == 200, response.json()
+        for result in response.json()["results"]:
+            assert result["path"] != CAMERA and SECRET not in result["content"]
+
+
 # --------------------------------------------------------------------------- by match
 
 
