@@ -292,7 +292,8 @@ def test_changes_since_a_replaced_commit_is_410_commit_purged(api, ns):
         api, {f"facts/more/fact-{i}-1234567{i}.md": memory_bytes(f"Fact {i}") for i in range(3)}
     )
     first = api.get("/v1/namespaces/default/changes", {"since": old, "limit": 1}).json()
-    assert first["next_cursor"]
+    listing = api.get("/v1/namespaces/default/changes", {"limit": 1}).json()
+    assert first["next_cursor"] and listing["next_cursor"]
 
     body = api.post(f"/v1/memories/{CAMERA}/purge", {}, format="json").json()
 
@@ -302,11 +303,13 @@ def test_changes_since_a_replaced_commit_is_410_commit_purged(api, ns):
     assert error["code"] == "commit_purged" and error["details"]["replaced_by"]
     assert error["details"]["replaced_by"] != old
     # A listing whose pinned commit was rewritten between two pages says so too.
-    later = api.get(
-        "/v1/namespaces/default/changes",
-        {"since": error["details"]["replaced_by"], "cursor": first["next_cursor"]},
-    )
-    assert later.status_code == 410 and later.json()["error"]["code"] == "commit_purged"
+    for params in (
+        {"since": old, "cursor": first["next_cursor"]},
+        {"cursor": listing["next_cursor"]},
+    ):
+        later = api.get("/v1/namespaces/default/changes", params)
+        assert later.status_code == 410, later.json()
+        assert later.json()["error"]["code"] == "commit_purged"
     fresh = api.get("/v1/namespaces/default/changes").json()
     assert fresh["commit"] == body["commit"]
 
