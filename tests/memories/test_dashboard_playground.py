@@ -122,6 +122,12 @@ def test_as_of_shows_the_memory_as_it_was_at_a_past_commit(page_client, notes):
     found = page.context["found"]
     assert found.as_of.commit == first and found.results[0].path == CAMERA
     assert "As of</strong> commit" in page.text and "Bought a Sony A7III" in page.text
+    # The memory is forgotten since: its result links to its history, which has the
+    # version shown, not to its page at the head (a 404 now).
+    history = f"/namespaces/notes/history/{CAMERA}"
+    assert f'href="{history}"' in page.text
+    assert f'href="/namespaces/notes/memories/{CAMERA}"' not in page.text
+    assert page_client.get(history).status_code == 200
     bad = page_client.get("/namespaces/notes/retrieve/", {**query, "as_of": "last tuesday"})
     assert bad.status_code == 400
     assert bad.context["form"].errors["as_of"][0].startswith("as_of must be a commit id")
