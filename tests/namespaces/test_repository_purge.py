@@ -151,3 +151,22 @@ def test_another_nodes_cache_forgets_the_old_packs_at_its_next_read(object_store
     with using_object_store(node2):
         assert repository_snapshot(prefix=NS).paths() == ["facts/a/keep.md"]
     assert holding(cached_texts(node2, NS), "the secret") == []
+
+
+def test_two_purges_racing_both_land(object_store):
+    repository_init(prefix=NS)
+    write({"facts/a/one.md": b"first secret", "facts/a/two.md": b"second secret"})
+    write({"facts/a/keep.md": b"keep"})
+    inner = []
+
+    def drop(path, read):
+        if not inner:  # a second purge lands while the first one rewrites
+            inner.append(repository_purge(prefix=NS, drop=by_path("facts/a/two.md"), message="P2"))
+        return path == "facts/a/one.md"
+
+    outer = repository_purge(prefix=NS, drop=drop, message="P1")
+
+    assert outer.attempts == 2 and inner[0].commit in outer.replaced
+    assert repository_snapshot(prefix=NS).paths() == ["facts/a/keep.md"]
+    assert [e.message for e in repository_log(prefix=NS)][:2] == ["P1", "P2"]
+    assert holding(stored_texts(object_store, NS), "secret") == []
