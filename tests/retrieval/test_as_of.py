@@ -247,6 +247,23 @@ def test_commits_that_landed_between_two_index_runs_are_each_recorded(api, notes
     assert _retrieve(api)["commit"] == third
 
 
+def test_a_commit_the_index_has_not_reached_is_not_found_and_a_time_names_the_last_indexed(
+    api, notes
+):
+    """As documented: as_of reads the index, so a commit not yet indexed is not there."""
+    from retrieval.services import after_repository_change
+
+    first = _import(api, FIRST)
+    made = _retrieve(api, as_of=first)["as_of"]["time"]
+    _next_second()
+    second = commit(notes, {LENS: None})  # straight to the repository, not indexed yet
+    assert _error(api, as_of=second) == (404, "as_of_not_found")
+    assert _retrieve(api, as_of="2999-01-01")["as_of"] == {"commit": first, "time": made}
+    after_repository_change(namespace=notes)
+    assert _retrieve(api, as_of=second)["commit"] == second
+    assert _retrieve(api, as_of="2999-01-01")["commit"] == second
+
+
 @pytest.mark.usefixtures("object_store")
 def test_reindex_rebuilds_the_history_from_the_repository_alone(api, timeline, notes):
     """On the local directory and on S3: the indexer walks the history it reads from
