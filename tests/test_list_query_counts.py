@@ -269,3 +269,57 @@ def test_jobs_page_queries_do_not_grow(
 @pytest.fixture(autouse=True)
 def _db(db):
     """Every test here uses the database."""
+
+
+def test_memory_page_with_its_blame_queries_do_not_grow_with_the_jobs_it_names(
+    page_client,  # noqa: F811
+    person,  # noqa: F811
+    django_assert_num_queries,
+):
+    from namespaces.services import namespace_create
+
+    namespace = namespace_create(account=account_of(person), name="notes")
+    first = _run_job(namespace, "I have a three-year-old beagle named Biscuit.")
+    path = first.result["created"][0]
+    url = f"/namespaces/notes/memories/{path}"
+    page_client.get(url)
+    one = queries_of(lambda: page_client.get(url))
+    assert one <= 8
+    for text in (
+        "Quick correction: Biscuit is actually four years old, not three.",
+        "Biscuit, my beagle, now weighs 12 kg and loves the Pune park.",
+    ):
+        _run_job(namespace, text)
+    with django_assert_num_queries(one):
+        response = page_client.get(url)
+    assert response.text.count('href="/namespaces/notes/jobs/') >= 2
+
+
+def test_job_page_and_its_revert_page_queries_do_not_grow_with_its_messages(
+    page_client,  # noqa: F811
+    person,  # noqa: F811
+    django_assert_num_queries,
+):
+    from memories.ingest import job_run
+    from memories.services import job_accept
+    from namespaces.services import namespace_create
+
+    namespace = namespace_create(account=account_of(person), name="notes")
+    counts = []
+    for messages in (1, MORE):
+        job, _ = job_accept(
+            namespace=namespace,
+            messages=[
+                {"role": "user", "content": f"My cousin number {i} lives in Lyon {messages}."}
+                for i in range(messages)
+            ],
+        )
+        job = job_run(job=job)
+        assert job.status == "done" and job.commit
+        for url in (
+            f"/namespaces/notes/jobs/{job.public_id}/",
+            f"/namespaces/notes/jobs/{job.public_id}/revert/",
+        ):
+            page_client.get(url)
+            counts.append(queries_of(lambda url=url: page_client.get(url)))
+    assert counts[:2] == counts[2:] and max(counts) <= 8, counts
