@@ -85,6 +85,8 @@ class _Rewrite:
         self.commits: dict[bytes, bytes] = {}  # old commit id -> new (or the same)
         self.trees: dict[tuple[bytes, str], bytes | None] = {}  # (tree, folder) -> new
         self.dropped: dict[tuple[str, bytes], bool] = {}  # (path, blob) -> dropped?
+        # (tree, folder) -> the (path, blob) versions dropped below it
+        self.tree_drops: dict[tuple[bytes, str], frozenset[tuple[str, bytes]]] = {}
         self.created: dict[bytes, ShaFile] = {}  # every object a round made
 
     def _make(self, objects: Objects, obj: ShaFile) -> bytes:
@@ -99,11 +101,13 @@ class _Rewrite:
             return self.trees[key]
         old = objects.tree(sha)
         entries: list[tuple[bytes, int, bytes]] = []
+        drops: set[tuple[str, bytes]] = set()
         changed = False
         for entry in old.iteritems():
             path = base + entry.path.decode("utf-8", errors="replace")
             if stat.S_ISDIR(entry.mode):
                 new = self.tree(objects, entry.sha, path + "/")
+                drops.update(self.tree_drops.get((entry.sha, path + "/"), ()))
                 if new is None:
                     changed = True
                     continue
@@ -117,6 +121,7 @@ class _Rewrite:
                     self.drop(path, lambda blob=blob: objects[blob].as_raw_string())
                 )
             if self.dropped[pair]:
+                drops.add(pair)
                 changed = True
                 continue
             entries.append((entry.path, entry.mode, entry.sha))
@@ -130,6 +135,8 @@ class _Rewrite:
                 tree.add(name, mode, entry_sha)
             result = self._make(objects, tree)
         self.trees[key] = result
+        if drops:
+            self.tree_drops[key] = frozenset(drops)
         return result
 
     def commit(self, objects: Objects, head: bytes) -> bytes:
@@ -182,13 +189,13 @@ class _Rewrite:
     def _new_id(self, sha: str) -> str:
         return self.commits.get(sha.encode(), sha.encode()).decode()
 
-    @property
-    def replaced(self) -> dict[str, str]:
-        return {old.decode(): new.decode() for old, new in self.commits.items() if old != new}
-
-    @property
-    def dropped_versions(self) -> list[tuple[str, str]]:
-        return sorted((path, blob.decode()) for (path, blob), gone in self.dropped.items() if gone)
+    def dropped_below(self, objects: Objects, commits: set[bytes]) -> list[tuple[str, str]]:
+        """The versions dropped from these commits (a round's history, not an earlier
+        round's that another writer has rewritten since)."""
+        found: set[tuple[str, bytes]] = set()
+        for sha in commits:
+            found.update(self.tree_drops.get((objects.commit(sha).tree, ""), ()))
+        return sorted((path, blob.decode()) for path, blob in found)
 
 
 def _pack_of(objects: Objects, head: bytes) -> PackFile:
@@ -216,8 +223,8 @@ def repository_purge(
 
     ``drop(path, read)`` is asked once per distinct (path, blob) in history.
     ``message`` is the purge commit's message, or a function of the dropped versions
-    that returns it.  ``redact(message)``, if given, rewrites every commit message (the purged text may
-    be in a message).  ``finish(snapshot, dropped)`` gets the rewritten head and the
+    that returns it.  ``redact(message)``, if given, rewrites every commit message
+    (the purged text may be in a message).  ``finish(snapshot, dropped)`` gets the rewritten head and the
     dropped ``(path, blob)`` versions and returns the change the purge commit makes
     (``{}`` for none).  When nothing is dropped, nothing changes:
     ``PurgeResult.noop``.
@@ -238,7 +245,8 @@ def repository_purge(
         objects.new.update(rewrite.created)
         old_head = manifest.commit.encode()
         rewritten = rewrite.commit(objects, old_head)
-        dropped = rewrite.dropped_versions
+        history = _reachable_commits(objects, old_head)
+        dropped = rewrite.dropped_below(objects, history)
         if not dropped:
             return PurgeResult.nothing(manifest.commit, attempts=attempt)
         parent = objects.commit(rewritten)
@@ -261,9 +269,9 @@ def repository_purge(
         ours.add(pack.name)
         new = Manifest(commit=purge_commit.id.decode(), packs=(pack.ref,), retired=())
         replaced = {
-            old: new_id
-            for old, new_id in rewrite.replaced.items()
-            if old in _reachable_commits(objects, old_head)
+            old.decode(): rewrite.commits[old].decode()
+            for old in history
+            if rewrite.commits[old] != old
         }
 
         def landed() -> PurgeResult:
@@ -295,7 +303,7 @@ def repository_purge(
         store.delete(marker)
 
 
-def _reachable_commits(objects: Objects, head: bytes) -> set[str]:
+def _reachable_commits(objects: Objects, head: bytes) -> set[bytes]:
     seen: set[bytes] = set()
     todo = [head]
     while todo:
@@ -304,7 +312,7 @@ def _reachable_commits(objects: Objects, head: bytes) -> set[str]:
             continue
         seen.add(sha)
         todo.extend(objects.commit(sha).parents)
-    return {sha.decode() for sha in seen}
+    return seen
 
 
 def _mark_start(store: ObjectStore, prefix: str) -> str:

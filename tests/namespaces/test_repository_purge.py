@@ -167,6 +167,8 @@ def test_two_purges_racing_both_land(object_store):
     outer = repository_purge(prefix=NS, drop=drop, message="P1")
 
     assert outer.attempts == 2 and inner[0].commit in outer.replaced
+    # Each reports only what it dropped itself.
+    assert outer.paths == ["facts/a/one.md"] and inner[0].paths == ["facts/a/two.md"]
     assert repository_snapshot(prefix=NS).paths() == ["facts/a/keep.md"]
     assert [e.message for e in repository_log(prefix=NS)][:2] == ["P1", "P2"]
     assert holding(stored_texts(object_store, NS), "secret") == []
