@@ -40,6 +40,7 @@ from retrieval.services import after_repository_change
 MIN_MATCH_CHARS = 3
 MAX_MATCH_CHARS = 200
 REDACTED = "[purged]"
+SESSION_ID_CHARS = Job._meta.get_field("session_id").max_length
 
 
 def memory_purge(*, namespace: Namespace, path: str, by: str) -> Purge:
@@ -209,9 +210,10 @@ def _remap_jobs(namespace: Namespace, replaced: dict[str, str]) -> None:
 
 
 def _redact_jobs(namespace: Namespace, pattern: re.Pattern[str], text: str) -> None:
-    """Take the string out of finished jobs' transcripts, results and error messages.
-    Queued and running jobs are writes still to land after the purge; they are kept
-    whole, as any write accepted after it would be."""
+    """Take the string out of finished jobs' transcripts (values and keys, metadata
+    included), session ids, results and error messages: all the API and the dashboard
+    show of a job. Queued and running jobs are writes still to land after the purge;
+    they are kept whole, as any write accepted after it would be."""
     finished = Job.objects.filter(
         namespace=namespace, status__in=[Job.Status.DONE, Job.Status.FAILED]
     )
@@ -223,18 +225,23 @@ def _redact_jobs(namespace: Namespace, pattern: re.Pattern[str], text: str) -> N
                 Cast("payload", TextField()),
                 Cast("result", TextField()),
                 "error_message",
+                "session_id",
                 output_field=TextField(),
             )
         ).filter(as_text__icontains=text)
     with transaction.atomic():
-        for job in finished.select_for_update().only("seq", "payload", "result", "error_message"):
-            payload = _redact_json(pattern, job.payload)
-            result = _redact_json(pattern, job.result)
-            error_message = redact(pattern, job.error_message)
-            if (payload, result, error_message) != (job.payload, job.result, job.error_message):
-                Job.objects.filter(pk=job.pk).update(
-                    payload=payload, result=result, error_message=error_message
-                )
+        fields = ("payload", "result", "error_message", "session_id")
+        for job in finished.select_for_update().only("seq", *fields):
+            before = {name: getattr(job, name) for name in fields}
+            after = {
+                "payload": _redact_json(pattern, job.payload),
+                "result": _redact_json(pattern, job.result),
+                "error_message": redact(pattern, job.error_message),
+                # ("[purged]" is longer than a short match: kept within the column)
+                "session_id": redact(pattern, job.session_id)[:SESSION_ID_CHARS],
+            }
+            if after != before:
+                Job.objects.filter(pk=job.pk).update(**after)
 
 
 def _redact_json(pattern: re.Pattern[str], value):
@@ -243,5 +250,6 @@ def _redact_json(pattern: re.Pattern[str], value):
     if isinstance(value, list):
         return [_redact_json(pattern, item) for item in value]
     if isinstance(value, dict):
-        return {key: _redact_json(pattern, item) for key, item in value.items()}
+        # keys too: a transcript's metadata is the caller's own JSON, keys included
+        return {redact(pattern, key): _redact_json(pattern, item) for key, item in value.items()}
     return value
