@@ -31,9 +31,12 @@
 --   cue_match_distance    1 - cue_match_similarity: a best cue this near is an exact
 --                         cue (level 1); NULL = only normalised-equal cues (level 2)
 --   cue_match_bonus       added to the score per exact-cue level (above any fused score)
+--   cue_match_text_gate   cue texts are compared with the query only for memories whose
+--                         best cue is this near (NULL: all, when the semantic arm is off)
 --   date_from, date_to    the span of a date the query names, widened (NULL: none)
 --   date_match_boost      a memory created or updated in it scores (1 + this) times more
---   tag_match_boost       a memory with a tag the query names scores (1 + this) times more
+--   query_names           the names the query mentions (NULL: none, or the boost is 0)
+--   tag_match_boost       a memory with a tag among them scores (1 + this) times more
 --   limit
 WITH
 state AS (
@@ -331,7 +334,12 @@ ranked AS (
     -- fused candidates only: a cue equal to the query is the semantic arm's nearest.
     CROSS JOIN LATERAL (
         SELECT CASE
-                   WHEN EXISTS (
+                   -- the text check only where the cue vectors are close (a cue equal
+                   -- to the query after normalisation is far nearer than this gate);
+                   -- all candidates when the semantic arm is off (gate NULL)
+                   WHEN (%(cue_match_text_gate)s::float8 IS NULL
+                         OR f.semantic_distance <= %(cue_match_text_gate)s::float8)
+                    AND EXISTS (
                        SELECT 1 FROM unnest(d.cues) c(cue)
                        WHERE btrim(regexp_replace(lower(c.cue), '[^[:alnum:]]+', ' ', 'g'))
                              = (SELECT key FROM query_key)
@@ -352,20 +360,16 @@ ranked AS (
                    ELSE 0
                END AS hit
     ) date_match
-    -- A tag of the memory that the query names: the tag, normalised like the query
-    -- (so "camera-gear" is the words "camera gear"), is a run of whole words of it.
+    -- A tag of the memory that is a name the query mentions (query_names:
+    -- retrieval/names.py, capitalised words and runs of them, normalised); the tag is
+    -- lower-cased with - _ . and ' as spaces, so "new-york" is "new york".
     CROSS JOIN LATERAL (
         SELECT CASE
-                   WHEN %(tag_match_boost)s::float8 > 0 AND EXISTS (
+                   WHEN %(query_names)s::text[] IS NOT NULL AND EXISTS (
                        SELECT 1
                        FROM unnest(d.tags) t(tag)
-                       CROSS JOIN LATERAL (
-                           SELECT btrim(regexp_replace(lower(t.tag), '[^[:alnum:]]+', ' ', 'g'))
-                                      AS words
-                       ) norm
-                       WHERE norm.words <> ''
-                         AND strpos(' ' || (SELECT key FROM query_key) || ' ',
-                                    ' ' || norm.words || ' ') > 0
+                       WHERE btrim(translate(lower(t.tag), '-_.''', '    '))
+                             = ANY (%(query_names)s::text[])
                    ) THEN 1
                    ELSE 0
                END AS hit

@@ -136,3 +136,8 @@ def test_a_paraphrase_below_the_threshold_is_left_to_fusion(api, camera):
     # the bag (whose cue and body share the words) may come first; the camera is found.
     found = retrieve(api, "what camera do I have", limit=3)
     assert CAMERA in found
+
+
+def test_an_exact_cue_ranks_first_with_the_lexical_arm_alone(api, camera):
+    # No cue vectors to gate the text comparison: every candidate's cues are compared.
+    assert retrieve(api, "What camera do I own?", arms="lexical")[0] == CAMERA

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from retrieval.dates import query_date_span
+from retrieval.names import query_names
 from tests.retrieval.helpers import memory, write
 
 MAY = "facts/music/concert-a-11111111.md"
@@ -97,3 +98,23 @@ def test_query_date_span_reads_absolute_dates(text, span):
 )
 def test_query_date_span_ignores_what_is_no_absolute_date(text):
     assert query_date_span(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Did Melanie visit New York?", ["melanie", "new", "new york", "york"]),
+        ("What do Melanie's kids like?", ["melanie"]),
+        ("What LGBTQ+ events has Caroline joined?", ["caroline"]),  # an acronym is a topic
+        ("Did Jon, Gina go?", ["gina", "jon"]),
+        ("where do I work", []),  # "I" and the first word are no names
+    ],
+)
+def test_query_names_are_capitalised_words_and_their_runs(text, names):
+    assert query_names(text) == names
+
+
+def test_a_topic_tag_the_query_only_mentions_in_lower_case_is_left_to_the_arms(api, paintings):
+    # "painting" is a tag of both; "melanie" in lower case is no name: no tag lifts either
+    # memory, so the order is the arms' (the sunset memory sorts first on a tie).
+    assert retrieve(api, "what did melanie paint over the lake")[0] == CAROLINE
