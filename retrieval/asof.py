@@ -25,13 +25,12 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from django.db import connection
 from django.utils.dateparse import parse_datetime
 
 from namespaces.models import ReplacedCommit
 from namespaces.selectors import commit_check
 from retrieval.errors import AmbiguousCommit, AsOfBeforeHistory, AsOfNotFound, InvalidAsOf
-from retrieval.scope import namespace_scope
+from retrieval.scope import scoped_query
 
 SETTING = "gitloom.as_of_seq"
 MIN_SHA_PREFIX = 7
@@ -76,41 +75,42 @@ def as_of_resolve(*, namespace, value: str) -> AsOf:
     prefix) in its indexed history, or for a time the last commit made at or before it
     (the highest-numbered one, should imported history carry times out of order)."""
     wanted = parse_as_of(value)
-    with namespace_scope(namespace), connection.cursor() as cursor:
-        if isinstance(wanted, str):
-            cursor.execute(
-                "SELECT sha, committed, seq FROM retrieval_commit"
-                " WHERE namespace_id = %s AND sha >= %s AND sha < %s ORDER BY seq LIMIT 2",
-                [int(namespace.pk), wanted, wanted + "g"],
+    ns = int(namespace.pk)
+    if isinstance(wanted, str):
+        _, rows = scoped_query(
+            namespace=namespace,
+            sql="SELECT sha, committed, seq FROM retrieval_commit WHERE namespace_id = %(ns)s"
+            " AND sha >= %(low)s AND sha < %(high)s ORDER BY seq LIMIT 2",
+            params={"ns": ns, "low": wanted, "high": wanted + "g"},
+        )
+        if len(rows) > 1:
+            raise AmbiguousCommit(
+                f"{wanted} is the start of more than one commit; give more digits."
             )
-            rows = cursor.fetchall()
-            if len(rows) > 1:
-                raise AmbiguousCommit(
-                    f"{wanted} is the start of more than one commit; give more digits."
-                )
-            if not rows:
-                _purged(namespace, wanted)
-                raise AsOfNotFound(
-                    f"No commit {wanted} in this namespace's indexed history "
-                    "(see GET /v1/memories/<path>/history for commit ids)."
-                )
-        else:
-            cursor.execute(
-                "SELECT sha, committed, seq FROM retrieval_commit"
-                " WHERE namespace_id = %s AND committed <= %s ORDER BY seq DESC LIMIT 1",
-                [int(namespace.pk), wanted],
+        if not rows:
+            _purged(namespace, wanted)
+            raise AsOfNotFound(
+                f"No commit {wanted} in this namespace's indexed history "
+                "(see GET /v1/memories/<path>/history for commit ids)."
             )
-            rows = cursor.fetchall()
-            if not rows:
-                cursor.execute(
-                    "SELECT min(committed) FROM retrieval_commit WHERE namespace_id = %s",
-                    [int(namespace.pk)],
-                )
-                first = cursor.fetchone()[0]
-                raise AsOfBeforeHistory(
-                    f"{wanted.isoformat()} is before this namespace's first commit"
-                    + (f" ({first.astimezone(UTC).isoformat()})." if first else ".")
-                )
+    else:
+        # One round trip: the commit, or else when the first one was made.
+        _, rows = scoped_query(
+            namespace=namespace,
+            sql="SELECT sha, committed, seq FROM ("
+            " (SELECT sha, committed, seq FROM retrieval_commit WHERE namespace_id = %(ns)s"
+            "  AND committed <= %(when)s ORDER BY seq DESC LIMIT 1)"
+            " UNION ALL"
+            " (SELECT NULL, committed, NULL FROM retrieval_commit WHERE namespace_id = %(ns)s"
+            "  ORDER BY committed LIMIT 1)) found ORDER BY seq NULLS LAST LIMIT 1",
+            params={"ns": ns, "when": wanted},
+        )
+        if not rows or rows[0][0] is None:
+            first = rows[0][1] if rows else None
+            raise AsOfBeforeHistory(
+                f"{wanted.isoformat()} is before this namespace's first commit"
+                + (f" ({first.astimezone(UTC).isoformat()})." if first else ".")
+            )
     sha, committed, seq = rows[0]
     return AsOf(commit=sha, time=committed, seq=seq)
 
@@ -136,6 +136,20 @@ _VIEWS = {
     "retrieval_edge": "retrieval_asof_edge",
 }
 _TABLE = re.compile(r"\b(" + "|".join(_VIEWS) + r")\b")
+# The cue vectors valid then: the namespace's own partition (named, as in the head
+# statement, so a prepared generic plan reads that partition alone) and its history.
+# The range is checked outside the union so that both halves stay plain scans
+# (migration 0009 says why).
+_CUES = (
+    "(SELECT namespace_id, document_id, cue, tier, tags, embedding FROM ("
+    " SELECT namespace_id, document_id, cue, tier, tags, embedding, from_seq,"
+    " 2147483647 AS to_seq FROM __cue_partition__"
+    " UNION ALL"
+    " SELECT namespace_id, document_id, cue, tier, tags, embedding, from_seq, to_seq"
+    " FROM retrieval_cue_history) versions"
+    " WHERE from_seq <= (SELECT NULLIF(current_setting('gitloom.as_of_seq', true), '')::integer)"
+    " AND to_seq > (SELECT NULLIF(current_setting('gitloom.as_of_seq', true), '')::integer))"
+)
 _NEAREST = "ORDER BY distance\nLIMIT __semantic_cues__"
 # Exact (no index serves `distance + 0`), with a tie-break: cues with the same text have
 # the same vector, and which of them a LIMIT keeps must not depend on row order.
@@ -148,5 +162,5 @@ def as_of_statement(sql: str) -> str:
     if _NEAREST not in sql or "__cue_partition__" not in sql:
         raise RuntimeError("retrieve.sql no longer reads nearest cues as retrieval.asof expects")
     text = _TABLE.sub(lambda match: _VIEWS[match.group(1)], sql)
-    text = text.replace("__cue_partition__", "retrieval_asof_cue")
+    text = text.replace("__cue_partition__", _CUES)
     return text.replace(_NEAREST, _NEAREST_EXACT)

@@ -246,7 +246,9 @@ def fused_search(
     ``min_similarity`` is the semantic arm's floor: a cue less similar to the query
     (cosine) finds nothing, so neither it nor links from it bring a memory.
     ``as_of`` reads the index as it was at that commit (``retrieval.asof``): an exact
-    semantic arm, ageing to the commit's time, a custom plan.
+    semantic arm, ageing to the commit's time; prepared like the head statement (the
+    commit is a setting the views read, not a parameter, so one generic plan serves
+    every commit of the namespace).
     """
     params = params or FusionParams()
     unknown = set(arms) - set(ARMS)
@@ -306,7 +308,7 @@ def fused_search(
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }
-    generic = settings.GITLOOM_PREPARED_STATEMENTS and not (filtered or exact or as_of)
+    generic = settings.GITLOOM_PREPARED_STATEMENTS and not (filtered or exact)
     settings_ = {
         "plan_cache_mode": "force_generic_plan" if generic else "force_custom_plan",
         "hnsw.iterative_scan": "relaxed_order" if filtered else "off",
@@ -314,6 +316,9 @@ def fused_search(
     setup: list[str] = []
     if as_of:  # exact semantic arm, no HNSW settings; the views read this commit
         settings_[AS_OF_SETTING] = str(int(as_of.seq))
+        # The exact cue scan run serially: parallel workers (started per query) made
+        # it 2x slower on a busy 2-core machine (bench_asof).
+        settings_["max_parallel_workers_per_gather"] = "0"
     elif params.ef_search:
         settings_["hnsw.ef_search"] = str(min(1000, max(params.ef_search, params.semantic_cues)))
     elif params.semantic_cues:

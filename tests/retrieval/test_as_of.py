@@ -310,3 +310,24 @@ def test_deleting_a_namespace_forgets_its_history(api, timeline, notes):
         ):
             cursor.execute(f"SELECT count(*) FROM {table}")
             assert cursor.fetchone()[0] == 0, table
+
+
+def test_the_as_of_statement_reads_only_its_own_cue_partition(api, timeline, notes, other_notes):
+    import re
+
+    from retrieval.asof import as_of_resolve
+    from retrieval.embeddings import embed_query
+    from retrieval.models import cue_partition
+    from retrieval.query import fused_search
+
+    commit(other_notes, {CAMERA: memory(cues=["their camera"], body="Their Sony camera.")})
+    (first, _, _), _ = timeline
+    past = as_of_resolve(namespace=notes, value=first)
+    found = fused_search(
+        namespace=notes, query=QUERY, embedding=embed_query(QUERY), as_of=past, explain=True
+    )
+    partitions = set(re.findall(r"retrieval_cue_ns_\d+", found.plan))
+    assert partitions == {cue_partition(notes.pk)}, found.plan
+    assert "retrieval_cue_history" in found.plan
+    # Exact: the cue scan is not an HNSW index scan.
+    assert "hnsw" not in found.plan.lower()

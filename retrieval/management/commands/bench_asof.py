@@ -22,8 +22,9 @@ the wall time of ``fused_search`` at the head and, where this checkout has
 itself, which reads every history row); p50/p95 and the ratio to the head. And the
 storage history costs: rows and bytes (``pg_total_relation_size``, indexes and TOAST
 included) of the history tables, per history version of a memory. A checkout without
-``retrieval.asof`` measures the head alone, which is how the head is compared before
-and after (run the two checkouts alternately, each with its own data dir).
+``retrieval.asof`` (or ``--head-only``) measures the head alone, which is how the head
+is compared before and after: run the two checkouts alternately, each with its own
+data dir, with ``--head-only`` on this one.
 """
 
 from __future__ import annotations
@@ -102,6 +103,12 @@ class Command(BaseCommand):
         parser.add_argument("--queries", type=int, default=200)
         parser.add_argument("--seed", type=int, default=11)
         parser.add_argument("--reset", action="store_true", help="rebuild the bench data")
+        parser.add_argument(
+            "--head-only",
+            action="store_true",
+            help="time the head query alone (to compare checkouts: as-of queries in between"
+            " churn the caches the head query reads)",
+        )
         parser.add_argument("--json", action="store_true")
         parser.add_argument("--verbose", action="store_true")
 
@@ -115,7 +122,7 @@ class Command(BaseCommand):
         vectors = embed_texts(queries)
         report: dict = {"memories": opts["memories"], "commits": len(commits)}
         report.update(self._measure(namespace, commits, queries, vectors))
-        if as_of_resolve is not None:
+        if as_of_resolve is not None and not opts["head_only"]:
             report["storage"] = self._storage(namespace)
         report["load_average"] = [round(x, 2) for x in _loadavg()]
         self.stdout.write(f"load average {report['load_average']} (2 cores, shared)")
@@ -273,7 +280,7 @@ class Command(BaseCommand):
 
     def _measure(self, namespace, commits, queries, vectors) -> dict:
         points = {}
-        if as_of_resolve is not None:
+        if as_of_resolve is not None and not self.opts["head_only"]:
             loaded = commits[9] if len(commits) > 9 else commits[-1]
             points = {
                 "as_of_loaded": loaded,  # all memories, before any rewrite
@@ -325,8 +332,13 @@ class Command(BaseCommand):
         sizes = {}
         with connection.cursor() as cursor:
             for table in (*HISTORY_TABLES, *HEAD_TABLES):
-                cursor.execute("SELECT pg_total_relation_size(%s::regclass)", [table])
-                sizes[table] = cursor.fetchone()[0]
+                # (a partitioned table's size is its partitions')
+                cursor.execute(
+                    "SELECT coalesce(sum(pg_total_relation_size(relid)), 0)"
+                    " FROM pg_partition_tree(%s::regclass)",
+                    [table],
+                )
+                sizes[table] = int(cursor.fetchone()[0])
         versions = rows["retrieval_document_history"] or 1
         heads = rows["retrieval_document"] or 1
         history_bytes = sum(sizes[t] for t in HISTORY_TABLES if t != "retrieval_commit")
