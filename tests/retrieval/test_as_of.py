@@ -331,3 +331,21 @@ def test_the_as_of_statement_reads_only_its_own_cue_partition(api, timeline, not
     assert "retrieval_cue_history" in found.plan
     # Exact: the cue scan is not an HNSW index scan.
     assert "hnsw" not in found.plan.lower()
+
+
+def test_every_history_table_has_forced_row_level_security(db):
+    from retrieval.models import HISTORY_TABLES
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
+            " WHERE relname = ANY(%s) ORDER BY relname",
+            [list(HISTORY_TABLES)],
+        )
+        assert cursor.fetchall() == [(table, True, True) for table in sorted(HISTORY_TABLES)]
+        # ...and the views over them check the caller's policies, not their owner's.
+        cursor.execute(
+            "SELECT count(*) FROM pg_class WHERE relname LIKE 'retrieval_asof_%%'"
+            " AND relkind = 'v' AND 'security_invoker=true' = ANY(reloptions)"
+        )
+        assert cursor.fetchone()[0] == 6

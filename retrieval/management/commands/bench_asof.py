@@ -334,9 +334,10 @@ class Command(BaseCommand):
             for table in (*HISTORY_TABLES, *HEAD_TABLES):
                 # (a partitioned table's size is its partitions')
                 cursor.execute(
-                    "SELECT coalesce(sum(pg_total_relation_size(relid)), 0)"
-                    " FROM pg_partition_tree(%s::regclass)",
-                    [table],
+                    "SELECT coalesce((SELECT sum(pg_total_relation_size(relid))"
+                    " FROM pg_partition_tree(%(t)s::regclass)),"
+                    " pg_total_relation_size(%(t)s::regclass))",
+                    {"t": table},
                 )
                 sizes[table] = int(cursor.fetchone()[0])
         versions = rows["retrieval_document_history"] or 1
