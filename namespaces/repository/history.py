@@ -12,6 +12,7 @@ from typing import Any, Literal
 from dulwich.objects import Commit
 
 from namespaces.errors import CommitNotInHistory
+from namespaces.repository.linediff import matching_blocks
 from namespaces.repository.manifest import load_head
 from namespaces.repository.packs import Objects, _LRUCache
 from namespaces.repository.trees import blob_at, diff_trees
@@ -205,8 +206,7 @@ def repository_blame(*, prefix: str, path: str) -> Blame | None:
         if parent_blob is not None:
             parent_content = objects[parent_blob].as_raw_string()
             parent_lines = _byte_lines(parent_content)
-            matcher = difflib.SequenceMatcher(None, parent_lines, lines, autojunk=False)
-            for old, new, size in matcher.get_matching_blocks():
+            for old, new, size in matching_blocks(parent_lines, lines):
                 for offset in range(size):
                     at_head = pending.get(new + offset)
                     if at_head is not None:

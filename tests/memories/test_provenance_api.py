@@ -4,6 +4,7 @@ and on S3."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -185,6 +186,28 @@ def test_blame_of_a_file_with_many_versions_carries_unchanged_lines_back(api, ns
         at = lines.index(f"Line {i} of the diary, version {i}.")
         assert owners[at] == commits[i]
     assert owners[lines.index("Line 0 of the diary, version 0.")] == commits[0]
+
+
+def test_blame_of_a_long_repetitive_file_answers_at_once(api, ns):
+    """Exact line matching (difflib without its junk heuristic) takes minutes on two
+    versions of a few thousand repeated lines, which a 64 KiB memory can hold; the
+    matcher is bounded (namespaces/repository/linediff.py)."""
+    lines = 1500
+    first = _import(
+        api, {TRIP: memory_bytes("\n".join(["x"] * lines), tier="events", cues=["diary"])}
+    )
+    second = _import(
+        api,
+        {TRIP: memory_bytes("\n".join(["x", "y"] * (lines // 2)), tier="events", cues=["diary"])},
+    )
+    started = time.perf_counter()
+    response = api.get(f"/v1/memories/{TRIP}/blame")
+    assert time.perf_counter() - started < 3, "blame took seconds"
+    assert response.status_code == 200
+    blame = response.json()
+    owners = _line_commits(blame)
+    assert len(owners) == blame["lines"] > lines and set(owners) <= {first, second}
+    assert owners[0] == first  # the unchanged opening line is still the first import's
 
 
 # --- changes since a commit --------------------------------------------------------
