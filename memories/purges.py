@@ -189,7 +189,11 @@ def _after_purge(
         result=result,
     )
     _remap_jobs(namespace, result.replaced)
-    after_repository_change(namespace=namespace, commit=result.commit, rebuild=True)
+    # Rebuilt from the rewritten history, head and as-of rows alike; a cue text that is
+    # still there keeps its vector (a purged one changed or went, so is embedded anew).
+    after_repository_change(
+        namespace=namespace, commit=result.commit, rebuild=True, reuse_vectors=True
+    )
     return purge
 
 

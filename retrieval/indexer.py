@@ -83,11 +83,18 @@ class IndexResult:
         return self.commit != self.previous_commit
 
 
-def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
+def index_namespace(
+    *, namespace, rebuild: bool = False, reuse_vectors: bool = False
+) -> IndexResult:
     """Index ``namespace`` up to its repository head; see the module docstring.
 
     ``rebuild=True`` forgets the namespace's index rows and builds them again from the
-    repository alone (``manage.py reindex``), still in one transaction.
+    repository alone (``manage.py reindex``), still in one transaction; every cue is
+    embedded again (how a changed embedding model reaches the index), unless
+    ``reuse_vectors``, when a cue text the namespace already had a vector for keeps it
+    (a purge's rebuild: the texts come from the rewritten repository, so a purged cue,
+    whose text changed or went, is never matched). A rebuild the indexer decides on
+    itself (the indexed commit left the history) reuses vectors the same way.
     """
     from namespaces.repository import repository_head, repository_snapshot
 
@@ -116,7 +123,11 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
             if not found:  # the indexed commit is not in this repository's history
                 logger.warning("index of %s: commit %s is gone; rebuilding", prefix, previous)
                 chain = None
+        kept = False
         if chain is None:
+            kept = reuse_vectors or not rebuild
+            if kept:
+                _keep_vectors(namespace_id)
             _forget_all(namespace_id)
             chain, _ = snapshot.first_parents()
             parent, seq = None, 0
@@ -127,9 +138,12 @@ def index_namespace(*, namespace, rebuild: bool = False) -> IndexResult:
                 changes = step.changes_since(parent)
             except CommitNotFound:  # cannot happen on a chain read from the same objects
                 raise RuntimeError(f"commit {parent} vanished while indexing") from None
-            _apply(namespace_id, changes, step.read_blob, result, seq)
+            _apply(namespace_id, changes, step.read_blob, result, seq, kept=kept)
             _record_commit(namespace_id, seq, sha, when)
             parent = sha
+        if kept:
+            with connection.cursor() as cursor:
+                cursor.execute("DROP TABLE pg_temp.retrieval_kept_vectors")
         result.commits = len(chain)
         result.memories = _set_commit(namespace_id, head, seq)
     if result.added or result.modified or result.deleted or rebuild:
@@ -230,6 +244,8 @@ def _apply(
     read_blob: Callable[[str], bytes],
     result: IndexResult,
     seq: int,
+    *,
+    kept: bool = False,
 ) -> None:
     changes = [c for c in changes if _is_memory_path(c.path)]
     if not changes:
@@ -272,7 +288,7 @@ def _apply(
             result.added += 1
         new_docs.append((change.path, change.new_blob, memory))
 
-    vectors = _vectors_for(namespace_id, new_docs, result)
+    vectors = _vectors_for(namespace_id, new_docs, result, kept=kept)
     if remove:
         _remove_documents(namespace_id, remove, seq)
     if new_docs:
@@ -292,10 +308,51 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+_KNOWN_VECTORS = """
+SELECT DISTINCT ON (cue) cue, embedding::text FROM (
+    SELECT cue, embedding FROM retrieval_cue WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)
+    UNION ALL
+    SELECT cue, embedding FROM retrieval_cue_history
+    WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)
+) known
+"""
+_KNOWN_VECTORS_KEPT = """
+SELECT DISTINCT ON (cue) cue, embedding::text FROM (
+    SELECT cue, embedding FROM retrieval_cue WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)
+    UNION ALL
+    SELECT cue, embedding FROM retrieval_cue_history
+    WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)
+    UNION ALL
+    SELECT cue, embedding FROM retrieval_kept_vectors WHERE cue = ANY(%(cues)s)
+) known
+"""
+
+
+def _keep_vectors(namespace_id: int) -> None:
+    """The namespace's vectors by cue text, for the rebuild that is about to delete its
+    rows: a transaction-local table of this session, dropped when the rebuild ends."""
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS pg_temp.retrieval_kept_vectors")
+        cursor.execute(
+            "CREATE TEMP TABLE retrieval_kept_vectors ON COMMIT DROP AS"
+            " SELECT DISTINCT ON (cue) cue, embedding FROM ("
+            " SELECT cue, embedding FROM retrieval_cue WHERE namespace_id = %(ns)s"
+            " UNION ALL SELECT cue, embedding FROM retrieval_cue_history"
+            " WHERE namespace_id = %(ns)s) known",
+            {"ns": namespace_id},
+        )
+        cursor.execute("CREATE INDEX ON retrieval_kept_vectors (cue)")
+
+
 def _vectors_for(
-    namespace_id: int, new_docs: list[tuple[str, str, Memory]], result: IndexResult
+    namespace_id: int,
+    new_docs: list[tuple[str, str, Memory]],
+    result: IndexResult,
+    *,
+    kept: bool = False,
 ) -> dict[str, str]:
-    """cue text -> pgvector literal, reusing the namespace's vectors before embedding.
+    """cue text -> pgvector literal, reusing the namespace's vectors before embedding
+    (``kept``: also those a rebuild kept aside, ``_keep_vectors``).
 
     Read before the old rows are deleted, so a rewritten memory keeps its cues' vectors.
     """
@@ -306,11 +363,7 @@ def _vectors_for(
     with connection.cursor() as cursor:
         for start in range(0, len(wanted), BATCH):
             cursor.execute(
-                "SELECT DISTINCT ON (cue) cue, embedding::text FROM ("
-                " SELECT cue, embedding FROM retrieval_cue"
-                " WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)"
-                " UNION ALL SELECT cue, embedding FROM retrieval_cue_history"
-                " WHERE namespace_id = %(ns)s AND cue = ANY(%(cues)s)) known",
+                _KNOWN_VECTORS_KEPT if kept else _KNOWN_VECTORS,
                 {"ns": namespace_id, "cues": wanted[start : start + BATCH]},
             )
             vectors.update(cursor.fetchall())

@@ -38,7 +38,11 @@ __all__ = [
 
 
 def after_repository_change(
-    *, namespace: Namespace, commit: str | None = None, rebuild: bool = False
+    *,
+    namespace: Namespace,
+    commit: str | None = None,
+    rebuild: bool = False,
+    reuse_vectors: bool = False,
 ) -> IndexResult:
     """Bring ``Namespace.head_commit`` and the index up to the repository's head.
 
@@ -49,10 +53,12 @@ def after_repository_change(
     index is brought up to the head (``rebuild=True``: rebuilt from the repository
     alone, ``manage.py reindex``), and the head it reached is recorded too: another
     writer's commit may have landed on top, or a crashed writer never recorded its own.
+    ``reuse_vectors`` keeps the vectors of cue texts through a rebuild (a purge's; see
+    ``index_namespace``).
     """
     if commit:
         _record_head(namespace, commit, wrote=True)
-    indexed = index_namespace(namespace=namespace, rebuild=rebuild)
+    indexed = index_namespace(namespace=namespace, rebuild=rebuild, reuse_vectors=reuse_vectors)
     _record_head(namespace, indexed.commit, wrote=commit is not None)
     return indexed
 

@@ -349,3 +349,21 @@ def test_every_history_table_has_forced_row_level_security(db):
             " AND relkind = 'v' AND 'security_invoker=true' = ANY(reloptions)"
         )
         assert cursor.fetchone()[0] == 6
+
+
+def test_a_purges_rebuild_reuses_vectors_and_reindex_embeds_again(api, timeline, notes):
+    from retrieval.services import after_repository_change
+
+    commits, answers = timeline
+    # A purge's rebuild: every row again from the repository, vectors kept by cue text.
+    kept = after_repository_change(namespace=notes, rebuild=True, reuse_vectors=True)
+    assert kept.commits == 4 and kept.embedded == 0 and kept.reused > 0
+    # `reindex` (a changed embedding model, say) embeds every cue text again (once: a
+    # later version with the same cue reuses the vector the rebuild just made).
+    fresh = after_repository_change(namespace=notes, rebuild=True)
+    assert fresh.embedded > 0 and fresh.embedded + fresh.reused == kept.reused
+    for sha in commits:
+        _same_results(answers[sha]["results"], _retrieve(api, as_of=sha)["results"])
+    with connection.cursor() as cursor:  # the kept vectors went with the rebuild
+        cursor.execute("SELECT to_regclass('pg_temp.retrieval_kept_vectors')")
+        assert cursor.fetchone()[0] is None
