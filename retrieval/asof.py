@@ -9,7 +9,10 @@ time and BM25 totals. The ``retrieval_asof_*`` views show what was at the head a
 commit numbered by the transaction-local setting ``gitloom.as_of_seq``.
 
 The as-of statement is the head statement (``retrieve.sql``) with its tables renamed to
-those views (:func:`as_of_statement`), so both are one fused query with the same arms,
+those views (:func:`as_of_statement`; the cue vectors are the one exception, a union
+written into the statement with the namespace's partition by name, so that the statement
+is prepared per namespace on a generic plan like the head's, and ``retrieval_asof_cue``
+is left for ad-hoc reading), so both are one fused query with the same arms,
 weights and fusion, and BM25 reads that commit's own statistics (document count and
 lengths from its ``retrieval_commit`` row, document frequencies from the term
 statistics valid then). Two things differ, both for reproducibility: the semantic arm
