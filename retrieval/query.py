@@ -78,7 +78,7 @@ class FusionParams:
     rrf_k: float = 10.0
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
-    graph_weight: float = 0.5
+    graph_weight: float = 0.75
     lexical_depth: int = 50
     # BM25 candidates: a query reads lexical_postings postings, strongest first,
     # shared by its terms in proportion to idf ** lexical_idf_power (at least
