@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from django.utils.dateparse import parse_datetime
 
@@ -159,11 +160,21 @@ _NEAREST = "ORDER BY distance\nLIMIT __semantic_cues__"
 _NEAREST_EXACT = "ORDER BY distance + 0, document_id, cue\nLIMIT __semantic_cues__"
 
 
+# A head table the renaming missed (say retrieve.sql came to read retrieval_cue itself).
+_HEAD_TABLE = re.compile(r"\bretrieval_(cue|edge|document|posting|term_stat|index_state)\b")
+
+
+@lru_cache(maxsize=4)
 def as_of_statement(sql: str) -> str:
     """The head statement (``retrieve.sql`` before its placeholders are filled) reading
     the ``retrieval_asof_*`` views instead of the head tables."""
     if _NEAREST not in sql or "__cue_partition__" not in sql:
         raise RuntimeError("retrieve.sql no longer reads nearest cues as retrieval.asof expects")
     text = _TABLE.sub(lambda match: _VIEWS[match.group(1)], sql)
+    missed = _HEAD_TABLE.search(text)
+    if missed:
+        raise RuntimeError(
+            f"retrieve.sql reads {missed.group(0)}, which retrieval.asof cannot date"
+        )
     text = text.replace("__cue_partition__", _CUES)
     return text.replace(_NEAREST, _NEAREST_EXACT)

@@ -367,3 +367,12 @@ def test_a_purges_rebuild_reuses_vectors_and_reindex_embeds_again(api, timeline,
     with connection.cursor() as cursor:  # the kept vectors went with the rebuild
         cursor.execute("SELECT to_regclass('pg_temp.retrieval_kept_vectors')")
         assert cursor.fetchone()[0] is None
+
+
+def test_a_fused_statement_reading_a_table_the_as_of_views_do_not_cover_is_refused():
+    from retrieval.asof import as_of_statement
+    from retrieval.query import _sql
+
+    assert "retrieval_asof_document" in as_of_statement(_sql())
+    with pytest.raises(RuntimeError, match="retrieval_cue"):
+        as_of_statement(_sql() + "\n-- and then\nSELECT 1 FROM retrieval_cue")
