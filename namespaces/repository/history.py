@@ -3,7 +3,6 @@ of a file (blame), and which files changed since a commit."""
 
 from __future__ import annotations
 
-import difflib
 import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -12,7 +11,7 @@ from typing import Any, Literal
 from dulwich.objects import Commit
 
 from namespaces.errors import CommitNotInHistory
-from namespaces.repository.linediff import matching_blocks
+from namespaces.repository.linediff import matching_blocks, unified_diff
 from namespaces.repository.manifest import load_head
 from namespaces.repository.packs import Objects, _LRUCache
 from namespaces.repository.trees import blob_at, diff_trees
@@ -107,13 +106,11 @@ def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> 
         if blob != parent_blob:
             old_text = _decode_text(objects[parent_blob].as_raw_string()) if parent_blob else []
             new_text = _decode_text(objects[blob].as_raw_string()) if blob else []
-            diff = "".join(
-                difflib.unified_diff(
-                    old_text,
-                    new_text,
-                    fromfile=f"a/{path}" if parent_blob else "/dev/null",
-                    tofile=f"b/{path}" if blob else "/dev/null",
-                )
+            diff = unified_diff(
+                old_text,
+                new_text,
+                fromfile=f"a/{path}" if parent_blob else "/dev/null",
+                tofile=f"b/{path}" if blob else "/dev/null",
             )
             text, trailers = parse_message(commit.message.decode("utf-8", errors="replace"))
             kind: Literal["add", "modify", "delete"] = (

@@ -98,3 +98,61 @@ def _unique_anchors(
         run.append(pairs[position])
         position = back[position]
     return run[::-1]
+
+
+class _BoundedMatcher(difflib.SequenceMatcher):
+    """difflib's matcher with :func:`matching_blocks` for its matching blocks, so
+    ``get_opcodes`` and ``get_grouped_opcodes`` cost what they cost."""
+
+    def __init__(self, a: Sequence, b: Sequence):
+        super().__init__(None, a, b, autojunk=False)
+
+    def get_matching_blocks(self):  # noqa: D102 - difflib's
+        if self.matching_blocks is None:
+            merged: list[list[int]] = []
+            for i, j, size in matching_blocks(self.a, self.b):
+                if (
+                    merged
+                    and merged[-1][0] + merged[-1][2] == i
+                    and merged[-1][1] + merged[-1][2] == j
+                ):
+                    merged[-1][2] += size
+                else:
+                    merged.append([i, j, size])
+            merged.append([len(self.a), len(self.b), 0])
+            self.matching_blocks = [difflib.Match(*block) for block in merged]
+        return self.matching_blocks
+
+
+def unified_diff(
+    a: Sequence[str], b: Sequence[str], *, fromfile: str, tofile: str, n: int = 3
+) -> str:
+    """``difflib.unified_diff`` joined, in bounded time (the same format: ``---``,
+    ``+++``, ``@@`` hunks with ``n`` lines of context; lines keep their line ends)."""
+    out: list[str] = []
+    for group in _BoundedMatcher(a, b).get_grouped_opcodes(n):
+        if not out:
+            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
+        first, last = group[0], group[-1]
+        old_range = _range(first[1], last[2])
+        new_range = _range(first[3], last[4])
+        out.append(f"@@ -{old_range} +{new_range} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += ["-" + line for line in a[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += ["+" + line for line in b[j1:j2]]
+    return "".join(out)
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's range as unified diffs write it (difflib's ``_format_range_unified``)."""
+    beginning, length = start + 1, stop - start
+    if length == 1:
+        return f"{beginning}"
+    if not length:
+        beginning -= 1  # an empty range starts at the line before
+    return f"{beginning},{length}"

@@ -210,6 +210,24 @@ def test_blame_of_a_long_repetitive_file_answers_at_once(api, ns):
     assert owners[0] == first  # the unchanged opening line is still the first import's
 
 
+def test_history_of_a_long_repetitive_file_answers_at_once(api, ns):
+    """difflib's unified diff (with its junk heuristic) still takes seconds to minutes on
+    thousands of lines that each recur just under its 1% threshold."""
+    lines = 8000
+    body = "\n".join(f"l{i % 100}" for i in range(lines))
+    _import(api, {TRIP: memory_bytes(body, tier="events", cues=["diary"])})
+    changed = "\n".join(f"l{(i * 7) % 100}" for i in range(lines))
+    _import(api, {TRIP: memory_bytes(changed, tier="events", cues=["diary"])})
+    started = time.perf_counter()
+    response = api.get(f"/v1/memories/{TRIP}/history")
+    assert time.perf_counter() - started < 3, "history took seconds"
+    newest, oldest = response.json()["versions"]
+    assert newest["change"] == "modify" and oldest["change"] == "add"
+    assert newest["diff"].startswith(f"--- a/{TRIP}\n+++ b/{TRIP}\n@@ -")
+    added = [line[1:] for line in newest["diff"].splitlines() if line.startswith("+l")]
+    assert added and set(added) <= set(changed.splitlines())
+
+
 # --- changes since a commit --------------------------------------------------------
 
 
