@@ -148,6 +148,14 @@ def job_revert(*, job: Job, force: bool = False) -> Revert:
             )
             if plan.marked:
                 return _earlier(job, plan, prefix=prefix)
+            if not plan.files:
+                # Its commit changes nothing (any more): a purge erased what it wrote and
+                # kept the commit, empty, so the job still has one. A revert commit of
+                # nothing would be noise in the history.
+                raise NothingToRevert(
+                    "The job's commit changes no file (a purge erased what it wrote): "
+                    "there is nothing to revert."
+                )
             outcome, files = _undo(job, plan, force=force)
             try:
                 result = repository.repository_commit(

@@ -464,3 +464,18 @@ def test_a_tar_import_job_is_reverted_like_an_ingest_and_a_bundle_import_is_not(
     refused = revert(api, brought["id"])
     assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "job_not_revertible"
+
+
+def test_a_job_whose_every_memory_a_purge_erased_has_nothing_to_revert(api, ingest):
+    """A purge keeps the job's commit, empty; reverting it would be an empty commit."""
+    job = ingest("I visited Zorblax Castle with Tom in May.")
+    kept = ingest(DOG)
+    purge = api.post("/v1/namespaces/default/purge", {"match": "zorblax"}, format="json")
+    assert purge.status_code == 200 and purge.json()["versions"] == 1, purge.json()
+    before = head(api)
+    response = revert(api, job["id"])
+    assert response.status_code == 409, response.json()
+    assert response.json()["error"]["code"] == "nothing_to_revert"
+    assert "purge" in response.json()["error"]["message"]
+    assert head(api) == before
+    assert revert(api, kept["id"]).status_code == 201
