@@ -3,8 +3,9 @@
 A name is a capitalised word of two letters or more that is not the query's first word
 (which is capitalised anyway) and not in capitals throughout (an acronym such as "LGBTQ" is a topic word,
 which the lexical arm already weighs), with a possessive "'s" dropped; a run of them
-("New York") also counts as a whole. Lower-cased, normalised like tags are in SQL:
+("New York") also counts as a whole, lower-cased:
 ``query_names("Did Melanie visit New York?") == ["melanie", "new", "new york", "york"]``.
+:func:`name_tags` gives the forms a tag naming them takes, for ``retrieve.sql``.
 """
 
 from __future__ import annotations
@@ -41,3 +42,14 @@ def query_names(text: str) -> list[str]:
     if run:
         names.add(_normal(" ".join(run)))
     return sorted(name for name in names if name)
+
+
+def name_tags(text: str) -> list[str]:
+    """The tags that name what ``text`` names: each name of :func:`query_names` in lower
+    case and capitalised, with its spaces also as "-" and "_" ("new york", "new-york",
+    "New-York", ...), for one array overlap with a memory's tags."""
+    forms: set[str] = set()
+    for name in query_names(text):
+        for cased in (name, name.title()):
+            forms.update({cased, cased.replace(" ", "-"), cased.replace(" ", "_")})
+    return sorted(forms)

@@ -45,7 +45,7 @@ from retrieval.dates import query_date_span
 from retrieval.embeddings import vector_literal
 from retrieval.indexer import TEXT_SEARCH_CONFIG
 from retrieval.models import cue_partition
-from retrieval.names import query_names
+from retrieval.names import name_tags
 from retrieval.scope import scoped_query
 
 ARMS = ("lexical", "semantic", "graph")
@@ -304,7 +304,7 @@ def fused_search(
         "date_to": span[1] + slack if span else None,
         "date_match_boost": params.date_match_boost,
         "tag_match_boost": params.tag_match_boost,
-        "query_names": (query_names(query) or None) if params.tag_match_boost else None,
+        "query_tags": (name_tags(query) or None) if params.tag_match_boost else None,
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
     }

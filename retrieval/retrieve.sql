@@ -35,7 +35,8 @@
 --                         best cue is this near (NULL: all, when the semantic arm is off)
 --   date_from, date_to    the span of a date the query names, widened (NULL: none)
 --   date_match_boost      a memory created or updated in it scores (1 + this) times more
---   query_names           the names the query mentions (NULL: none, or the boost is 0)
+--   query_tags            the names the query mentions, in the forms a tag takes
+--                         (NULL: none, or the boost is 0)
 --   tag_match_boost       a memory with a tag among them scores (1 + this) times more
 --   limit
 WITH
@@ -258,7 +259,7 @@ graph AS (
     LIMIT %(graph_depth)s
 ),
 
--- The query as exact-cue matching compares it (see cue_match in `ranked`).
+-- The query as exact-cue matching compares it (the exact-cue CASE in `ranked`).
 query_key AS MATERIALIZED (
     SELECT btrim(regexp_replace(lower(%(query)s), '[^[:alnum:]]+', ' ', 'g')) AS key
 ),
@@ -308,11 +309,49 @@ ranked AS (
                    extract(epoch FROM (%(now)s::timestamptz - d.updated))::float8 / 86400.0, 0
                ) / half_life)
            END
-           -- the query's date and tags (date_match, tag_match below)
-           * (1 + %(date_match_boost)s::float8 * date_match.hit)
-           * (1 + %(tag_match_boost)s::float8 * tag_match.hit)
-           -- exact cue tier (cue_match below): above any fused score
-           + cue_match.level * %(cue_match_bonus)s::float8 AS score,
+           -- A date the query names (retrieval/dates.py: the day, month or year,
+           -- widened by date_match_slack_days; NULL when it names none) that the
+           -- memory's created or updated falls in.
+           * CASE
+                 WHEN (d.created >= %(date_from)s::timestamptz
+                       AND d.created < %(date_to)s::timestamptz)
+                   OR (d.updated >= %(date_from)s::timestamptz
+                       AND d.updated < %(date_to)s::timestamptz)
+                 THEN 1 + %(date_match_boost)s::float8
+                 ELSE 1
+             END
+           -- A tag of the memory that is a name the query mentions (query_tags:
+           -- retrieval/names.py, each name as written, lower case, and with - or _
+           -- for its spaces; NULL: none): one array overlap, no per-tag work.
+           * CASE
+                 WHEN d.tags && %(query_tags)s::text[] THEN 1 + %(tag_match_boost)s::float8
+                 ELSE 1
+             END
+           -- Exact cue: a memory with a cue equal to the query after normalisation
+           -- (lower case, runs of anything but letters and digits as one space,
+           -- trimmed) is level 2, one whose best cue is near-equal (semantic distance
+           -- <= cue_match_distance, i.e. cosine >= 0.95 by default) level 1; each level
+           -- adds cue_match_bonus (> any fused score), so such a memory ranks first
+           -- whatever the arms and links say of its neighbours. Checked on the fused
+           -- candidates only (a cue equal to the query is the semantic arm's nearest),
+           -- and the texts only where the best cue is within cue_match_text_gate (far
+           -- wider than equal texts ever are; all candidates when the semantic arm is
+           -- off, gate NULL). Inline, nested CASEs: the text check runs for the few
+           -- memories past the gate (a lateral subquery per candidate cost ~0.6 ms).
+           + CASE
+                 WHEN %(cue_match_text_gate)s::float8 IS NULL
+                   OR f.semantic_distance <= %(cue_match_text_gate)s::float8 THEN
+                     CASE
+                         WHEN EXISTS (
+                             SELECT 1 FROM unnest(d.cues) c(cue)
+                             WHERE btrim(regexp_replace(lower(c.cue), '[^[:alnum:]]+', ' ', 'g'))
+                                   = (SELECT key FROM query_key)
+                         ) THEN 2
+                         WHEN f.semantic_distance <= %(cue_match_distance)s::float8 THEN 1
+                         ELSE 0
+                     END
+                 ELSE 0
+             END * %(cue_match_bonus)s::float8 AS score,
            f.lexical_rank, f.lexical_score, f.semantic_rank, f.semantic_cue,
            f.semantic_distance, f.graph_rank, f.via_path, f.via_type, f.via_direction
     FROM fused f
@@ -325,55 +364,6 @@ ranked AS (
                     WHEN 'working' THEN %(half_life_working)s
                 END)::float8 AS half_life
     ) tier_half_life
-    -- Exact cue: a memory with a cue equal to the query after normalisation (lower
-    -- case, runs of anything but letters and digits as one space, trimmed) is level 2,
-    -- one whose best cue is near-equal (semantic distance <= cue_match_distance, i.e.
-    -- cosine >= 0.95 by default) level 1; each level lifts the score above every
-    -- score of the level below (cue_match_bonus > any fused score), so such a memory
-    -- ranks first whatever the arms and links say of its neighbours. Checked on the
-    -- fused candidates only: a cue equal to the query is the semantic arm's nearest.
-    CROSS JOIN LATERAL (
-        SELECT CASE
-                   -- the text check only where the cue vectors are close (a cue equal
-                   -- to the query after normalisation is far nearer than this gate);
-                   -- all candidates when the semantic arm is off (gate NULL)
-                   WHEN (%(cue_match_text_gate)s::float8 IS NULL
-                         OR f.semantic_distance <= %(cue_match_text_gate)s::float8)
-                    AND EXISTS (
-                       SELECT 1 FROM unnest(d.cues) c(cue)
-                       WHERE btrim(regexp_replace(lower(c.cue), '[^[:alnum:]]+', ' ', 'g'))
-                             = (SELECT key FROM query_key)
-                   ) THEN 2
-                   WHEN f.semantic_distance <= %(cue_match_distance)s::float8 THEN 1
-                   ELSE 0
-               END AS level
-    ) cue_match
-    -- A date the query names (retrieval/dates.py: the day, month or year, widened by
-    -- date_match_slack_days; NULL when it names none) that the memory's created or
-    -- updated falls in.
-    CROSS JOIN LATERAL (
-        SELECT CASE
-                   WHEN (d.created >= %(date_from)s::timestamptz
-                         AND d.created < %(date_to)s::timestamptz)
-                     OR (d.updated >= %(date_from)s::timestamptz
-                         AND d.updated < %(date_to)s::timestamptz) THEN 1
-                   ELSE 0
-               END AS hit
-    ) date_match
-    -- A tag of the memory that is a name the query mentions (query_names:
-    -- retrieval/names.py, capitalised words and runs of them, normalised); the tag is
-    -- lower-cased with - _ . and ' as spaces, so "new-york" is "new york".
-    CROSS JOIN LATERAL (
-        SELECT CASE
-                   WHEN %(query_names)s::text[] IS NOT NULL AND EXISTS (
-                       SELECT 1
-                       FROM unnest(d.tags) t(tag)
-                       WHERE btrim(translate(lower(t.tag), '-_.''', '    '))
-                             = ANY (%(query_names)s::text[])
-                   ) THEN 1
-                   ELSE 0
-               END AS hit
-    ) tag_match
     ORDER BY score DESC, d.path
     LIMIT %(limit)s
 )

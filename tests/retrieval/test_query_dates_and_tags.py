@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from retrieval.dates import query_date_span
-from retrieval.names import query_names
+from retrieval.names import name_tags, query_names
 from tests.retrieval.helpers import memory, write
 
 MAY = "facts/music/concert-a-11111111.md"
@@ -118,3 +118,9 @@ def test_a_topic_tag_the_query_only_mentions_in_lower_case_is_left_to_the_arms(a
     # "painting" is a tag of both; "melanie" in lower case is no name: no tag lifts either
     # memory, so the order is the arms' (the sunset memory sorts first on a tie).
     assert retrieve(api, "what did melanie paint over the lake")[0] == CAROLINE
+
+
+def test_name_tags_are_the_forms_a_tag_naming_them_takes():
+    tags = name_tags("Did Melanie visit New York?")
+    assert {"melanie", "Melanie", "new york", "new-york", "New-York", "new_york"} <= set(tags)
+    assert name_tags("where do I work") == []
