@@ -28,41 +28,23 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 SETUP = """
-import io, json, random, sys, tarfile, django
+import json, random, sys, django
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
 from accounts.services import account_create, api_key_create
 from memories.services import memory_import
+from memories.synthetic import synthetic_archive
 from namespaces.services import namespace_create
 
 count, seed = int(sys.argv[1]), int(sys.argv[2])
-rng = random.Random(seed)
-people = ["Priya", "Marco", "Sofia", "Kenji", "Amara", "Lukas", "Ines", "Tomas"]
-things = ["camera", "bike", "guitar", "laptop", "kayak", "telescope", "espresso machine"]
-places = ["Lisbon", "Bengaluru", "Oslo", "Kyoto", "Lagos", "Montreal", "Porto"]
 account = account_create(account_id="load")
 namespace = namespace_create(account=account, name="default")
 secret = api_key_create(account=account, name="load")[1]
-buffer = io.BytesIO()
-cues = []
-with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-    for i in range(count):
-        person, thing, place = rng.choice(people), rng.choice(things), rng.choice(places)
-        model = f"{thing} model {rng.randint(100, 999)}{chr(65 + i % 26)}"
-        cue = [f"what {thing} did {person} buy in {place} #{i}", f"{model} purchase"]
-        cues.append(cue[0])
-        text = (
-            "---\\ntier: facts\\ntags: [" + thing.replace(" ", "-") + "]\\n"
-            "created: 2026-01-01T00:00:00Z\\nupdated: 2026-01-01T00:00:00Z\\n"
-            "confidence: 0.9\\ncues:\\n  - " + cue[0] + "\\n  - " + cue[1] + "\\n---\\n\\n"
-            f"{person} bought a {model} in {place} (purchase {i}).\\n"
-        ).encode()
-        info = tarfile.TarInfo(f"facts/purchases/p-{i:06d}-{i:08x}.md")
-        info.size = len(text)
-        archive.addfile(info, io.BytesIO(text))
-memory_import(namespace=namespace, data=buffer.getvalue())
-print(json.dumps({"secret": secret, "queries": rng.sample(cues, min(len(cues), 2000))}))
+data, cues = synthetic_archive(count=count, seed=seed)
+memory_import(namespace=namespace, data=data)
+queries = random.Random(seed).sample(cues, min(len(cues), 2000))
+print(json.dumps({"secret": secret, "queries": queries}))
 """
 
 

@@ -12,40 +12,15 @@ it with a scratch ``GITLOOM_DATA_DIR``).
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import random
-import tarfile
 import time
 import uuid
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-PEOPLE = ["Priya", "Marco", "Sofia", "Kenji", "Amara", "Lukas", "Ines", "Tomas"]
-THINGS = ["camera", "bike", "guitar", "laptop", "kayak", "telescope", "espresso machine"]
-PLACES = ["Lisbon", "Bengaluru", "Oslo", "Kyoto", "Lagos", "Montreal", "Porto"]
-
-
-def synthetic_archive(*, count: int, seed: int) -> bytes:
-    rng = random.Random(seed)
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for i in range(count):
-            person, thing, place = rng.choice(PEOPLE), rng.choice(THINGS), rng.choice(PLACES)
-            model = f"{thing} model {rng.randint(100, 999)}{chr(65 + i % 26)}"
-            text = (
-                f"---\ntier: facts\ntags: [{thing.replace(' ', '-')}]\n"
-                "created: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n"
-                f"confidence: 0.9\ncues:\n  - what {thing} did {person} buy in {place} #{i}\n"
-                f"  - {model} purchase {i}\n---\n\n"
-                f"{person} bought a {model} in {place} (purchase {i}).\n"
-            ).encode()
-            info = tarfile.TarInfo(f"facts/purchases/p-{i:06d}-{i:08x}.md")
-            info.size = len(text)
-            archive.addfile(info, io.BytesIO(text))
-    return buffer.getvalue()
+from memories.synthetic import synthetic_archive
 
 
 class Command(BaseCommand):
@@ -74,7 +49,7 @@ class Command(BaseCommand):
         account = account_create(account_id=f"bench-import-{uuid.uuid4().hex[:8]}")
         report = {"sizes": {}, "load_average": None}
         for size in sizes:
-            data = synthetic_archive(count=size, seed=opts["seed"])
+            data, _ = synthetic_archive(count=size, seed=opts["seed"])
             namespace = namespace_create(account=account, name=f"n{size}")
             started = time.perf_counter()
             result = memory_import(namespace=namespace, data=data)
