@@ -26,9 +26,9 @@ from gitloom.throttle import (
     SIGNUP_PER_ADDRESS,
     clear,
     client_address,
+    forgive,
     record,
     refuse,
-    retry_after,
 )
 from namespaces.selectors import namespace_list
 
@@ -61,27 +61,26 @@ def signup(request: HttpRequest) -> HttpResponse:
 class LoginView(auth_views.LoginView):
     """Django's sign-in with brute-force throttling (gitloom.throttle): failed attempts
     are counted per user name and per client address; past either limit every attempt,
-    the right password included, is 429 with Retry-After until the window ends. A
-    successful sign-in clears its user's count."""
+    the right password included, is 429 with Retry-After until the window ends.
+
+    Every attempt is counted before its password is checked, so of attempts made at
+    the same moment only those within the limit are checked at all; a successful one
+    then clears its user's count and is taken back from its address's."""
 
     # A signed-in person still gets the form (to switch user), not a redirect.
     form_class = LoginForm
 
     def post(self, request, *args, **kwargs):
-        wait = retry_after(LOGIN_PER_USER, self._username()) or retry_after(
-            LOGIN_PER_ADDRESS, client_address(request)
-        )
-        if wait:
+        user_wait = record(LOGIN_PER_USER, self._username())
+        address_wait = record(LOGIN_PER_ADDRESS, client_address(request))
+        if user_wait or address_wait:
+            wait = max(user_wait or 0, address_wait or 0)
             return _too_many(request, refuse(wait, "failed sign-in attempts"))
         return super().post(request, *args, **kwargs)
 
-    def form_invalid(self, form):
-        record(LOGIN_PER_USER, self._username())
-        record(LOGIN_PER_ADDRESS, client_address(self.request))
-        return super().form_invalid(form)
-
     def form_valid(self, form):
         clear(LOGIN_PER_USER, self._username())
+        forgive(LOGIN_PER_ADDRESS, client_address(self.request))
         return super().form_valid(form)
 
     def _username(self) -> str:

@@ -7,6 +7,7 @@ the offline extractor and the offline MiniLM embedder.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from pathlib import Path
@@ -109,15 +110,20 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-# The default cache is per process; brute-force counters (gitloom/throttle.py) must be
-# shared by every worker and node, so they live in Postgres (gitloom/migrations).
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    "throttle": {
-        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-        "LOCATION": "gitloom_cache",
-    },
-}
+# Proxies (addresses or CIDR networks, comma-separated) whose X-Forwarded-For is
+# believed: the client's address for brute-force throttling is then the rightmost hop
+# that is not one of them (gitloom/throttle.py). Empty: the peer's address, header ignored.
+GITLOOM_TRUSTED_PROXIES = env_list("GITLOOM_TRUSTED_PROXIES")
+for _proxy in GITLOOM_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"GITLOOM_TRUSTED_PROXIES: {_proxy!r} is not an IP address or CIDR network."
+        ) from None
+# Per process; brute-force counters, which every worker and node must share, are
+# rows in Postgres (gitloom/throttle.py).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 ROOT_URLCONF = "gitloom.urls"
 WSGI_APPLICATION = "gitloom.wsgi.application"

@@ -5,22 +5,26 @@ key is refused until the window ends, answered ``429 rate_limited`` with ``Retry
 Only failures are counted for logins and keys, so successful traffic is never slowed:
 a valid API key costs nothing extra, and a blocked address still gets in with one.
 
-The counters live in Django's cache framework under the ``throttle`` alias, which
-settings point at the **database cache** (table ``gitloom_cache``): every web worker
-and every node of the service share it, so a brute force cannot spread its attempts
-over processes the way it could with a per-process memory cache, and no other server
-(Redis, memcached) is needed beside Postgres. Increments are not atomic across
-processes (get, then set): a race can let a handful of extra attempts through, never
-an unbounded number.
+The counters are rows of ``gitloom_throttle`` in Postgres (migration
+``gitloom/0002_throttle_counters``): every web worker and every node of the service
+share them, so a brute force cannot spread its attempts over processes, and no other
+server (Redis, memcached) is needed. Counting is one ``INSERT ... ON CONFLICT DO UPDATE
+... RETURNING`` statement, which Postgres serialises on the key's row: attempts made at
+the same moment from many processes are each counted once and see their own count, so
+exactly ``limit`` of them are under the limit. Keys are hashed (a user name or address
+is not stored). Rows whose window ended are deleted now and then by ``record``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import time
+import ipaddress
+import random
 from dataclasses import dataclass
 
-from django.core.cache import caches
+from django.conf import settings
+from django.db import connection
 
 from gitloom.errors import RateLimited
 
@@ -37,35 +41,56 @@ LOGIN_PER_ADDRESS = Rule("login-address", limit=50, window=15 * 60)
 API_KEY_PER_ADDRESS = Rule("api-key-address", limit=30, window=5 * 60)
 SIGNUP_PER_ADDRESS = Rule("signup-address", limit=10, window=60 * 60)
 
+# One ``record`` in this many also deletes counters whose window ended long ago.
+_SWEEP_ONE_IN = 200
 
-def _cache():
-    return caches["throttle"]
+_COUNT = """
+INSERT INTO gitloom_throttle AS t (key, count, window_ends)
+VALUES (%(key)s, 1, now() + make_interval(secs => %(window)s))
+ON CONFLICT (key) DO UPDATE SET
+    count = CASE WHEN t.window_ends > now() THEN t.count + 1 ELSE 1 END,
+    window_ends = CASE WHEN t.window_ends > now() THEN t.window_ends
+                       ELSE EXCLUDED.window_ends END
+RETURNING count, extract(epoch FROM window_ends - now())
+"""
 
 
 def _key(rule: Rule, key: str) -> str:
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return f"throttle:{rule.scope}:{digest}"
+    return f"{rule.scope}:{digest}"
 
 
-def retry_after(rule: Rule, key: str) -> int | None:
-    """Seconds until ``key`` may try again, or None when it is under the limit."""
-    entry = _cache().get(_key(rule, key))
-    if not entry or entry[0] < rule.limit:
-        return None
-    return max(1, int(entry[1] - time.time()) + 1)
+def _seconds(remaining: float) -> int:
+    return max(1, int(remaining) + 1)
 
 
 def record(rule: Rule, key: str) -> int | None:
-    """Count one event; the seconds to wait if it is past the limit, else None."""
-    cache, name, now = _cache(), _key(rule, key), time.time()
-    entry = cache.get(name)
-    count, ends = (entry[0] + 1, entry[1]) if entry and entry[1] > now else (1, now + rule.window)
-    cache.set(name, (count, ends), timeout=max(1, int(ends - now) + 1))
-    return max(1, int(ends - now) + 1) if count > rule.limit else None
+    """Count one event, atomically; the seconds to wait if it is past the limit (this
+    event included), else None."""
+    with connection.cursor() as cursor:
+        cursor.execute(_COUNT, {"key": _key(rule, key), "window": rule.window})
+        count, remaining = cursor.fetchone()
+        if random.randrange(_SWEEP_ONE_IN) == 0:  # noqa: S311 - not a secret
+            cursor.execute(
+                "DELETE FROM gitloom_throttle WHERE window_ends < now() - interval '1 hour'"
+            )
+    return _seconds(float(remaining)) if count > rule.limit else None
+
+
+def forgive(rule: Rule, key: str) -> None:
+    """Take back one event ``record`` counted (an attempt counted before it was known
+    to succeed)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE gitloom_throttle SET count = count - 1"
+            " WHERE key = %s AND window_ends > now() AND count > 0",
+            [_key(rule, key)],
+        )
 
 
 def clear(rule: Rule, key: str) -> None:
-    _cache().delete(_key(rule, key))
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM gitloom_throttle WHERE key = %s", [_key(rule, key)])
 
 
 def refuse(seconds: int, what: str) -> RateLimited:
@@ -75,5 +100,36 @@ def refuse(seconds: int, what: str) -> RateLimited:
 
 
 def client_address(request) -> str:
-    """The peer's address (REMOTE_ADDR; put a proxy's forwarded address there)."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The client's address: the peer's (``REMOTE_ADDR``), or, when the peer is one of
+    ``GITLOOM_TRUSTED_PROXIES``, the rightmost ``X-Forwarded-For`` hop that is not a
+    trusted proxy: the address the outermost trusted proxy saw. Hops further left were
+    written by the client and are never believed. With no trusted proxies (the
+    default) the header is ignored, so a client cannot choose its own address."""
+    peer = request.META.get("REMOTE_ADDR") or "unknown"
+    trusted = _trusted_proxies(tuple(settings.GITLOOM_TRUSTED_PROXIES))
+    if not trusted or not _is_trusted(peer, trusted):
+        return peer
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    hops = [hop for hop in hops if hop]
+    for hop in reversed(hops):
+        if not _is_trusted(hop, trusted):
+            return hop[:100]
+    # Every hop is a trusted proxy (or there is none): the first one is the client.
+    return hops[0][:100] if hops else peer
+
+
+@functools.lru_cache(maxsize=8)
+def _trusted_proxies(
+    entries: tuple[str, ...],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(entry, strict=False) for entry in entries)
+
+
+def _is_trusted(address: str, trusted) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return any(ip in network for network in trusted)

@@ -87,3 +87,94 @@ def test_sign_up_is_rate_limited_per_address(db):
         for _ in range(11)
     ]
     assert taken[:10] == [400] * 10 and taken[-1] == 429
+
+
+def _concurrently(count: int, attempt) -> list[int]:
+    """``attempt(i)`` from ``count`` threads released at once; their status codes."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    start = threading.Barrier(count)
+
+    def run(i: int) -> int:
+        try:
+            start.wait()
+            return attempt(i)
+        finally:
+            connection.close()  # each thread's own database connection
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(run, range(count)))
+
+
+def test_concurrent_wrong_passwords_are_counted_exactly_and_none_past_the_limit_is_checked(
+    transactional_db,
+):
+    # 40 wrong passwords at once from 40 addresses: exactly 10 are checked (the form
+    # again), the other 30 are 429 without their password being looked at.
+    account_signup(account_id="race", username="rita", password=PASSWORD)
+
+    def attempt(i: int) -> int:
+        return _login(Client(REMOTE_ADDR=f"10.7.0.{i}"), "rita", f"wrong-{i}").status_code
+
+    codes = _concurrently(40, attempt)
+    assert codes.count(200) == 10 and codes.count(429) == 30, codes
+    # The right password is refused too until the window ends.
+    assert _login(Client(REMOTE_ADDR="10.7.1.1"), "rita", PASSWORD).status_code == 429
+
+
+def test_concurrent_unknown_api_keys_from_one_address_get_exactly_the_limit_of_401s(
+    transactional_db,
+):
+    from rest_framework.test import APIClient
+
+    def attempt(i: int) -> int:
+        client = APIClient(REMOTE_ADDR="10.8.0.1")
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer glk_{secrets.token_urlsafe(32)}")
+        return client.get("/v1/whoami").status_code
+
+    # One call first, from elsewhere: the response check's schema is then built
+    # (drf-spectacular's first build is not thread-safe).
+    assert APIClient(REMOTE_ADDR="10.8.9.9").get("/v1/whoami").status_code == 401
+    codes = _concurrently(60, attempt)
+    assert codes.count(401) == 30 and codes.count(429) == 30, codes
+
+
+def _key_attempts_until_refused(client, **headers) -> int:
+    """How many unknown keys ``client`` sends (with ``headers``) before a 429."""
+    for sent in range(1, 40):
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer glk_{secrets.token_urlsafe(32)}")
+        if client.get("/v1/whoami", **headers).status_code == 429:
+            return sent
+    return 0
+
+
+def test_forwarded_for_is_ignored_unless_the_peer_is_a_trusted_proxy(db, settings):
+    from rest_framework.test import APIClient
+
+    # No trusted proxies (the default): a client cannot pick its address by header.
+    client = APIClient(REMOTE_ADDR="10.20.0.1")
+    assert _key_attempts_until_refused(client, HTTP_X_FORWARDED_FOR="192.0.2.1") == 31
+    assert _key_attempts_until_refused(client, HTTP_X_FORWARDED_FOR="192.0.2.2") == 1
+
+
+def test_behind_a_trusted_proxy_each_client_is_counted_by_its_forwarded_address(db, settings):
+    from rest_framework.test import APIClient
+
+    settings.GITLOOM_TRUSTED_PROXIES = ["10.30.0.0/24", "2001:db8::1"]
+    proxy = APIClient(REMOTE_ADDR="10.30.0.5")
+    # Two clients behind the same proxy have their own budgets...
+    assert _key_attempts_until_refused(proxy, HTTP_X_FORWARDED_FOR="198.51.100.7") == 31
+    assert _key_attempts_until_refused(proxy, HTTP_X_FORWARDED_FOR="198.51.100.8") == 31
+    # ...and one cannot escape its own by prepending addresses: the rightmost hop that
+    # is not a trusted proxy counts (here behind two proxies, one IPv6).
+    spoofed = "203.0.113.9, 198.51.100.7, 10.30.0.9"
+    assert _key_attempts_until_refused(proxy, HTTP_X_FORWARDED_FOR=spoofed) == 1
+    via_v6 = APIClient(REMOTE_ADDR="2001:db8::1")
+    assert _key_attempts_until_refused(via_v6, HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.8") == 1
+    # A peer that is not a trusted proxy is counted by its own address, header or not.
+    direct = APIClient(REMOTE_ADDR="10.31.0.5")
+    assert _key_attempts_until_refused(direct, HTTP_X_FORWARDED_FOR="198.51.100.99") == 31
+    assert _key_attempts_until_refused(direct) == 1
