@@ -236,7 +236,7 @@ GITLOOM_MAX_TRANSCRIPT_CHARS = env_int("GITLOOM_MAX_TRANSCRIPT_CHARS", 400_000)
 # its request: validating, committing and indexing thousands of memories outlasts a
 # web worker's timeout (measured ~33 files/s with indexing on 2 shared cores; 16 KiB
 # of tar.gz is up to ~700 small memories, ~20 s).
-GITLOOM_IMPORT_INLINE_BYTES = 16 * 1024
+GITLOOM_IMPORT_INLINE_BYTES = env_int("GITLOOM_IMPORT_INLINE_BYTES", 16 * 1024)
 # Longest one database statement may run inside a web request, in seconds (0: no
 # limit). Past it the request answers 503 request_timeout with Retry-After rather than
 # holding its worker thread. Only serve's web workers apply it: jobs (large imports
