@@ -234,8 +234,8 @@ GITLOOM_MAX_IMPORT_BYTES = env_int("GITLOOM_MAX_IMPORT_BYTES", 64 * 1024 * 1024)
 GITLOOM_MAX_TRANSCRIPT_CHARS = env_int("GITLOOM_MAX_TRANSCRIPT_CHARS", 400_000)
 # An import body over this many bytes is run by the queue as a job (202), not inside
 # its request: validating, committing and indexing thousands of memories outlasts a
-# web worker's timeout (measured ~33 files/s with indexing on 2 shared cores; 16 KiB
-# of tar.gz is up to ~700 small memories, ~20 s).
+# web worker's timeout (measured ~50-160 files/s with indexing on 2 shared cores; 16 KiB
+# of tar.gz is up to ~700 small memories, ~5-15 s).
 GITLOOM_IMPORT_INLINE_BYTES = env_int("GITLOOM_IMPORT_INLINE_BYTES", 16 * 1024)
 # Longest one database statement may run inside a web request, in seconds (0: no
 # limit). Past it the request answers 503 request_timeout with Retry-After rather than
@@ -300,6 +300,10 @@ GITLOOM_QUEUE_SYNC = env_bool("GITLOOM_QUEUE_SYNC", False)
 GITLOOM_JOB_MAX_ATTEMPTS = env_int("GITLOOM_JOB_MAX_ATTEMPTS", 3)
 # Seconds a job may run before its worker is stopped.
 GITLOOM_JOB_TIMEOUT = env_int("GITLOOM_JOB_TIMEOUT", 600)
+# Changed memory files the indexer applies per transaction when a commit changes more
+# (a large import): a job stops between two such steps once half its timeout is spent
+# and goes on in its next run, so no import outlasts the timeout (retrieval/indexer.py).
+GITLOOM_INDEX_STEP_FILES = env_int("GITLOOM_INDEX_STEP_FILES", 1000)
 # Seconds after which a job no worker finished is handed out again (above the timeout).
 GITLOOM_JOB_RETRY = env_int("GITLOOM_JOB_RETRY", 720)
 Q_CLUSTER = {

@@ -4,8 +4,9 @@
 changes) and brings the index up to it. A small import runs inside its request; a big
 one is queued (``memories.services.import_accept``) and run by the queue through
 ``memories.ingest``, which calls ``memory_import`` on the upload kept in object storage
-(``upload_put``/``upload_take``). Running it again after a crash is safe: the same files
-or bundle make no second commit, and the index is brought up either way.
+(``upload_put``/``upload_take``) and then indexes the commit in steps, within the job's
+time. Running it again after a crash is safe: the same files or bundle make no second
+commit, and the index is brought up either way.
 """
 
 from __future__ import annotations
@@ -88,14 +89,20 @@ def tar_members(data: bytes):
 
 
 def memory_import(
-    *, namespace: Namespace, data: bytes, kind: str = "auto", job_id: str | None = None
+    *,
+    namespace: Namespace,
+    data: bytes,
+    kind: str = "auto",
+    job_id: str | None = None,
+    index: bool = True,
 ) -> repository.CommitResult:
     """Import a tar.gz of memory files or a git bundle: all or nothing, one commit.
 
     A tar adds or replaces the files it holds, at the paths it gives, and leaves the
     namespace's other files alone. A bundle brings in its history (see
     ``repository_import_bundle``). Either way every file is validated first. ``kind``
-    ``auto`` tells a bundle by its header.
+    ``auto`` tells a bundle by its header. ``index=False`` leaves bringing the index up
+    to the caller (an import job does it in steps, ``memories.ingest``).
     """
     prefix = namespace.storage_prefix
     # A queued import names its job, as an ingest's commit does: blame and history then
@@ -142,7 +149,8 @@ def memory_import(
         )
     else:
         raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")
-    after_repository_change(namespace=namespace, commit=result.commit)
+    if index:
+        after_repository_change(namespace=namespace, commit=result.commit)
     return result
 
 

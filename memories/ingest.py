@@ -20,7 +20,13 @@ from gitloom.errors import GitLoomError
 from memories.candidates import memory_candidates
 from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
 from memories.imports import memory_import, upload_delete, upload_get
-from memories.job_states import job_done, job_extracted, job_failed, job_started
+from memories.job_states import (
+    job_done,
+    job_extracted,
+    job_failed,
+    job_paused,
+    job_started,
+)
 from memories.models import Job
 from memories.pipeline import default_extractor, run_pipeline
 from memories.transcripts import payload_messages
@@ -68,7 +74,8 @@ def job_run(*, job: Job) -> Job:
     )
     started = time.monotonic()
     job = _job_attempt(job)
-    _log_job_end(job, duration_ms=round((time.monotonic() - started) * 1000))
+    if job.status != Job.Status.RUNNING:  # a paused job said so itself
+        _log_job_end(job, duration_ms=round((time.monotonic() - started) * 1000))
     return job
 
 
@@ -168,7 +175,14 @@ def _job_attempt(job: Job) -> Job:
 
 def _import_attempt(job: Job) -> Job:
     """A queued import: validate all, one commit (none if nothing changes), the index.
-    Run again after a crash it makes no second commit and still brings the index up."""
+    Run again after a crash it makes no second commit and still brings the index up.
+
+    The index is brought up in steps (``retrieval.indexer``) until half the queue's
+    timeout is spent; a big import then pauses (``job_paused``: still ``running``, the
+    start not counted as an attempt) and its namespace's next drain goes on from the
+    step it reached. So the job ends ``done`` only once its commit is indexed, and no
+    attempt outlasts ``GITLOOM_JOB_TIMEOUT``."""
+    deadline = time.monotonic() + settings.GITLOOM_JOB_TIMEOUT / 2
     spec = job.payload["import"]
     job_extracted(job=job, extractor="import", prompt_version="", usage={})
     try:
@@ -178,13 +192,18 @@ def _import_attempt(job: Job) -> Job:
         prefix = job.namespace.storage_prefix
         earlier = _job_commit_in_history(prefix=prefix, job=job)
         if earlier is not None:
-            # An attempt that crashed after its commit: report that commit (importing
-            # again would change nothing and say so), and bring the index up to the head.
+            # An earlier attempt committed (then crashed, or paused while indexing):
+            # report that commit (importing again would change nothing and say so),
+            # and bring the index up to the head.
+            indexed = after_repository_change(
+                namespace=job.namespace,
+                commit=repository.repository_head(prefix=prefix),
+                deadline=deadline,
+            )
+            if not indexed.complete:
+                return _import_paused(job, indexed)
             changes = repository.repository_diff(
                 prefix=prefix, old=_parent_of(prefix, earlier), new=earlier
-            )
-            after_repository_change(
-                namespace=job.namespace, commit=repository.repository_head(prefix=prefix)
             )
             return _import_done(
                 job,
@@ -194,8 +213,17 @@ def _import_attempt(job: Job) -> Job:
                 rewritten=[c.path for c in changes if c.kind == "modify"],
             )
         result = memory_import(
-            namespace=job.namespace, data=data, kind=spec["format"], job_id=str(job.public_id)
+            namespace=job.namespace,
+            data=data,
+            kind=spec["format"],
+            job_id=str(job.public_id),
+            index=False,
         )
+        indexed = after_repository_change(
+            namespace=job.namespace, commit=result.commit, deadline=deadline
+        )
+        if not indexed.complete:
+            return _import_paused(job, indexed)
         job = job_done(
             job=job,
             commit=result.commit if not result.noop else "",
@@ -210,6 +238,17 @@ def _import_attempt(job: Job) -> Job:
         return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
     upload_delete(key=spec["upload"])
     return job
+
+
+def _import_paused(job: Job, indexed) -> Job:
+    jobs_logger.info(
+        "job paused namespace=%s job=%s: committed, index at %s of %s, going on next drain",
+        job.namespace,
+        job.public_id,
+        indexed.commit,
+        indexed.target,
+    )
+    return job_paused(job=job)
 
 
 def _import_done(job: Job, spec: dict, *, commit: str, created, rewritten) -> Job:

@@ -6,7 +6,9 @@
       ^                        |
       |                        +----job_failed--> failed --job_requeued--> queued
 
-A job found ``running`` again (its worker died) goes through ``job_started`` once more,
+A job that stops itself to go on later (``job_paused``: a large import's indexing)
+stays ``running``. A job found ``running`` again (its worker died, or it paused) goes
+through ``job_started`` once more,
 which counts the attempt, or, after ``GITLOOM_JOB_MAX_ATTEMPTS`` starts, ``job_failed``
 (``memories.ingest``). ``job_extracted`` records which extractor and prompt did the
 work, and what it cost, while the job runs. A job row is created ``queued`` by
@@ -30,6 +32,16 @@ def job_started(*, job: Job) -> Job:
             started=timezone.now(),
             attempts=job.attempts + 1,
         )
+    job.refresh_from_db()
+    return job
+
+
+def job_paused(*, job: Job) -> Job:
+    """A running job that stopped on its own with its work so far saved, to go on in
+    its namespace's next drain (an import indexing in steps, ``memories.ingest``): it
+    stays ``running``, and this start is not counted among its attempts, which count
+    the starts that ended without the job's say (a crash, a kill, the timeout)."""
+    Job.objects.filter(pk=job.pk).update(attempts=max(0, job.attempts - 1))
     job.refresh_from_db()
     return job
 

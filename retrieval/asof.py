@@ -119,6 +119,25 @@ def as_of_resolve(*, namespace, value: str) -> AsOf:
     return AsOf(commit=sha, time=committed, seq=seq)
 
 
+def as_of_half_applied(*, namespace) -> tuple[str | None, bool, AsOf | None]:
+    """``(indexed commit, half applied, AsOf of the indexed commit)``: whether a commit
+    is being applied in steps (a large import, ``retrieval.indexer``), when the head
+    tables hold part of it and the index as of the indexed commit is the consistent
+    one (``None`` when no commit was indexed in full yet: nothing is)."""
+    _, rows = scoped_query(
+        namespace=namespace,
+        sql="SELECT s.indexed_commit, s.applying_commit <> '', c.sha, c.committed, c.seq"
+        " FROM retrieval_index_state s LEFT JOIN retrieval_commit c"
+        "  ON c.namespace_id = s.namespace_id AND c.seq = s.indexed_seq"
+        " WHERE s.namespace_id = %(ns)s",
+        params={"ns": int(namespace.pk)},
+    )
+    if not rows:
+        return None, False, None
+    indexed, half, sha, committed, seq = rows[0]
+    return indexed or None, half, AsOf(commit=sha, time=committed, seq=seq) if sha else None
+
+
 def _purged(namespace, wanted: str) -> None:
     """``410 commit_purged`` if ``wanted`` (an id or a unique prefix of one) names a
     commit a purge rewrote: its index rows were rebuilt under the new ids."""

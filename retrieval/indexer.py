@@ -1,7 +1,7 @@
 """The tree-diff indexer: brings a namespace's index rows up to its repository's head.
 
-:func:`index_namespace` runs in one transaction per namespace, inside
-:func:`namespace_scope`, holding the namespace's ``retrieval_index_state`` row lock:
+:func:`index_namespace` runs in transactions ("steps", below) inside
+:func:`namespace_scope`, each holding the namespace's ``retrieval_index_state`` row lock:
 
 1. read the head commit from object storage; if it is the indexed commit, stop;
 2. list the commits from the indexed one to the head (first parents: several may have
@@ -26,9 +26,28 @@ replaced it) or ``rebuild=True``, every row of the namespace, history included, 
 dropped and the whole first-parent history is indexed again from the root commit, so
 nothing the repository no longer holds survives in the index.
 
-Running it twice is a no-op; a crash rolls the whole transaction back, so the index
-stays at the previous commit and the next run redoes the diff. Two runs for one
-namespace serialise on the state row lock; different namespaces run in parallel.
+Steps. Commits are applied oldest first, all in one transaction as long as they
+change at most ``GITLOOM_INDEX_STEP_FILES`` memory files together (every ordinary
+write). A commit that changes more (a large import: 100,000 files take ~20 minutes
+on a busy 2-core machine, mostly embedding and the HNSW graph's inserts) is applied in
+steps of that many files, in path order, each its own transaction, which records in the
+state row the commit being applied and the last path applied (``applying_commit``,
+``applied_to``); ``indexed_commit`` stays the last commit applied in full until the
+last step records the new one. A run given a ``deadline`` (an import job: half its
+``GITLOOM_JOB_TIMEOUT``) stops after the step that passes it, and the next run goes
+on from the recorded path, so a killed or stopped job loses one step at most. While a
+commit is half applied, its new rows carry its number and the rows it replaced are in
+history valid until it, so the index *as of* ``indexed_commit`` (``retrieval.asof``)
+is exactly that commit's, and that is what ``/v1/retrieve`` answers from meanwhile.
+A rebuild is one transaction, whatever its size, but for a namespace whose index
+holds no memory yet (a bundle imported into a fresh namespace replaces its empty root
+commit, so the indexer rebuilds): that one is built in steps too, and retrieval
+answers nothing until its first commit is whole.
+
+Running it twice is a no-op; a crash rolls the step's transaction back, so the index
+stays where the previous step left it and the next run redoes that step. Two runs for
+one namespace serialise on the state row lock (a run that finds the state moved by
+another plans again); different namespaces run in parallel.
 
 BM25 terms come from a weighted tsvector: the cues with weight A, the body with weight
 B (Postgres's ``english`` text-search configuration: stemming, stop words). Postings
@@ -41,10 +60,12 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.db import connection
 
 from gitloom.errors import InvalidInput
@@ -77,6 +98,8 @@ class IndexResult:
     skipped: list[str] = field(default_factory=list)
     memories: int | None = None  # at the indexed commit (counts above add up every commit's)
     commits: int = 0  # commits applied (a rebuild: the whole history)
+    target: str | None = None  # the head this run indexes towards
+    complete: bool = False  # False: stopped at its deadline, ``commit`` behind ``target``
 
     @property
     def changed(self) -> bool:
@@ -84,7 +107,11 @@ class IndexResult:
 
 
 def index_namespace(
-    *, namespace, rebuild: bool = False, reuse_vectors: bool = False
+    *,
+    namespace,
+    rebuild: bool = False,
+    reuse_vectors: bool = False,
+    deadline: float | None = None,
 ) -> IndexResult:
     """Index ``namespace`` up to its repository head; see the module docstring.
 
@@ -95,62 +122,64 @@ def index_namespace(
     (a purge's rebuild: the texts come from the rewritten repository, so a purged cue,
     whose text changed or went, is never matched). A rebuild the indexer decides on
     itself (the indexed commit left the history) reuses vectors the same way.
+
+    Otherwise the commits are applied in steps of at most ``GITLOOM_INDEX_STEP_FILES``
+    changed files, each step its own transaction (see "Steps" in the module docstring).
+    ``deadline`` (a ``time.monotonic()`` value): once a step ends past it, stop, with
+    ``complete`` False; the next run goes on from there. At least one step runs.
     """
-    from namespaces.repository import repository_head, repository_snapshot
+    from namespaces.repository import repository_head
 
     prefix = namespace.storage_prefix
     namespace_id = int(namespace.pk)
-    with namespace_scope(namespace):
-        previous, seq = _lock_state(namespace_id)
-        head = repository_head(prefix=prefix)
-        result = IndexResult(namespace_id=namespace_id, previous_commit=previous, commit=head)
-        if head == previous and not rebuild:
-            return result
-        if head is None:
-            # The repository is gone: nothing is retrievable any more.
-            _forget_all(namespace_id)
-            result.memories = _set_commit(namespace_id, "", 0)
-            result.commit = None
-            return result
-        # One view of the head for the diffs and the blobs (its commit may be newer than
-        # the head read above: that is the one indexed).
-        snapshot = repository_snapshot(prefix=prefix)
-        head = result.commit = snapshot.commit
-        chain: list[tuple[str, datetime]] | None = None
-        parent = previous
-        if previous and not rebuild and _history_has(namespace_id, previous, seq):
-            chain, found = snapshot.first_parents(stop=previous)
-            if not found:  # the indexed commit is not in this repository's history
-                logger.warning("index of %s: commit %s is gone; rebuilding", prefix, previous)
-                chain = None
-        kept = False
-        if chain is None:
-            kept = reuse_vectors or not rebuild
-            if kept:
-                _keep_vectors(namespace_id)
-            _forget_all(namespace_id)
-            chain, _ = snapshot.first_parents()
-            parent, seq = None, 0
-        for sha, when in chain:
-            seq += 1
-            step = snapshot.at(sha)
-            try:
-                changes = step.changes_since(parent)
-            except CommitNotFound:  # cannot happen on a chain read from the same objects
-                raise RuntimeError(f"commit {parent} vanished while indexing") from None
-            _apply(namespace_id, changes, step.read_blob, result, seq, kept=kept)
-            _record_commit(namespace_id, seq, sha, when)
-            parent = sha
-        if kept:
-            with connection.cursor() as cursor:
-                cursor.execute("DROP TABLE pg_temp.retrieval_kept_vectors")
-        result.commits = len(chain)
-        result.memories = _set_commit(namespace_id, head, seq)
-    if result.added or result.modified or result.deleted or rebuild:
+    step_files = max(1, int(settings.GITLOOM_INDEX_STEP_FILES))
+    result: IndexResult | None = None
+    plan: _Plan | None = None
+    while True:
+        with namespace_scope(namespace):
+            state = _lock_state(namespace_id)
+            if plan is None or plan.expects() != state:
+                # The first step, or another run moved the index meanwhile: plan again.
+                previous = state.commit
+                if result is None:
+                    result = IndexResult(
+                        namespace_id=namespace_id, previous_commit=previous, commit=previous
+                    )
+                if (
+                    not rebuild
+                    and state.applying == ""
+                    and previous == repository_head(prefix=prefix)
+                ):
+                    result.complete = True
+                    return result
+                plan = _plan(
+                    namespace_id,
+                    prefix,
+                    state,
+                    result,
+                    rebuild=rebuild,
+                    reuse_vectors=reuse_vectors,
+                )
+                rebuild = False  # a rebuild happens once, in the step that planned it
+                if plan is None:  # the repository is gone
+                    return result
+            finished = _step(namespace_id, plan, result, budget=None if plan.whole else step_files)
+        if finished:
+            result.complete = True
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            logger.info(
+                "index of %s: %d changed files of %s to go, continuing later",
+                prefix,
+                plan.remaining(),
+                plan.target,
+            )
+            break
+    if result.added or result.modified or result.deleted or plan.rebuilt:
         logger.info(
             "indexed %s at %s: +%d ~%d -%d, %d cue texts embedded, %d reused",
             prefix,
-            head,
+            result.commit,
             result.added,
             result.modified,
             result.deleted,
@@ -160,10 +189,168 @@ def index_namespace(
     return result
 
 
+@dataclass
+class _State:
+    """The namespace's ``retrieval_index_state`` row: the indexed commit and its
+    number, and the commit being applied in steps with the last path applied."""
+
+    commit: str | None
+    seq: int
+    applying: str = ""
+    applied_to: str = ""
+
+
+@dataclass
+class _Plan:
+    """What a run still has to apply: the commits after ``parent`` (the last one
+    applied in full, number ``seq``), oldest first; the first one's memory changes
+    (``changes``, by path, read when its turn comes) up to ``applied_to`` are applied."""
+
+    snapshot: object
+    chain: list[tuple[str, datetime]]
+    parent: str | None
+    seq: int
+    target: str
+    applied_to: str = ""
+    changes: list[TreeChange] | None = None
+    whole: bool = False  # a rebuild: every commit in this one transaction
+    kept: bool = False  # a rebuild keeping the namespace's vectors (_keep_vectors)
+    rebuilt: bool = False
+
+    def expects(self) -> _State:
+        applying = self.chain[0][0] if self.chain and self.applied_to else ""
+        return _State(self.parent, self.seq, applying, self.applied_to)
+
+    def remaining(self) -> int:
+        return len(self.changes or ())
+
+
+def _plan(
+    namespace_id: int,
+    prefix: str,
+    state: _State,
+    result: IndexResult,
+    *,
+    rebuild: bool,
+    reuse_vectors: bool,
+) -> _Plan | None:
+    from namespaces.repository import repository_snapshot
+
+    snapshot = repository_snapshot(prefix=prefix)
+    if snapshot.commit is None:
+        # The repository is gone: nothing is retrievable any more.
+        _forget_all(namespace_id)
+        result.memories = _write_state(namespace_id, _State(None, 0))
+        result.commit = None
+        result.complete = True
+        return None
+    # One view of the head for the diffs and the blobs (its commit may be newer than
+    # the head read before: that is the one indexed).
+    result.target = snapshot.commit
+    previous = state.commit
+    if previous and not rebuild and _history_has(namespace_id, previous, state.seq):
+        chain, found = snapshot.first_parents(stop=previous)
+        if not found:  # the indexed commit is not in this repository's history
+            logger.warning("index of %s: commit %s is gone; rebuilding", prefix, previous)
+        elif state.applying and (not chain or chain[0][0] != state.applying):
+            # The commit being applied in steps left the history (a purge rewrote it):
+            # its rows already in the head tables go with a rebuild.
+            logger.warning("index of %s: commit %s is gone; rebuilding", prefix, state.applying)
+        else:
+            return _Plan(
+                snapshot=snapshot,
+                chain=chain,
+                parent=previous,
+                seq=state.seq,
+                target=snapshot.commit,
+                applied_to=state.applied_to if state.applying else "",
+            )
+    if not rebuild and not previous and state.applying:
+        # A fresh namespace's first build, in steps (below), half way: go on.
+        chain, _ = snapshot.first_parents()
+        if chain and chain[0][0] == state.applying:
+            return _Plan(
+                snapshot=snapshot,
+                chain=chain,
+                parent=None,
+                seq=0,
+                target=snapshot.commit,
+                applied_to=state.applied_to,
+            )
+    # A namespace whose index holds no memory, now or in history (a bundle imported
+    # into a fresh namespace replaces its empty root commit), has nothing to keep or
+    # to go on showing: it is built in steps like any large commit. Any other rebuild
+    # is one transaction.
+    whole = rebuild or not _index_empty(namespace_id)
+    kept = whole and (reuse_vectors or not rebuild)
+    if kept:
+        _keep_vectors(namespace_id)
+    _forget_all(namespace_id)
+    chain, _ = snapshot.first_parents()
+    return _Plan(
+        snapshot=snapshot,
+        chain=chain,
+        parent=None,
+        seq=0,
+        target=snapshot.commit,
+        whole=whole,
+        kept=kept,
+        rebuilt=True,
+    )
+
+
+def _index_empty(namespace_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT EXISTS (SELECT 1 FROM retrieval_document WHERE namespace_id = %(ns)s)"
+            " OR EXISTS (SELECT 1 FROM retrieval_document_history WHERE namespace_id = %(ns)s)",
+            {"ns": namespace_id},
+        )
+        return not cursor.fetchone()[0]
+
+
+def _step(namespace_id: int, plan: _Plan, result: IndexResult, *, budget: int | None) -> bool:
+    """Apply the plan's next changes, at most ``budget`` files (None: all), in the
+    caller's transaction, and record where the index got to. Returns whether it is
+    at the plan's target."""
+    while plan.chain and (budget is None or budget > 0):
+        sha, when = plan.chain[0]
+        step = plan.snapshot.at(sha)
+        if plan.changes is None:
+            try:
+                changes = step.changes_since(plan.parent)
+            except CommitNotFound:  # cannot happen on a chain read from the same objects
+                raise RuntimeError(f"commit {plan.parent} vanished while indexing") from None
+            plan.changes = sorted(
+                (c for c in changes if _is_memory_path(c.path) and c.path > plan.applied_to),
+                key=lambda change: change.path,
+            )
+        take = plan.changes if budget is None else plan.changes[:budget]
+        plan.changes = plan.changes[len(take) :]
+        _apply(namespace_id, take, step.read_blob, result, plan.seq + 1, kept=plan.kept)
+        if budget is not None:
+            budget -= max(1, len(take))
+        if take:
+            plan.applied_to = take[-1].path
+        if plan.changes:
+            break  # the budget ran out inside this commit
+        plan.seq += 1
+        _record_commit(namespace_id, plan.seq, sha, when)
+        result.commits += 1
+        plan.parent, plan.applied_to, plan.changes = sha, "", None
+        plan.chain.pop(0)
+    if plan.kept and not plan.chain:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE pg_temp.retrieval_kept_vectors")
+    result.commit = plan.parent
+    result.memories = _write_state(namespace_id, plan.expects())
+    return not plan.chain
+
+
 # --- steps ------------------------------------------------------------------------------
 
 
-def _lock_state(namespace_id: int) -> tuple[str | None, int]:
+def _lock_state(namespace_id: int) -> _State:
     with connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO retrieval_index_state (namespace_id) VALUES (%s)"
@@ -171,25 +358,26 @@ def _lock_state(namespace_id: int) -> tuple[str | None, int]:
             [namespace_id],
         )
         cursor.execute(
-            "SELECT indexed_commit, indexed_seq FROM retrieval_index_state"
-            " WHERE namespace_id = %s FOR UPDATE",
+            "SELECT indexed_commit, indexed_seq, applying_commit, applied_to"
+            " FROM retrieval_index_state WHERE namespace_id = %s FOR UPDATE",
             [namespace_id],
         )
-        commit, seq = cursor.fetchone()
+        commit, seq, applying, applied_to = cursor.fetchone()
         # The partition normally exists from index_namespace_create; this covers
         # namespaces made before the index existed. A no-op when it is there, and
         # under the state row lock so two first runs cannot both create it.
         cursor.execute("SELECT retrieval_cue_partition_create(%s)", [namespace_id])
-        return commit or None, seq
+        return _State(commit or None, seq, applying, applied_to)
 
 
-def _set_commit(namespace_id: int, commit: str, seq: int) -> int:
-    """Record the indexed commit; return how many memories the index holds at it."""
+def _write_state(namespace_id: int, state: _State) -> int:
+    """Record how far the index got; return how many memories its head tables hold."""
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE retrieval_index_state SET indexed_commit = %s, indexed_seq = %s,"
-            " updated = now() WHERE namespace_id = %s RETURNING doc_count",
-            [commit, seq, namespace_id],
+            " applying_commit = %s, applied_to = %s, updated = now()"
+            " WHERE namespace_id = %s RETURNING doc_count",
+            [state.commit or "", state.seq, state.applying, state.applied_to, namespace_id],
         )
         return cursor.fetchone()[0]
 

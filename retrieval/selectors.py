@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from django.db import connection
+from django.utils import timezone
 
 from namespaces.models import Namespace
-from retrieval.asof import AsOf, as_of_resolve
+from retrieval.asof import AsOf, as_of_half_applied, as_of_resolve
 from retrieval.embeddings import embed_query
 from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
-from retrieval.query import ARMS, FusionParams, Hit, fused_search
+from retrieval.query import ARMS, FusionParams, Hit, SearchResult, fused_search
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 100
@@ -70,7 +72,8 @@ def retrieve(
         )
     past = as_of_resolve(namespace=namespace, value=as_of) if as_of is not None else None
     embedding = embed_query(query) if "semantic" in arms else None
-    found = fused_search(
+    search = functools.partial(
+        fused_search,
         namespace=namespace,
         query=query,
         embedding=embedding,
@@ -80,8 +83,20 @@ def retrieve(
         arms=arms,
         params=params,
         min_similarity=min_similarity,
-        as_of=past,
     )
+    found = search(as_of=past)
+    if past is None and namespace.head_commit and found.commit != namespace.head_commit:
+        # The index is behind the head: the head's indexing has yet to run, or is
+        # running, or (a large import) has applied part of a commit, whose rows the
+        # head tables then hold beside the rest. Read the last commit applied in full
+        # as of itself then; an index that moved meanwhile is read again.
+        indexed, half, consistent = as_of_half_applied(namespace=namespace)
+        if half and consistent is not None:
+            found = search(as_of=consistent, now=timezone.now())  # aged as at the head
+        elif half:  # not one commit whole yet (a bundle into a fresh namespace)
+            found = SearchResult(commit=None)
+        elif indexed != found.commit:
+            found = search(as_of=None)
     if past is not None:
         return Retrieval(
             tenant=namespace.account_id,

@@ -43,6 +43,7 @@ def after_repository_change(
     commit: str | None = None,
     rebuild: bool = False,
     reuse_vectors: bool = False,
+    deadline: float | None = None,
 ) -> IndexResult:
     """Bring ``Namespace.head_commit`` and the index up to the repository's head.
 
@@ -54,12 +55,16 @@ def after_repository_change(
     alone, ``manage.py reindex``), and the head it reached is recorded too: another
     writer's commit may have landed on top, or a crashed writer never recorded its own.
     ``reuse_vectors`` keeps the vectors of cue texts through a rebuild (a purge's; see
-    ``index_namespace``).
+    ``index_namespace``). ``deadline`` (``time.monotonic()``) lets a large commit's
+    indexing stop between two steps once passed (``IndexResult.complete`` is then
+    False); calling again goes on from there.
     """
     if commit:
         _record_head(namespace, commit, wrote=True)
-    indexed = index_namespace(namespace=namespace, rebuild=rebuild, reuse_vectors=reuse_vectors)
-    _record_head(namespace, indexed.commit, wrote=commit is not None)
+    indexed = index_namespace(
+        namespace=namespace, rebuild=rebuild, reuse_vectors=reuse_vectors, deadline=deadline
+    )
+    _record_head(namespace, indexed.target or indexed.commit, wrote=commit is not None)
     return indexed
 
 

@@ -28,3 +28,15 @@ def test_bench_import_commits_and_indexes_every_file_and_reports_files_per_secon
 def test_bench_import_refuses_sizes_it_cannot_read():
     with pytest.raises(CommandError, match="--sizes"):
         call_command("bench_import", "--sizes", "ten")
+
+
+def test_bench_import_through_the_job_reports_its_runs(transactional_db, settings):
+    # Every run may index one step of 8 files before its time is up.
+    settings.GITLOOM_JOB_TIMEOUT = 0
+    settings.GITLOOM_INDEX_STEP_FILES = 8
+    out = io.StringIO()
+    call_command("bench_import", "--sizes", "20", "--job", "--json", stdout=out)
+    row = json.loads(out.getvalue().strip().splitlines()[-1])["sizes"]["20"]
+    assert row["job_runs"] == 3 and row["longest_run_s"] >= 0
+    namespace = Namespace.objects.get(name="n20")
+    assert len(memory_list(namespace=namespace, limit=100).items) == 20
