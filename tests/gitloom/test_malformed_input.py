@@ -104,3 +104,40 @@ def test_an_imported_memory_dated_past_the_range_is_400(api, ns):
     )
     assert response.status_code == 400, response.json()
     assert response.json()["error"]["code"] == "invalid_memory"
+
+
+def _json_operations():
+    """Every operation of the OpenAPI schema that takes a JSON body, its path filled."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    values = {
+        "{job_id}": "00000000-0000-0000-0000-000000000000",
+        "{name}": "default",
+        "{path}": "facts/a/one.md",
+        "{key_id}": "1",
+    }
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if "application/json" in operation.get("requestBody", {}).get("content", {}):
+                for placeholder, value in values.items():
+                    path = path.replace(placeholder, value)
+                yield method, path
+
+
+def test_deeply_nested_json_is_400_on_every_operation_of_the_schema_taking_json(api, ns, dashboard):
+    from tests.conftest import csrf_token
+
+    token = csrf_token(dashboard)
+    operations = list(_json_operations())
+    assert len(operations) >= 6
+    for method, path in operations:
+        # /v1/keys is for dashboard sessions only; every other one takes an API key.
+        client, extra = (
+            (dashboard, {"HTTP_X_CSRFTOKEN": token}) if path == "/v1/keys" else (api, {})
+        )
+        response = getattr(client, method)(
+            path, '{"a": ' + _nested(1200) + "}", content_type="application/json", **extra
+        )
+        assert response.status_code == 400, (method, path, response.content)
+        assert response.json()["error"]["code"] == "malformed_json", (method, path)
