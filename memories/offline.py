@@ -8,17 +8,30 @@ plain rules, good enough to make a transcript searchable, not a substitute for a
   system and tool messages are skipped) is split into sentences; a list under a
   ``...:`` line stays one memory (a roster stays a roster), a sentence that opens with
   a pronoun ("He is a beagle.") stays with the one before it, and greetings, questions,
-  reactions ("That's great, Mel!") and fragments are dropped. Relative dates ("yesterday", "last week", "3 days ago",
-  "last Friday") are rewritten as absolute dates from the message's timestamp. A
-  named speaker's memories read ``Name: ...``.
-* **Tier**: ``preferences`` for "I like/love/prefer/hate/enjoy..." and "favourite",
-  ``events`` for dated happenings (a resolved relative date or an explicit date),
-  ``facts`` otherwise.
-* **Cue**: templates filled with the memory's distinguishing terms (proper nouns,
-  numbers, dates; its longest words when it has none), so every cue carries one.
+  reactions ("That's great, Mel!") and fragments are dropped. One message's statements
+  stay one memory up to ``MAX_GROUP_WORDS`` words (a chat turn keeps its context); a
+  roster, a correction, something upcoming and a stated liking are memories of their
+  own (their own tier, their own rewrite). Relative dates ("yesterday", "last week",
+  "3 days ago", "last Friday") are rewritten as absolute dates from the message's
+  timestamp. A named speaker's memories read ``Name: ...`` and are tagged with the
+  name in lower case (who said it).
+* **Tier**: ``preferences`` for "I like/love/prefer/hate/enjoy..." and "favourite";
+  ``events`` for something still ahead when it was said (a forward relative date,
+  "tomorrow", "next week"; a date after the message's day; "today" with "will",
+  "going to", ...), which fades once past; ``facts`` otherwise, a dated happening in
+  the past included: "I adopted a puppy on 2022-04-05" stays true, and ageing it as an
+  event would bury it within months.
+* **Cue**: the statement's head (its first clause), the question the message before
+  asked followed by it, for a self-introduction the name questions, the attribute
+  questions of ``memories.corrections`` ("how old is Biscuit"), each sentence that
+  states something (3+ content words) as said, and the whole statement when it has
+  several sentences (the semantic arm sees only cues, and a question usually asks
+  after one sentence, often not the first); "what do I like" for a preference, "what
+  did X do on <date>" for a dated one. At most ``MAX_CUES``.
 * **Relate**: memories sharing a distinguishing term that is not a speaker's name
   (``same-entity``), or only a date (``same-date``); neighbouring memories from one
-  message (``same-context``).
+  message (``same-context``); the first memory of a message ``follows`` the last one of
+  the message before (a reply and what it answers are one hop apart for the graph arm).
 * **Reconcile**: a correction first (``memories.corrections``): a new value for the same
   attribute (age, employer, manager, favourite, city, an event's date or time, price,
   count) of the same subject, or a correction marker ("actually", "not X anymore",
@@ -150,7 +163,7 @@ class OfflineExtractor:
                 continue
             when = as_utc(message.timestamp or now)
             units = split_units(message.content, names=self._speakers)
-            for unit in group_units([trim_filler(u) for u in units]):
+            for unit in group_units([trim_filler(u) for u in units], day=when.date()):
                 text, dated = resolve_relative_dates(unit, when.date())
                 body = f"{message.name}: {text}" if message.name else text
                 seen = by_body.get(body.casefold())
@@ -159,7 +172,8 @@ class OfflineExtractor:
                     if message.id not in old.sources:
                         drafts[seen] = _with_source(old, message.id, when)
                     continue
-                tier = tier_of(text, dated=dated)
+                ahead = (dated or bool(_EXPLICIT_DATE.search(unit))) and upcoming(unit, when.date())
+                tier = tier_of(text, upcoming=ahead)
                 distinguishing = terms(text, exclude=self._speakers)
                 by_body[body.casefold()] = len(drafts)
                 drafts.append(
@@ -169,7 +183,7 @@ class OfflineExtractor:
                         topic=_topic(distinguishing, text),
                         title=" ".join(_TOKEN.findall(text)[:8]),
                         body=body,
-                        tags=tuple(_tags(distinguishing, text)),
+                        tags=tuple(_tags(distinguishing, text, who=message.name)),
                         cues=tuple(
                             cues_for(
                                 text=text,
@@ -236,6 +250,20 @@ class OfflineExtractor:
                 and degree[after.key] < MAX_LINKS_PER_MEMORY
             ):
                 links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
+                degree[before.key] += 1
+                degree[after.key] += 1
+                linked.add((before.key, after.key))
+        # A reply follows what it answers: the first memory of a message is linked to
+        # the last one of the message before (one hop for the graph arm, as the turns
+        # of a conversation are).
+        for before, after in zip(drafts, drafts[1:], strict=False):
+            if (
+                before.sources != after.sources
+                and (before.key, after.key) not in linked
+                and degree[before.key] < MAX_LINKS_PER_MEMORY
+                and degree[after.key] < MAX_LINKS_PER_MEMORY
+            ):
+                links.append(DraftLink(source=after.key, target=before.key, type="follows"))
                 degree[before.key] += 1
                 degree[after.key] += 1
         return links
@@ -427,23 +455,17 @@ def trim_filler(unit: str) -> str:
 MAX_GROUP_WORDS = 40
 
 
-def group_units(units: Sequence[str]) -> list[str]:
+def group_units(units: Sequence[str], *, day: date | None = None) -> list[str]:
     """One message's statements, neighbours joined while short: a chat turn usually says
-    one thing in a few sentences, and a memory of the turn keeps its context. A roster,
-    a correction and anything past ``MAX_GROUP_WORDS`` words start a memory of their own."""
+    one thing in a few sentences, and a memory of the turn keeps its context. What
+    :func:`_stands_alone` (on the message's ``day``) and anything past
+    ``MAX_GROUP_WORDS`` words start a memory of their own."""
     groups: list[str] = []
     for unit in units:
-        alone = (
-            "\n" in unit
-            or (correction_marker(unit) and claims(unit))
-            or bool(_RELATIVE.search(unit) or _EXPLICIT_DATE.search(unit))
-        )
         if (
             groups
-            and not alone
-            and "\n" not in groups[-1]
-            and not (correction_marker(groups[-1]) and claims(groups[-1]))
-            and not (_RELATIVE.search(groups[-1]) or _EXPLICIT_DATE.search(groups[-1]))
+            and not _stands_alone(unit, day)
+            and not _stands_alone(groups[-1], day)
             and len(groups[-1].split()) + len(unit.split()) <= MAX_GROUP_WORDS
             and not introduction(groups[-1])
             and not introduction(unit)
@@ -454,18 +476,98 @@ def group_units(units: Sequence[str]) -> list[str]:
     return groups
 
 
+def _stands_alone(unit: str, day: date | None = None) -> bool:
+    """A roster, a correction, something upcoming and a stated liking are memories of
+    their own: each has its own tier or its own rewrite, never its neighbours'. A
+    happening already past (on ``day``) is a fact like the statements around it."""
+    dated = bool(_RELATIVE.search(unit) or _EXPLICIT_DATE.search(unit))
+    return (
+        "\n" in unit
+        or (correction_marker(unit) and claims(unit))
+        or (dated and (day is None or upcoming(unit, day)))
+        or bool(_PREFERENCE.search(unit))
+    )
+
+
 def _questions(content: str) -> str:
     """The question sentences of a message, for the cue of the answer that follows."""
     asked = [s for s in split_sentences(" ".join(content.split())) if s.endswith("?")]
     return " ".join(asked)[:200]
 
 
-def tier_of(text: str, *, dated: bool) -> str:
+def tier_of(text: str, *, upcoming: bool = False) -> str:
+    """``preferences`` for a stated liking, ``events`` for something upcoming (it fades
+    once past), ``facts`` otherwise: a dated happening in the past stays true."""
     if _PREFERENCE.search(text):
         return "preferences"
-    if dated or _EXPLICIT_DATE.search(text):
+    if upcoming:
         return "events"
     return "facts"
+
+
+_FUTURE = re.compile(
+    r"\b(?:will|won't|shall|going to|gonna|plan(?:s|ned|ning)? to|planning|scheduled|"
+    r"booked|upcoming|about to|looking forward|can't wait)\b|\w'll\b",
+    re.IGNORECASE,
+)
+_FORWARD = re.compile(
+    r"\b(?:tomorrow|tonight|next (?:week|weekend|month|year|"
+    + "|".join(d.lower() for d in calendar.day_name)
+    + r")|in (?:\d+|a|an|one|two|three|four|five|six|a few|a couple of) (?:day|week|month|year)s?)\b",
+    re.IGNORECASE,
+)
+_BACKWARD = re.compile(
+    r"\b(?:yesterday|last (?:night|week|weekend|month|year|"
+    + "|".join(d.lower() for d in calendar.day_name)
+    + r")|ago)\b",
+    re.IGNORECASE,
+)
+
+
+def upcoming(unit: str, day: date) -> bool:
+    """Whether a dated statement (before its relative dates are resolved) is about
+    something still ahead on ``day``: a forward relative date ("tomorrow", "next
+    week"), a date after ``day``, or, for "today" and "this week", a future phrase
+    ("will", "going to", "scheduled"). A happening already past is not."""
+    if _FORWARD.search(unit):
+        return True
+    if _BACKWARD.search(unit):
+        return False
+    return upcoming_date(unit, day)
+
+
+def upcoming_date(text: str, day: date) -> bool:
+    """An explicit date in ``text`` after ``day`` (a day without a year: later in the
+    year), else whether ``text`` has a future phrase ("will", "going to", ...)."""
+    for match in _EXPLICIT_DATE.finditer(text):
+        found = _explicit_day(match.group(0), day)
+        if found is not None:
+            return found > day
+    return bool(_FUTURE.search(text))
+
+
+def _explicit_day(phrase: str, day: date) -> date | None:
+    if _ISO_DATE.fullmatch(phrase):
+        return date.fromisoformat(phrase)
+    words = re.findall(r"[A-Za-z]+|\d+", phrase)
+    month = next(
+        (
+            i
+            for w in words
+            for i, name in enumerate(calendar.month_name)
+            if i and name[:3] == w[:3].title()
+        ),
+        None,
+    )
+    numbers = [int(w) for w in words if w.isdigit()]
+    if month is None or not numbers:
+        return None
+    if numbers[0] > 31:  # "May 2023": the month, counted as past once it has begun
+        return date(numbers[0], month, 1) if (numbers[0], month) > (day.year, day.month) else day
+    try:
+        return date(day.year, month, numbers[0])
+    except ValueError:
+        return None
 
 
 def _with_source(draft: Draft, message_id: str, when: datetime) -> Draft:
@@ -684,7 +786,7 @@ def good_label(term: str) -> bool:
     )
 
 
-def _tags(distinguishing: list[str], text: str) -> list[str]:
+def _tags(distinguishing: list[str], text: str, *, who: str | None = None) -> list[str]:
     tags = [t.lower() for t in distinguishing if good_label(t)][:3]
     if not tags:
         tags = sorted(
@@ -692,7 +794,9 @@ def _tags(distinguishing: list[str], text: str) -> list[str]:
         )[:2]
     if introduction(text):
         tags = ["name", *tags]
-    return [t[:60] for t in tags]
+    if who and good_label(who):
+        tags.append(who.casefold())  # who said it: a question naming them favours it
+    return list(dict.fromkeys(t[:60] for t in tags))
 
 
 _CLAUSE_END = re.compile(r"[,;:–—()]|\s(?:and|but|because|so|which|who|while|when)\s")
@@ -728,7 +832,8 @@ def _head_phrase(sentence: str) -> str:
 def cues_for(
     *, text: str, tier: str, who: str | None, terms: list[str], asked: str = ""
 ) -> list[str]:
-    """3-5 short keys, each carrying a distinguishing term (or the memory's longest words)."""
+    """Up to ``MAX_CUES`` keys: the head phrase, the question it answers, name and
+    attribute questions, the sentences as said (see the module docstring)."""
     subject = who or "I"
     does = "do" if subject == "I" else "does"
     did = "did"
@@ -747,17 +852,33 @@ def cues_for(
     if introduction(text):
         cues += ["what is my name", "who am I"] if not who else [f"what is {who}'s name"]
     cues += question_cues(text, who=who)
+    cues += _sentence_cues(text, who=who, head=head)
     if tier == "preferences":
         cues.append(f"what {does} {subject} like")
         cues += [f"how {does} {subject} feel about {t}" for t in names[:2]]
-    elif tier == "events":
+    elif dates:
         cues += [f"what {did} {subject} do on {d}" for d in dates[:1]]
-        cues += [f"what happened with {t}" for t in names[:2]]
-    fallback = [k for k in keys if good_label(k)] or sorted(
-        (w for w in content_words(text) if good_label(w)), key=lambda w: (-len(w), w)
-    )
-    cues += [f"what {did} {subject} say about {t}" for t in (names or fallback)[:2]]
-    return [c[:300] for c in dict.fromkeys(" ".join(c.split()) for c in cues)][:5]
+    return [c[:300] for c in dict.fromkeys(" ".join(c.split()) for c in cues)][:MAX_CUES]
+
+
+MAX_CUES = 8
+_CUE_CHARS = 300
+
+
+def _sentence_cues(text: str, *, who: str | None, head: str) -> list[str]:
+    """Each sentence of the memory that states something (3+ content words), as said,
+    and the whole statement when it has several: the semantic arm sees only cues, and
+    a question usually asks after one sentence, often not the first."""
+    prefix = f"{who}: " if who else ""
+    every = split_sentences(" ".join(text.split()))
+    sentences = [
+        s for s in every if len(content_words(s)) >= 3 and " ".join(_TOKEN.findall(s)) != head
+    ]
+    cues = [f"{prefix}{s}" for s in sentences if len(prefix) + len(s) <= _CUE_CHARS]
+    whole = f"{prefix}{' '.join(text.split())}"
+    if len(every) > 1 and len(whole) <= _CUE_CHARS:
+        cues.insert(0, whole)
+    return cues
 
 
 # --- reconcile ----------------------------------------------------------------------

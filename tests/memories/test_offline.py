@@ -42,7 +42,14 @@ CONVERSATION = [
         role="user",
         name="Melanie",
         timestamp=MAY_8,
-        content="We camped at Lake Tahoe last week. Lake Tahoe was freezing at night.",
+        content="We camped at Lake Tahoe last week.",
+    ),
+    Message(
+        id="d1:6",
+        role="user",
+        name="Melanie",
+        timestamp=MAY_8,
+        content="Lake Tahoe was freezing at night.",
     ),
 ]
 
@@ -79,8 +86,9 @@ def test_each_statement_becomes_a_memory_and_small_talk_does_not(result):
         [
             "Melanie: I love painting sunsets with my kids.",
             "Melanie: My kids are:\n- Ana\n- Raj\n- Lee",
-            "Caroline: I went to the LGBTQ support group on 2023-05-07. It was really powerful.",
-            "Caroline: I'm also researching adoption agencies in Boston.",
+            # one turn's statements stay together, the past happening among them
+            "Caroline: I went to the LGBTQ support group on 2023-05-07. It was really powerful. "
+            "I'm also researching adoption agencies in Boston.",
             "Melanie: We camped at Lake Tahoe in the week before 2023-05-08.",
             "Melanie: Lake Tahoe was freezing at night.",
         ]
@@ -105,20 +113,46 @@ def test_a_roster_stays_one_memory(result):
 
 def test_tiers_follow_the_wording(result):
     assert body_with(result, "I love painting")[1].tier == "preferences"
-    assert body_with(result, "support group")[1].tier == "events"  # a dated happening
+    # a dated happening already past stays true: a fact, which does not fade
+    assert body_with(result, "support group")[1].tier == "facts"
     assert body_with(result, "adoption agencies")[1].tier == "facts"
     for path, memory in result.created.items():
         assert path.startswith(f"{memory.tier}/")
 
 
+@pytest.mark.parametrize(
+    ("text", "tier"),
+    [
+        ("I have a dentist appointment tomorrow at 3.", "events"),
+        ("The party is next weekend at Ana's place.", "events"),
+        ("Our flight to Lisbon leaves on June 12.", "events"),
+        ("I will meet Tom at the gym today.", "events"),
+        ("I went to the gym with Tom today.", "facts"),
+        ("I went to Paris on April 2 with my sister.", "facts"),
+        ("I adopted a puppy from a shelter last week.", "facts"),
+    ],
+)
+def test_something_upcoming_is_an_event_and_a_past_happening_a_fact(text, tier):
+    message = Message(id="m", role="user", timestamp=MAY_8, content=text)
+    ((memory),) = ingest([message]).created.values()
+    assert memory.tier == tier, memory.body
+
+
 def test_every_cue_carries_a_distinguishing_term(result):
     _, memory = body_with(result, "support group")
-    assert 3 <= len(memory.cues) <= 5
+    assert 3 <= len(memory.cues) <= 8
     for cue in memory.cues:
-        assert re.search(r"LGBTQ|2023-05-07", cue), cue
-    _, memory = body_with(result, "adoption agencies")
-    assert any("Boston" in cue for cue in memory.cues)
+        assert re.search(r"LGBTQ|2023-05-07|Boston", cue), cue
     assert all(len(cue) <= 300 and "\n" not in cue for cue in memory.cues)
+
+
+def test_each_sentence_that_states_something_is_a_cue_as_said(result):
+    _, memory = body_with(result, "support group")
+    assert "Caroline: I'm also researching adoption agencies in Boston." in memory.cues
+    assert memory.body in memory.cues  # the whole statement, for a question about all of it
+    assert not any(cue.endswith("It was really powerful.") for cue in memory.cues[2:])
+    _, memory = body_with(result, "camped at Lake Tahoe")
+    assert "caroline" not in memory.tags and "melanie" in memory.tags  # who said it
 
 
 def test_memories_sharing_a_proper_noun_are_linked_but_a_shared_speaker_is_not(result):
@@ -128,14 +162,28 @@ def test_memories_sharing_a_proper_noun_are_linked_but_a_shared_speaker_is_not(r
     linked = {frozenset((link.source, link.target)): link.type for link in result.links}
     assert linked[frozenset((camp, cold))] == "same-entity"  # "Lake Tahoe"
     assert frozenset((painting, camp)) not in linked  # they share only "Melanie"
-    assert [link.path for link in result.created[camp].related] == [cold]
+    entities = [link.path for link in result.created[camp].related if link.type == "same-entity"]
+    assert entities == [cold]
+
+
+def test_a_reply_follows_the_message_before_it(result):
+    camp, _ = body_with(result, "camped at Lake Tahoe")
+    roster, _ = body_with(result, "My kids are")
+    painting, _ = body_with(result, "painting sunsets")
+    group, _ = body_with(result, "support group")
+    follows = {(link.source, link.target) for link in result.links if link.type == "follows"}
+    # the assistant's message between them makes no memory: the reply still follows
+    assert (camp, group) in follows and (group, roster) in follows
+    assert not any(painting in pair and roster in pair for pair in follows)  # one message
 
 
 def test_statements_from_one_message_are_linked_as_one_context(result):
-    group, _ = body_with(result, "support group")
-    agencies, _ = body_with(result, "adoption agencies")
-    assert [(link.type, link.path) for link in result.created[group].related] == [
-        ("same-context", agencies)
+    # a stated liking is a memory of its own (its own tier), beside the rest of the turn
+    painting, _ = body_with(result, "painting sunsets")
+    roster, _ = body_with(result, "My kids are")
+    related = result.created[painting].related
+    assert [(link.type, link.path) for link in related if link.type != "follows"] == [
+        ("same-context", roster)
     ]
 
 
