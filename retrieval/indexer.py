@@ -630,9 +630,9 @@ _ARCHIVE_DOCUMENTS = (
 SELECT {_DOCUMENT_COLUMNS}, %(seq)s FROM retrieval_document
 WHERE namespace_id = %(ns)s AND id = ANY(%(ids)s) AND from_seq < %(seq)s""",  # noqa: S608
     """INSERT INTO retrieval_posting_history (namespace_id, term, document_id, tf_cues, tf_body,
-    cue_length, body_length, impact, from_seq, to_seq)
+    cue_length, body_length, impact, sig_a, sig_b, from_seq, to_seq)
 SELECT namespace_id, term, document_id, tf_cues, tf_body, cue_length, body_length, impact,
-       from_seq, %(seq)s
+       sig_a, sig_b, from_seq, %(seq)s
 FROM retrieval_posting
 WHERE namespace_id = %(ns)s AND document_id = ANY(%(ids)s) AND from_seq < %(seq)s""",
     """INSERT INTO retrieval_cue_history (namespace_id, document_id, cue, tier, tags, embedding,
@@ -695,18 +695,27 @@ FROM jsonb_to_recordset(%(docs)s::jsonb) AS r(
 RETURNING id
 """  # noqa: S608 - only constant SQL is interpolated
 
+# Each posting also carries its document's term signature (migration 0010): one bit per
+# term in each of sig_a and sig_b, from retrieval_term_hash, over all the document's terms.
 _INSERT_POSTINGS = """
 INSERT INTO retrieval_posting (
-    namespace_id, term, document_id, tf_cues, tf_body, cue_length, body_length, from_seq
+    namespace_id, term, document_id, tf_cues, tf_body, cue_length, body_length, from_seq,
+    sig_a, sig_b
 )
-SELECT d.namespace_id, u.lexeme, d.id,
-       count(*) FILTER (WHERE w.weight = 'A'), count(*) FILTER (WHERE w.weight = 'B'),
-       d.cue_length, d.body_length, d.from_seq
-FROM retrieval_document d
-CROSS JOIN LATERAL unnest(d.tsv) AS u
-CROSS JOIN LATERAL unnest(u.weights) AS w(weight)
-WHERE d.namespace_id = %(ns)s AND d.id = ANY(%(ids)s)
-GROUP BY d.namespace_id, u.lexeme, d.id, d.cue_length, d.body_length, d.from_seq
+SELECT namespace_id, term, id, tf_cues, tf_body, cue_length, body_length, from_seq,
+       bit_or(1::int8 << (hash & 63)::int) OVER (PARTITION BY id),
+       bit_or(1::int8 << ((hash >> 6) & 63)::int) OVER (PARTITION BY id)
+FROM (
+    SELECT d.namespace_id, u.lexeme AS term, d.id,
+           count(*) FILTER (WHERE w.weight = 'A') AS tf_cues,
+           count(*) FILTER (WHERE w.weight = 'B') AS tf_body,
+           d.cue_length, d.body_length, d.from_seq, retrieval_term_hash(u.lexeme) AS hash
+    FROM retrieval_document d
+    CROSS JOIN LATERAL unnest(d.tsv) AS u
+    CROSS JOIN LATERAL unnest(u.weights) AS w(weight)
+    WHERE d.namespace_id = %(ns)s AND d.id = ANY(%(ids)s)
+    GROUP BY d.namespace_id, u.lexeme, d.id, d.cue_length, d.body_length, d.from_seq
+) terms
 """
 
 _ADD_TERM_STATS = """

@@ -82,15 +82,15 @@ class FusionParams:
     lexical_depth: int = 50
     # BM25 candidates: a query reads lexical_postings postings, strongest first,
     # shared by its terms in proportion to idf ** lexical_idf_power (at least
-    # lexical_term_postings_min each, every posting of a term that has fewer); the best
-    # lexical_rescore candidates (fewer when that would take more than lexical_probes
-    # lookups) are then scored exactly. Exact whenever no term has more postings than
-    # its share. See bench_retrieve's lexical_recall_at_10 for the cost at 100,000.
-    lexical_postings: int = 2000
+    # lexical_term_postings_min each, every posting of a term that has fewer); the
+    # lexical_rescore memories found that may score most (what was read, plus what
+    # the cut terms their term signature has can add) are then scored exactly. Exact
+    # whenever no term has more postings than its share. See bench_retrieve's
+    # lexical_recall_at_10 for how close it stays at 100,000 memories.
+    lexical_postings: int = 3000
     lexical_idf_power: float = 1.0
     lexical_term_postings_min: int = 200
     lexical_rescore: int = 200
-    lexical_probes: int = 500
     semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
     semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
     graph_seeds: int = 20
@@ -281,7 +281,6 @@ def fused_search(
         "body_weight": params.body_weight,
         "lexical_depth": params.lexical_depth,
         "lexical_postings": params.lexical_postings,
-        "lexical_probes": params.lexical_probes,
         "lexical_idf_power": params.lexical_idf_power,
         "lexical_term_postings_min": params.lexical_term_postings_min,
         "lexical_rescore": params.lexical_rescore,

@@ -19,8 +19,7 @@
 --   lexical_postings      postings a query reads, strongest first, shared by its terms
 --   lexical_idf_power     how the share follows a term's idf (see query_terms)
 --   lexical_term_postings_min   the least budget of any term
---   lexical_rescore       candidates rescored exactly with every query term, at most
---   lexical_probes        (candidate, term) lookups that rescoring may make
+--   lexical_rescore       candidates scored exactly with every query term
 --   __semantic_cues__     nearest cue vectors fetched (0 turns the arm off), a literal
 --   semantic_depth        memories ranked from them, each by its best cue
 --   graph_seeds           top lexical+semantic hits whose links are followed
@@ -69,19 +68,30 @@ state AS (
 -- one of them scores little), and its share of a candidate's score is looked up
 -- exactly below anyway; the total bounds the work of a query with many terms.
 -- Per term also the constants of its BM25 share, so a posting's share is one short
--- expression: weight * tf / (tf + k_base + k_len * dl).
+-- expression: weight * tf / (tf + k_base + k_len * dl); k_bound, the least
+-- k_len * dl / tf that a posting of impact 1 can have (impact = (tf_cues + tf_body) /
+-- (cue_length + body_length), so dl / tf >= (the smaller weight / the larger) / impact;
+-- 0 when a weight is 0), for the most a posting of a given impact can add:
+-- weight / (1 + k_bound / impact); and the term's two bits in a memory's signature.
 query_terms AS MATERIALIZED (
-    SELECT term, df, idf, bit,
+    SELECT term, df, idf, bit, 1::int8 << bit AS term_bit,
            idf * (%(k1)s::float8 + 1) AS weight,
            %(k1)s::float8 * (1 - %(b)s::float8) AS k_base,
            %(k1)s::float8 * %(b)s::float8 / NULLIF(avgdl, 0) AS k_len,
+           coalesce(%(k1)s::float8 * %(b)s::float8 / NULLIF(avgdl, 0)
+                    * LEAST(%(cue_weight)s::float8, %(body_weight)s::float8)
+                    / NULLIF(GREATEST(%(cue_weight)s::float8, %(body_weight)s::float8), 0),
+                    0) AS k_bound,
+           1::int8 << (hash & 63)::int AS sig_a,
+           1::int8 << ((hash >> 6) & 63)::int AS sig_b,
            LEAST(df, GREATEST(
                %(lexical_term_postings_min)s::float8,
                ceil(%(lexical_postings)s::float8 * power(idf, %(lexical_idf_power)s::float8)
                     / sum(power(idf, %(lexical_idf_power)s::float8)) OVER ())
            ))::int AS budget
     FROM (
-        SELECT term, df, idf, avgdl, (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
+        SELECT term, df, idf, avgdl, retrieval_term_hash(term) AS hash,
+               (row_number() OVER (ORDER BY df, term) - 1)::int AS bit
         FROM (
             SELECT t.term, t.df, s.avgdl,
                    ln(1.0::float8 + (s.doc_count - t.df + 0.5::float8) / (t.df + 0.5::float8))
@@ -97,13 +107,14 @@ query_terms AS MATERIALIZED (
 ),
 -- Each term's postings strongest first (impact = the term's share of the memory's
 -- words), as many as its budget: every posting of a rarer term, the best-matching
--- memories of a very common one. Each row is one term's BM25 share.
-lexical_postings AS (
-    SELECT p.document_id, q.bit,
+-- memories of a very common one. Each row is one term's BM25 share, with the
+-- posting's impact and its memory's term signature.
+lexical_postings AS MATERIALIZED (
+    SELECT p.document_id, q.bit, p.impact, p.sig_a, p.sig_b,
            q.weight * p.tf / NULLIF(p.tf + q.k_base + q.k_len * p.dl, 0) AS score
     FROM query_terms q
     CROSS JOIN LATERAL (
-        SELECT p.document_id,
+        SELECT p.document_id, p.impact, p.sig_a, p.sig_b,
                %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
                %(cue_weight)s::float8 * p.cue_length
                    + %(body_weight)s::float8 * p.body_length AS dl
@@ -120,25 +131,109 @@ lexical_postings AS (
         LIMIT q.budget
     ) p
 ),
--- Candidates: the best memories by the postings read. Their scores are exact except
--- for terms whose postings were cut; those few (candidate, term) pairs are looked up
--- through the (document, term) index and added.
-lexical_candidates AS MATERIALIZED (
-    SELECT document_id, sum(score) AS score, bit_or(1::int8 << bit) AS seen
-    FROM lexical_postings
-    GROUP BY document_id
-    -- a term counted with weight 0 (cue_weight or body_weight) finds, but adds nothing
-    HAVING sum(score) > 0
-    ORDER BY score DESC, document_id
-    -- at most lexical_probes (candidate, term) lookups below
-    LIMIT LEAST(%(lexical_rescore)s, %(lexical_probes)s
-                / GREATEST(1, (SELECT count(*) FROM query_terms WHERE df > budget)))
+-- The terms whose postings were cut (the budget ran out before the list did), each
+-- with `rest`: the most any posting it did not read can add to a memory's score, its
+-- share at the weakest impact read (postings are read in impact order).
+lexical_rest AS MATERIALIZED (
+    SELECT q.term, q.bit, q.term_bit, q.weight, q.k_base, q.k_len, q.sig_a, q.sig_b,
+           q.weight / (1 + q.k_bound / r.impact) AS rest
+    FROM query_terms q
+    JOIN (SELECT bit, count(*) AS n, min(impact) AS impact
+          FROM lexical_postings GROUP BY bit) r ON r.bit = q.bit
+    WHERE q.df > q.budget AND r.n >= q.budget
 ),
+-- The cut terms with the most to add, eight at most, as one row of columns: what a
+-- candidate may still score is a sum of plain expressions, not a join per candidate.
+lexical_slots AS MATERIALIZED (
+    SELECT
+        coalesce(max(sig_a) FILTER (WHERE slot = 1), 0) AS a_1,
+        max(sig_b) FILTER (WHERE slot = 1) AS b_1,
+        max(term_bit) FILTER (WHERE slot = 1) AS bit_1,
+        max(rest) FILTER (WHERE slot = 1) AS rest_1,
+        coalesce(max(sig_a) FILTER (WHERE slot = 2), 0) AS a_2,
+        max(sig_b) FILTER (WHERE slot = 2) AS b_2,
+        max(term_bit) FILTER (WHERE slot = 2) AS bit_2,
+        max(rest) FILTER (WHERE slot = 2) AS rest_2,
+        coalesce(max(sig_a) FILTER (WHERE slot = 3), 0) AS a_3,
+        max(sig_b) FILTER (WHERE slot = 3) AS b_3,
+        max(term_bit) FILTER (WHERE slot = 3) AS bit_3,
+        max(rest) FILTER (WHERE slot = 3) AS rest_3,
+        coalesce(max(sig_a) FILTER (WHERE slot = 4), 0) AS a_4,
+        max(sig_b) FILTER (WHERE slot = 4) AS b_4,
+        max(term_bit) FILTER (WHERE slot = 4) AS bit_4,
+        max(rest) FILTER (WHERE slot = 4) AS rest_4,
+        coalesce(max(sig_a) FILTER (WHERE slot = 5), 0) AS a_5,
+        max(sig_b) FILTER (WHERE slot = 5) AS b_5,
+        max(term_bit) FILTER (WHERE slot = 5) AS bit_5,
+        max(rest) FILTER (WHERE slot = 5) AS rest_5,
+        coalesce(max(sig_a) FILTER (WHERE slot = 6), 0) AS a_6,
+        max(sig_b) FILTER (WHERE slot = 6) AS b_6,
+        max(term_bit) FILTER (WHERE slot = 6) AS bit_6,
+        max(rest) FILTER (WHERE slot = 6) AS rest_6,
+        coalesce(max(sig_a) FILTER (WHERE slot = 7), 0) AS a_7,
+        max(sig_b) FILTER (WHERE slot = 7) AS b_7,
+        max(term_bit) FILTER (WHERE slot = 7) AS bit_7,
+        max(rest) FILTER (WHERE slot = 7) AS rest_7,
+        coalesce(max(sig_a) FILTER (WHERE slot = 8), 0) AS a_8,
+        max(sig_b) FILTER (WHERE slot = 8) AS b_8,
+        max(term_bit) FILTER (WHERE slot = 8) AS bit_8,
+        max(rest) FILTER (WHERE slot = 8) AS rest_8
+    -- (an empty slot's a_n is 0, so its first test fails at once)
+    FROM (SELECT term_bit, sig_a, sig_b, rest,
+                 row_number() OVER (ORDER BY rest DESC, bit) AS slot
+          FROM lexical_rest) ranked
+),
+-- Candidates: the memories found, ranked by what they may score: the shares read plus,
+-- for every cut term whose postings of the memory were not read and that its term
+-- signature has (a Bloom filter: certainly absent when a bit is missing), the most
+-- that term can add. The signature is what makes this ranking sharp: without it every
+-- memory may score every cut term, and the best candidates are those that found the
+-- most by chance.
+lexical_candidates AS MATERIALIZED (
+    SELECT c.document_id, c.score, c.seen, c.sig_a, c.sig_b
+    FROM (
+        SELECT document_id, sum(score) AS score, bit_or(1::int8 << bit) AS seen,
+               min(sig_a) AS sig_a, min(sig_b) AS sig_b
+        FROM lexical_postings
+        GROUP BY document_id
+        -- a term counted with weight 0 (cue_weight or body_weight) finds, but adds nothing
+        HAVING sum(score) > 0
+    ) c
+    CROSS JOIN lexical_slots s
+    ORDER BY c.score
+          + CASE WHEN c.sig_a & s.a_1 <> 0 AND c.sig_b & s.b_1 <> 0
+                  AND c.seen & s.bit_1 = 0 THEN s.rest_1 ELSE 0 END
+          + CASE WHEN c.sig_a & s.a_2 <> 0 AND c.sig_b & s.b_2 <> 0
+                  AND c.seen & s.bit_2 = 0 THEN s.rest_2 ELSE 0 END
+          + CASE WHEN c.sig_a & s.a_3 <> 0 AND c.sig_b & s.b_3 <> 0
+                  AND c.seen & s.bit_3 = 0 THEN s.rest_3 ELSE 0 END
+          + CASE WHEN c.sig_a & s.a_4 <> 0 AND c.sig_b & s.b_4 <> 0
+                  AND c.seen & s.bit_4 = 0 THEN s.rest_4 ELSE 0 END
+          + CASE WHEN c.sig_a & s.a_5 <> 0 AND c.sig_b & s.b_5 <> 0
+                  AND c.seen & s.bit_5 = 0 THEN s.rest_5 ELSE 0 END
+          + CASE WHEN c.sig_a & s.a_6 <> 0 AND c.sig_b & s.b_6 <> 0
+                  AND c.seen & s.bit_6 = 0 THEN s.rest_6 ELSE 0 END
+          + CASE WHEN c.sig_a & s.a_7 <> 0 AND c.sig_b & s.b_7 <> 0
+                  AND c.seen & s.bit_7 = 0 THEN s.rest_7 ELSE 0 END
+          + CASE WHEN c.sig_a & s.a_8 <> 0 AND c.sig_b & s.b_8 <> 0
+                  AND c.seen & s.bit_8 = 0 THEN s.rest_8 ELSE 0 END
+          DESC, c.document_id
+    LIMIT %(lexical_rescore)s
+),
+-- Their exact scores: the shares of cut terms not read are looked up through the
+-- (document, term) index, for the terms the memory's signature has only (a lookup
+-- for a term it lacks would find nothing).
 lexical_cut AS (
     SELECT c.document_id,
            q.weight * p.tf / NULLIF(p.tf + q.k_base + q.k_len * p.dl, 0) AS score
     FROM lexical_candidates c
-    JOIN query_terms q ON q.df > q.budget
+    -- the terms whose postings of the candidate were read (its bits in `seen`) are
+    -- in its score already; a bit test rather than an anti-join with the postings,
+    -- whose number no generic plan can know (it chose a nested loop over all of them
+    -- per candidate)
+    JOIN lexical_rest q
+      ON c.seen & q.term_bit = 0
+     AND c.sig_a & q.sig_a = q.sig_a AND c.sig_b & q.sig_b = q.sig_b
     CROSS JOIN LATERAL (
         SELECT %(cue_weight)s::float8 * p.tf_cues + %(body_weight)s::float8 * p.tf_body AS tf,
                %(cue_weight)s::float8 * p.cue_length
@@ -149,11 +244,6 @@ lexical_cut AS (
         OFFSET 0  -- keeps this a per-(candidate, term) probe; flattened, the planner
                   -- probes by document alone and filters every posting of it
     ) p
-    -- the terms whose postings of the candidate were read (its bits in `seen`) are
-    -- in its score already; a bit test rather than an anti-join with the postings,
-    -- whose number no generic plan can know (it chose a nested loop over all of them
-    -- per candidate)
-    WHERE c.seen & (1::int8 << q.bit) = 0
 ),
 lexical_scores AS (
     SELECT document_id, sum(score) AS score

@@ -23,8 +23,10 @@ idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)) = ln(1.6) = 0.4700036292
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from retrieval.query import FusionParams, fused_search
+from retrieval.scope import namespace_scope
 from tests.retrieval.helpers import memory, write
 
 ONE = "facts/physics/one-00000001.md"
@@ -160,3 +162,77 @@ def test_a_commoner_term_reads_fewer_postings_than_the_rarest(rocks):
     assert set(budgeted) == BASALT | {DENSEST_PEBBLE}
     for path, score in budgeted.items():
         assert score == pytest.approx(exact[path])
+
+
+@pytest.fixture
+def fruit(notes):
+    """Banana in two memories only, apple in five; BOTH has both, and is short."""
+    write(
+        notes,
+        {
+            BOTH: memory(cues=["note"], body="apple banana"),
+            BANANAS: memory(cues=["note"], body="banana banana"),
+            **{
+                f"facts/fruit/apples{i}-0000001{i}.md": memory(cues=["note"], body="apple apple")
+                for i in range(4)
+            },
+            **{
+                f"facts/fruit/other{i}-0000002{i}.md": memory(cues=["note"], body="cherry plum")
+                for i in range(4)
+            },
+        },
+    )
+    return notes
+
+
+BOTH = "facts/fruit/both-00000001.md"
+BANANAS = "facts/fruit/bananas-00000002.md"
+
+
+def test_every_posting_carries_its_memorys_term_signature(fruit):
+    # Each of a memory's terms has its two bits (from retrieval_term_hash) in the
+    # signature of every posting of that memory: a Bloom filter never misses a term.
+    with namespace_scope(fruit), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.document_id, count(DISTINCT (p.sig_a, p.sig_b)),"
+            " bool_and(s.sig_a & (1::int8 << (retrieval_term_hash(t.term) & 63)::int) <> 0"
+            "      AND s.sig_b & (1::int8 << ((retrieval_term_hash(t.term) >> 6) & 63)::int) <> 0)"
+            " FROM retrieval_posting p"
+            " JOIN retrieval_posting t ON t.document_id = p.document_id"
+            " JOIN LATERAL (SELECT p.sig_a, p.sig_b) s ON true"
+            " GROUP BY p.document_id"
+        )
+        rows = cursor.fetchall()
+    assert len(rows) == 10
+    assert all(distinct == 1 and has_every_term for _, distinct, has_every_term in rows)
+
+
+def fruit_search(namespace, **params):
+    found = fused_search(
+        namespace=namespace,
+        query="apple banana",
+        embedding=None,
+        arms=("lexical",),
+        params=FusionParams(**params),
+    )
+    return [(h.path, h.arms["lexical"]["score"]) for h in found.hits]
+
+
+def test_the_term_signature_picks_the_candidate_that_has_the_cut_term(fruit):
+    # Two postings per term: apple's two strongest ("apple apple" memories) and both of
+    # banana's. Of the memories found, BANANAS has the best share read, but
+    # BOTH's signature says it also has apple, whose unread postings may add up to the
+    # share of the weakest apple posting read: it is the one candidate rescored, and it
+    # is exact BM25's first.
+    exact = fruit_search(fruit)
+    assert exact[0][0] == BOTH and exact[1][0] == BANANAS
+    budget = {"lexical_postings": 2, "lexical_term_postings_min": 2}
+    assert fruit_search(fruit, **budget, lexical_rescore=1) == [(BOTH, pytest.approx(exact[0][1]))]
+    # A posting written before signatures existed has every bit set (migration 0010):
+    # its memory may have any term, and is looked up for each, as before. Then the best
+    # share read wins the one place, with its exact score.
+    with namespace_scope(fruit), connection.cursor() as cursor:
+        cursor.execute("UPDATE retrieval_posting SET sig_a = -1, sig_b = -1")
+    assert fruit_search(fruit, **budget, lexical_rescore=1) == [
+        (BANANAS, pytest.approx(exact[1][1]))
+    ]

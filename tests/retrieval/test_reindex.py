@@ -14,7 +14,8 @@ from tests.retrieval.helpers import memory, write
 SNAPSHOT_QUERIES = {
     "documents": "SELECT path, blob_sha, tier, tags, cues, created, updated, confidence,"
     " sources, related::text, body, tsv::text, cue_length, body_length FROM retrieval_document ORDER BY path",
-    "postings": "SELECT d.path, p.term, p.tf_cues, p.tf_body, p.cue_length, p.body_length"
+    "postings": "SELECT d.path, p.term, p.tf_cues, p.tf_body, p.cue_length, p.body_length,"
+    " p.sig_a, p.sig_b"
     " FROM retrieval_posting p"
     " JOIN retrieval_document d ON d.id = p.document_id ORDER BY 1, 2",
     "term_stats": "SELECT term, df FROM retrieval_term_stat ORDER BY term",

@@ -394,7 +394,6 @@ class Command(BaseCommand):
             FusionParams(),
             lexical_postings=10**9,
             lexical_term_postings_min=10**9,
-            lexical_probes=10**9,
             lexical_idf_power=0.0,
             lexical_rescore=10**9,
             lexical_depth=k * 10,
