@@ -695,7 +695,7 @@ FROM jsonb_to_recordset(%(docs)s::jsonb) AS r(
 RETURNING id
 """  # noqa: S608 - only constant SQL is interpolated
 
-# Each posting also carries its document's term signature (migration 0010): one bit per
+# Each posting also carries its document's term signature (migration 0011): one bit per
 # term in each of sig_a and sig_b, from retrieval_term_hash, over all the document's terms.
 _INSERT_POSTINGS = """
 INSERT INTO retrieval_posting (

@@ -22,7 +22,7 @@ namespace's scope):
                            term's frequency in the cues and in the body and the
                            document's lengths, so cue and body weights are chosen at
                            query time, and the document's term signature (a Bloom
-                           filter of all its terms, migration 0010).
+                           filter of all its terms, migration 0011).
 ``retrieval_term_stat``    per-namespace document frequency of each term.
 ``retrieval_cue``          one row per (memory, cue): the cue text and its embedding,
                            with the memory's tier and tags copied so a filtered vector
@@ -136,7 +136,7 @@ class Posting(models.Model):
     cue_length = models.FloatField()
     body_length = models.FloatField()
     impact = models.FloatField(editable=False)  # generated: (tf_cues + tf_body) / length
-    # The memory's term signature, a 128-bit Bloom filter of its terms (migration 0010).
+    # The memory's term signature, a 128-bit Bloom filter of its terms (migration 0011).
     sig_a = models.BigIntegerField(default=-1)
     sig_b = models.BigIntegerField(default=-1)
 

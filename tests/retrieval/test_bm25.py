@@ -228,7 +228,7 @@ def test_the_term_signature_picks_the_candidate_that_has_the_cut_term(fruit):
     assert exact[0][0] == BOTH and exact[1][0] == BANANAS
     budget = {"lexical_postings": 2, "lexical_term_postings_min": 2}
     assert fruit_search(fruit, **budget, lexical_rescore=1) == [(BOTH, pytest.approx(exact[0][1]))]
-    # A posting written before signatures existed has every bit set (migration 0010):
+    # A posting written before signatures existed has every bit set (migration 0011):
     # its memory may have any term, and is looked up for each, as before. Then the best
     # share read wins the one place, with its exact score.
     with namespace_scope(fruit), connection.cursor() as cursor:

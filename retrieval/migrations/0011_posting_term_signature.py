@@ -108,7 +108,7 @@ DROP FUNCTION retrieval_term_hash(text);
 
 
 class Migration(migrations.Migration):
-    dependencies = [("retrieval", "0009_asof_views_pull_up")]
+    dependencies = [("retrieval", "0010_index_steps")]
 
     # Not one transaction: an index built in the transaction that updated every posting
     # indexes the rows the update replaced too (twice the size until a REINDEX), so
