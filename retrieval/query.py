@@ -90,7 +90,7 @@ class FusionParams:
     lexical_postings: int = 3000
     lexical_idf_power: float = 1.0
     lexical_term_postings_min: int = 200
-    lexical_rescore: int = 200
+    lexical_rescore: int = 120
     semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
     semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
     graph_seeds: int = 20
