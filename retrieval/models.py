@@ -65,7 +65,11 @@ class IndexState(models.Model):
 
 
 class Document(models.Model):
-    id = models.BigAutoField(primary_key=True)
+    # Keyed within its namespace (migration 0010: what sharding by namespace needs);
+    # ``id`` alone is unique too (one identity sequence), and the other tables refer to
+    # a document by it.
+    pk = models.CompositePrimaryKey("namespace_id", "id")
+    id = models.BigIntegerField()
     namespace = models.ForeignKey("namespaces.Namespace", on_delete=models.DO_NOTHING)
     path = models.CharField(max_length=200)
     blob_sha = models.CharField(max_length=40)
@@ -92,7 +96,7 @@ class Document(models.Model):
 class Cue(models.Model):
     pk = models.CompositePrimaryKey("namespace_id", "document_id", "cue")
     namespace = models.ForeignKey("namespaces.Namespace", on_delete=models.DO_NOTHING)
-    document = models.ForeignKey(Document, on_delete=models.DO_NOTHING)
+    document_id = models.BigIntegerField()
     cue = models.TextField()
     tier = models.CharField(max_length=16)
     tags = ArrayField(models.TextField())
@@ -109,13 +113,11 @@ class Cue(models.Model):
 class Edge(models.Model):
     pk = models.CompositePrimaryKey("namespace_id", "src_document_id", "type", "dst_path")
     namespace = models.ForeignKey("namespaces.Namespace", on_delete=models.DO_NOTHING)
-    src_document = models.ForeignKey(Document, on_delete=models.DO_NOTHING)
+    src_document_id = models.BigIntegerField()
     src_path = models.CharField(max_length=200)
     dst_path = models.CharField(max_length=200)
     # The document now at dst_path (NULL while none is); kept current by the indexer.
-    dst_document = models.ForeignKey(
-        Document, null=True, on_delete=models.DO_NOTHING, related_name="+"
-    )
+    dst_document_id = models.BigIntegerField(null=True)
     type = models.CharField(max_length=64)
 
     class Meta:
@@ -130,7 +132,7 @@ class Posting(models.Model):
     pk = models.CompositePrimaryKey("namespace_id", "term", "document_id")
     namespace = models.ForeignKey("namespaces.Namespace", on_delete=models.DO_NOTHING)
     term = models.TextField()
-    document = models.ForeignKey(Document, on_delete=models.DO_NOTHING)
+    document_id = models.BigIntegerField()
     tf_cues = models.FloatField()
     tf_body = models.FloatField()
     cue_length = models.FloatField()

@@ -445,7 +445,7 @@ ranked AS (
            f.lexical_rank, f.lexical_score, f.semantic_rank, f.semantic_cue,
            f.semantic_distance, f.graph_rank, f.via_path, f.via_type, f.via_direction
     FROM fused f
-    JOIN retrieval_document d ON d.id = f.document_id
+    JOIN retrieval_document d ON d.namespace_id = %(namespace_id)s AND d.id = f.document_id
     CROSS JOIN LATERAL (
         SELECT (CASE d.tier
                     WHEN 'facts' THEN %(half_life_facts)s
