@@ -52,3 +52,27 @@ def multiprocessing_children_end_with_parent() -> None:
     """Every process that ``multiprocessing`` forks from here on (in this process and
     in its descendants: the hook is inherited) ends with the process that forked it."""
     multiprocessing.util.register_after_fork(_HOOK, lambda _hook: end_with_parent())
+
+
+def cluster_stops_once() -> None:
+    """django-q2's cluster stops on the first SIGTERM or SIGINT and ignores any more.
+
+    Its handler sets a multiprocessing Event, whose lock is not reentrant: a second
+    signal arriving while the first handler holds that lock (a serve killed with
+    SIGKILL sends its death signal, an impatient operator presses Ctrl-C twice) ran the
+    handler again inside it, and the cluster's main process deadlocked on its own lock,
+    leaving the sentinel, workers, monitor and pusher running (seen in
+    tests/gitloom/test_lifetime.py, about one run in five)."""
+    from django_q.cluster import Cluster
+
+    original = Cluster.sig_handler
+    if getattr(original, "gitloom_once", False):
+        return
+
+    def sig_handler(self, signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        original(self, signum, frame)
+
+    sig_handler.gitloom_once = True
+    Cluster.sig_handler = sig_handler

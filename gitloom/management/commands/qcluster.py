@@ -14,7 +14,7 @@ from django_q.management.commands.qcluster import Command as QClusterCommand
 from django_q.signals import post_spawn
 
 from gitloom.checks import vector_problem_message, vector_self_check
-from gitloom.lifetime import multiprocessing_children_end_with_parent
+from gitloom.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
 from gitloom.warm import process_warm_up
 from retrieval.embeddings import embedder_load, embedder_warm_up
 
@@ -36,4 +36,5 @@ class Command(QClusterCommand):
         post_spawn.connect(_warm_worker, dispatch_uid="gitloom-warm-worker")
         # A killed cluster takes its sentinel and workers with it (gitloom.lifetime).
         multiprocessing_children_end_with_parent()
+        cluster_stops_once()
         return super().handle(*args, **options)
