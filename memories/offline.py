@@ -242,30 +242,11 @@ class OfflineExtractor:
                 degree[draft.key] += 1
                 degree[other] += 1
         linked = {(link.source, link.target) for link in links}
-        for before, after in zip(drafts, drafts[1:], strict=False):
-            if (
-                before.sources == after.sources
-                and (before.key, after.key) not in linked
-                and degree[before.key] < MAX_LINKS_PER_MEMORY
-                and degree[after.key] < MAX_LINKS_PER_MEMORY
-            ):
-                links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
-                degree[before.key] += 1
-                degree[after.key] += 1
-                linked.add((before.key, after.key))
-        # A reply follows what it answers: the first memory of a message is linked to
-        # the last one of the message before (one hop for the graph arm, as the turns
-        # of a conversation are).
-        for before, after in zip(drafts, drafts[1:], strict=False):
-            if (
-                before.sources != after.sources
-                and (before.key, after.key) not in linked
-                and degree[before.key] < MAX_LINKS_PER_MEMORY
-                and degree[after.key] < MAX_LINKS_PER_MEMORY
-            ):
-                links.append(DraftLink(source=after.key, target=before.key, type="follows"))
-                degree[before.key] += 1
-                degree[after.key] += 1
+        # Neighbours from one message share its context; a reply follows what it
+        # answers: the first memory of a message is linked to the last one of the
+        # message before (one hop for the graph arm, as the turns of a conversation are).
+        _link_neighbours(drafts, links, linked, degree, same_message=True)
+        _link_neighbours(drafts, links, linked, degree, same_message=False)
         return links
 
     # -- reconcile -------------------------------------------------------------------
@@ -922,3 +903,23 @@ def _statements(body: str) -> list[str]:
     if "\n- " in body:
         return [body.strip()]
     return split_sentences(" ".join(body.split()))
+
+
+def _link_neighbours(drafts, links: list, linked: set, degree: dict, *, same_message: bool) -> None:
+    """Link consecutive drafts from the same message (``same-context``, earlier to
+    later) or from consecutive messages (``follows``, later to earlier), while both
+    ends have links to spare; ``linked`` and ``degree`` are updated in place."""
+    for before, after in zip(drafts, drafts[1:], strict=False):
+        if (
+            (before.sources == after.sources) == same_message
+            and (before.key, after.key) not in linked
+            and degree[before.key] < MAX_LINKS_PER_MEMORY
+            and degree[after.key] < MAX_LINKS_PER_MEMORY
+        ):
+            if same_message:
+                links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
+            else:
+                links.append(DraftLink(source=after.key, target=before.key, type="follows"))
+            degree[before.key] += 1
+            degree[after.key] += 1
+            linked.add((before.key, after.key))
