@@ -126,13 +126,14 @@ class FusionParams:
 
 
 # hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
-# measured on bench_retrieve's data (graphs built with ef_construction 200) for the
-# semantic arm's recall (its 50 memories) against an exact scan, to stay at or above
-# 0.98: 0.984 at 10,000 memories with 150 (0.990 with 200, 0.974 with 120), 0.978 at
-# 100,000 with 150 (0.988 with 200). At 10,000, 150 instead of 200 is ~6% less server
-# CPU per fused query. Up to ~2,000 memories the planner scans the partition exactly
-# and the setting does not matter.
-EF_SEARCH_BY_SIZE = ((10_001, 200), (2_000, 150), (0, 100))
+# measured on bench_retrieve's data (graphs built with m 16, ef_construction 200) for
+# the semantic arm's recall (its 50 memories) against an exact scan, to stay at or
+# above 0.98. At 10,000 memories, over 1,000 LoCoMo questions: 0.9805 with 120, 0.9836
+# with 130, 0.9863 with 140, 0.9881 with 150 (graphs built from the same rows differ
+# by about +-0.004); 130 instead of 150 is ~5% less server CPU per fused query there.
+# At 100,000: 0.978 with 150, 0.986-0.988 with 200. Up to ~2,000 memories the planner
+# scans the partition exactly and the setting does not matter.
+EF_SEARCH_BY_SIZE = ((10_001, 200), (2_000, 130), (0, 100))
 _EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
 _EF_SEARCH_SETUP = (
     "SELECT set_config('hnsw.ef_search', LEAST(1000, GREATEST(%(semantic_cues)s, CASE "  # noqa: S608 - integers from the constant above
@@ -177,16 +178,52 @@ def half_lives() -> dict[str, float | None]:
     return {**DEFAULT_HALF_LIFE_DAYS, **configured}
 
 
+# The lexical arm's cut terms that candidates are ranked by (retrieve.sql's
+# lexical_slots): a query rarely cuts more than two or three.
+LEXICAL_SLOTS = 8
+
+
+def _lexical_slot_columns(slots: int) -> str:
+    """lexical_slots' columns: slot n's term signature bits (a_n, b_n), the term's bit
+    in a candidate's `seen` (bit_n) and the most it can add (rest_n)."""
+    return ",\n".join(
+        f"max(sig_a) FILTER (WHERE slot = {n}) AS a_{n}, "
+        f"max(sig_b) FILTER (WHERE slot = {n}) AS b_{n}, "
+        f"max(term_bit) FILTER (WHERE slot = {n}) AS bit_{n}, "
+        f"max(rest) FILTER (WHERE slot = {n}) AS rest_{n}"
+        for n in range(1, slots + 1)
+    )
+
+
+def _lexical_slot_bonus(slots: int) -> str:
+    """What candidate ``c`` may still score from the slots of ``s``: slot by slot, the
+    term's rest when the candidate's signature has both its bits and its postings of
+    the term were not read; nested, so that the first empty slot ends the sum."""
+    bonus = "0"
+    for n in range(slots, 0, -1):
+        bonus = (
+            f"CASE WHEN s.bit_{n} IS NULL THEN 0 ELSE "
+            f"CASE WHEN c.sig_a & s.a_{n} <> 0 AND c.sig_b & s.b_{n} <> 0"
+            f" AND c.seen & s.bit_{n} = 0 THEN s.rest_{n} ELSE 0 END + {bonus} END"
+        )
+    return f"({bonus})"
+
+
 @cache
 def _sql() -> str:
     """retrieve.sql without its comments and indentation: the statement goes over the
     wire and through psycopg's placeholder parser."""
     text = Path(__file__).with_name("retrieve.sql").read_text()
     lines = (line.split("--", 1)[0].strip() for line in text.splitlines())
-    # The query's terms must be stemmed as the indexer stemmed the memories'.
-    return "\n".join(line for line in lines if line).replace(
-        "__text_search_config__", TEXT_SEARCH_CONFIG
-    )
+    text = "\n".join(line for line in lines if line)
+    for placeholder, value in (
+        # The query's terms must be stemmed as the indexer stemmed the memories'.
+        ("__text_search_config__", TEXT_SEARCH_CONFIG),
+        ("__lexical_slot_columns__", _lexical_slot_columns(LEXICAL_SLOTS)),
+        ("__lexical_slot_bonus__", _lexical_slot_bonus(LEXICAL_SLOTS)),
+    ):
+        text = text.replace(placeholder, value)
+    return text
 
 
 _NEAREST_ORDER = "ORDER BY distance\nLIMIT __semantic_cues__"

@@ -116,7 +116,7 @@ class Command(BaseCommand):
         parser.add_argument("--cues-per-memory", type=int, default=2, choices=[1, 2])
         parser.add_argument("--filler-size", type=int, default=2000)
         parser.add_argument("--queries", type=int, default=200)
-        parser.add_argument("--recall-queries", type=int, default=50)
+        parser.add_argument("--recall-queries", type=int, default=200)
         parser.add_argument(
             "--data",
             default=str(DEFAULT_DATA),
