@@ -131,10 +131,12 @@ class FusionParams:
 # above 0.98. At 10,000 memories: 0.9797 with 130, 0.9827 with 140 over bench_retrieve's
 # 200 questions (over all 1,033 LoCoMo dev questions 0.9805 with 120, 0.9836 with 130,
 # 0.9863 with 140, 0.9881 with 150; graphs built from the same rows differ by about
-# 0.004); 140 instead of 150 is ~3% less server CPU per fused query there. At 100,000:
-# 0.978 with 150, 0.986-0.988 with 200. Up to ~2,000 memories the planner scans the
-# partition exactly and the setting does not matter.
-EF_SEARCH_BY_SIZE = ((10_001, 200), (2_000, 140), (0, 100))
+# 0.004); 140 instead of 150 is ~3% less server CPU per fused query there. At 100,000,
+# over 300 dev questions: 0.978 with 200 (0.9856 over 50, which is why 200 once looked
+# enough), 0.9845 with 240, 0.9877 with 280; bench_retrieve's 200 questions gave
+# 0.9795 and 0.9817 with 240 in two runs. Up to ~2,000 memories the planner scans
+# the partition exactly and the setting does not matter.
+EF_SEARCH_BY_SIZE = ((50_000, 240), (10_001, 200), (2_000, 140), (0, 100))
 _EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
 _EF_SEARCH_SETUP = (
     "SELECT set_config('hnsw.ef_search', LEAST(1000, GREATEST(%(semantic_cues)s, CASE "  # noqa: S608 - integers from the constant above
