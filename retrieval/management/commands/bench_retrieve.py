@@ -68,9 +68,10 @@ from retrieval.services import cue_partition_drop
 
 ACCOUNT = "bench-retrieval"
 TIERS = ("facts", "facts", "facts", "preferences", "events", "working")
-# Questions asked of each namespace before the timed ones. Ten were too few at 100,000
-# memories: the timed loop then read pages from the OS cache, and its p95 came out
-# about twice that of the loop with embeddings that ran after it on the same questions.
+# Questions asked of each namespace before the timed ones (ten, before): at 100,000
+# memories the timed loop's p95 came out about twice that of the loop with embeddings
+# that ran after it on the same questions, as if still reading pages in. A hundred
+# did not end such runs on a noisy machine (32.9 ms once, 13.6-14.8 ms in others).
 WARM_UP_QUERIES = 100
 TAGS = ("work", "family", "travel", "health", "hobby", "food", "money", "home")
 
