@@ -45,6 +45,7 @@ import json
 import math
 import statistics
 import time
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -115,7 +116,11 @@ class Command(BaseCommand):
     help = "Benchmark the fused retrieval query (latency, semantic recall) at scale."
 
     def add_arguments(self, parser):
-        parser.add_argument("--sizes", default="1000,10000,100000")
+        parser.add_argument(
+            "--sizes",
+            default="1000,10000,100000",
+            help="namespace sizes to measure (sizes the data already holds are kept)",
+        )
         parser.add_argument("--small", type=int, default=100, help="small namespace size")
         parser.add_argument("--total-cues", type=int, default=1_000_000)
         parser.add_argument("--cues-per-memory", type=int, default=2, choices=[1, 2])
@@ -140,14 +145,17 @@ class Command(BaseCommand):
         except ValueError:
             raise CommandError("--sizes takes comma-separated integers") from None
         self.opts = opts
-        self.rng = np.random.default_rng(opts["seed"])
         texts, questions = self._load_texts(Path(opts["data"]))
         call_command("migrate", verbosity=0)  # a fresh GITLOOM_DATA_DIR has no tables yet
         self.texts = texts
         self.base = self._base_embeddings(texts)
         measured = [("small", opts["small"])] + [(f"size-{n}", n) for n in sizes]
-        plan = list(measured)
-        used = sum(n for _, n in measured) * opts["cues_per_memory"]
+        # The sizes the data already holds stay in it whatever is measured: a run with
+        # fewer --sizes used to drop the namespaces it did not list and re-plan the
+        # fillers, and the next full run then measured rebuilt data.
+        held = sorted(set(sizes) | (set() if opts["reset"] else self._held_sizes()))
+        plan = [("small", opts["small"])] + [(f"size-{n}", n) for n in held]
+        used = sum(n for _, n in plan) * opts["cues_per_memory"]
         remaining = max(0, opts["total_cues"] - used)
         per_filler = opts["filler_size"] * opts["cues_per_memory"]
         for index in range(math.ceil(remaining / per_filler) if remaining else 0):
@@ -157,13 +165,16 @@ class Command(BaseCommand):
         cue_rows = self._cue_rows()
         self.stdout.write(f"cue rows across {len(plan)} namespaces: {cue_rows:,}")
 
-        picked = self.rng.choice(len(questions), size=min(opts["queries"], len(questions)))
+        # The questions have their own generator: drawn from the one that made the
+        # data, they changed whenever a run had loaded something first.
+        asking = np.random.default_rng([opts["seed"], 1])
+        picked = asking.choice(len(questions), size=min(opts["queries"], len(questions)))
         queries = [questions[i] for i in picked]
         # Caches are warmed with other questions than the timed ones: a service's hot
         # namespace is in memory, but not the very pages of the questions it is asked.
         chosen = set(picked.tolist())
         others = [q for i, q in enumerate(questions) if i not in chosen]
-        warm_up = [others[i] for i in self.rng.permutation(len(others))[:WARM_UP_QUERIES]]
+        warm_up = [others[i] for i in asking.permutation(len(others))[:WARM_UP_QUERIES]]
         self.warm_up = list(zip(warm_up, embed_texts(warm_up), strict=True))
         vectors = embed_texts(queries)
         report = {
@@ -244,6 +255,12 @@ class Command(BaseCommand):
             self.stdout.write(f"loaded in {time.perf_counter() - started:.0f}s")
         return existing
 
+    def _held_sizes(self) -> set[int]:
+        names = Namespace.objects.filter(account_id=ACCOUNT, name__startswith="size-")
+        return {
+            int(name[5:]) for name in names.values_list("name", flat=True) if name[5:].isdigit()
+        }
+
     def _size(self, namespace: Namespace) -> int | None:
         with namespace_scope(namespace), connection.cursor() as cursor:
             cursor.execute("SELECT doc_count FROM retrieval_index_state")
@@ -271,6 +288,9 @@ class Command(BaseCommand):
         return vectors.astype(np.float32)
 
     def _load(self, account: Account, name: str, size: int) -> Namespace:
+        # Each namespace's own generator: the same name and size make the same data in
+        # whatever order namespaces are (re)loaded.
+        self.rng = np.random.default_rng([self.opts["seed"], zlib.crc32(name.encode())])
         namespace = Namespace.objects.create(account=account, name=name)
         ns = namespace.pk
         count = len(self.texts)
