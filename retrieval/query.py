@@ -133,10 +133,10 @@ class FusionParams:
 # 0.9863 with 140, 0.9881 with 150; graphs built from the same rows differ by about
 # 0.004); 140 instead of 150 is ~3% less server CPU per fused query there. At 100,000,
 # over 300 dev questions: 0.978 with 200 (0.9856 over 50, which is why 200 once looked
-# enough), 0.9845 with 240, 0.9877 with 280; bench_retrieve's 200 questions gave
-# 0.9795 and 0.9817 with 240 in two runs. Up to ~2,000 memories the planner scans
+# enough), 0.9845 with 240, 0.9877 with 280, 0.9887 with 320; over bench_retrieve's 200
+# questions 0.9746 with 240, 0.9803 with 280, 0.9837 with 320. Up to ~2,000 memories the planner scans
 # the partition exactly and the setting does not matter.
-EF_SEARCH_BY_SIZE = ((50_000, 240), (10_001, 200), (2_000, 140), (0, 100))
+EF_SEARCH_BY_SIZE = ((50_000, 320), (10_001, 200), (2_000, 140), (0, 100))
 _EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
 _EF_SEARCH_SETUP = (
     "SELECT set_config('hnsw.ef_search', LEAST(1000, GREATEST(%(semantic_cues)s, CASE "  # noqa: S608 - integers from the constant above
