@@ -128,14 +128,15 @@ class FusionParams:
 # hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
 # measured on bench_retrieve's data (graphs built with m 16, ef_construction 200) for
 # the semantic arm's recall (its 50 memories) against an exact scan, to stay at or
-# above 0.98. At 10,000 memories: 0.9797 with 130, 0.9827 with 140 over bench_retrieve's
-# 200 questions (over all 1,033 LoCoMo dev questions 0.9805 with 120, 0.9836 with 130,
-# 0.9863 with 140, 0.9881 with 150; graphs built from the same rows differ by about
-# 0.004); 140 instead of 150 is ~3% less server CPU per fused query there. At 100,000,
-# over 300 dev questions: 0.978 with 200 (0.9856 over 50, which is why 200 once looked
-# enough), 0.9845 with 240, 0.9877 with 280, 0.9887 with 320; over bench_retrieve's 200
-# questions 0.9746 with 240, 0.9803 with 280, 0.9837 with 320. Up to ~2,000 memories the planner scans
-# the partition exactly and the setting does not matter.
+# above 0.98. At 10,000 memories, over bench_retrieve's 200 questions: 0.9797 with
+# 130, 0.9827-0.9847 with 140 (over all 1,033 LoCoMo dev questions: 0.9805 with 120,
+# 0.9836 with 130, 0.9863 with 140, 0.9881 with 150; graphs built from the same rows
+# differ by about 0.004); 140 instead of 150 is ~3% less server CPU per fused query.
+# At 100,000, over 300 dev questions: 0.978 with 200 (0.9856 over 50, which is why 200
+# once looked enough), 0.9845 with 240, 0.9877 with 280, 0.9887 with 320; over
+# bench_retrieve's 200: 0.9746 with 240, 0.9803 with 280, 0.9837 with 320 (320 costs
+# ~1.15x the time of 200 there). Up to ~2,000 memories the planner scans the partition
+# exactly and the setting does not matter.
 EF_SEARCH_BY_SIZE = ((50_000, 320), (10_001, 200), (2_000, 140), (0, 100))
 _EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
 _EF_SEARCH_SETUP = (
