@@ -142,9 +142,9 @@ lexical_rest AS MATERIALIZED (
           FROM lexical_postings GROUP BY bit) r ON r.bit = q.bit
     WHERE q.df > q.budget AND r.n >= q.budget
 ),
--- The cut terms with the most to add, LEXICAL_SLOTS (query.py) at most, as one row of columns
--- (slot n: a_n, b_n, bit_n, rest_n; query.py writes them out): what a candidate may
--- still score is a sum of plain expressions, not a join per candidate.
+-- The cut terms with the most to add, LEXICAL_SLOTS (query.py) at most, as one row
+-- of columns (slot n: a_n, b_n, bit_n, rest_n; query.py writes them out): what a
+-- candidate may still score is a sum of plain expressions, not a join per candidate.
 lexical_slots AS MATERIALIZED (
     SELECT __lexical_slot_columns__
     -- (an empty slot's bit_n is NULL: no term ranked n)
@@ -173,7 +173,7 @@ lexical_candidates AS MATERIALIZED (
     -- the candidate's signature has both of the term's bits and its postings of the
     -- term were not read; nested so that the first empty slot ends the sum (at 10,000
     -- memories most queries cut one or two terms, and evaluating eight slots for every
-    -- one of ~1,000 candidates was ~3% of the statement's CPU).
+    -- one of ~1,000 candidates cost ~2% of the statement's CPU).
     ORDER BY c.score + __lexical_slot_bonus__
           DESC, c.document_id
     LIMIT %(lexical_rescore)s
