@@ -161,6 +161,14 @@ def embed_query(text: str) -> list[float]:
     return list(vector)
 
 
+def embed_query_cached(text: str) -> list[float] | None:
+    """The query's vector when this process's cache has it, else None (no model call)."""
+    if settings.GITLOOM_EMBEDDING_QUERY_CACHE <= 0:
+        return None
+    vector = _query_cache.get((*_embedder_identity(), text))
+    return None if vector is None else list(vector)
+
+
 def embedder_load() -> None:
     """Make the local model ready to run, so that worker processes forked after this
     share it: with ONNX, the exported file (exporting it the first time), the tokenizer

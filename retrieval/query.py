@@ -25,7 +25,7 @@ still yields the rows asked for.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import cache
@@ -46,7 +46,7 @@ from retrieval.embeddings import vector_literal
 from retrieval.indexer import TEXT_SEARCH_CONFIG
 from retrieval.models import cue_partition
 from retrieval.names import name_tags
-from retrieval.scope import scoped_query
+from retrieval.scope import scoped_overlapped, scoped_query
 
 ARMS = ("lexical", "semantic", "graph")
 
@@ -239,6 +239,31 @@ _CUE_FILTERS = (
 )
 
 
+# The fused statement in two, for a query whose embedding is still being computed
+# (fused_search's ``embed``): the lexical arm alone, which needs no embedding and runs
+# on the server meanwhile, and the rest, which takes the lexical arm's ranking as
+# arrays in the lexical CTE's shape.
+_LEXICAL_FIRST = "query_terms AS MATERIALIZED ("
+_AFTER_LEXICAL = "semantic_cues AS MATERIALIZED ("
+_LEXICAL_ONLY = "\nSELECT document_id, score FROM lexical ORDER BY rank"
+_LEXICAL_GIVEN = (
+    "lexical AS (\nSELECT given.document_id, given.score, given.rank\n"
+    "FROM unnest(%(lexical_ids)s::int8[], %(lexical_scores)s::float8[])"
+    " WITH ORDINALITY given(document_id, score, rank)\n),\n"
+)
+
+
+def _split(text: str) -> tuple[str, str]:
+    """(the lexical arm alone, the rest with the lexical ranking given) of ``text``."""
+    start, end = text.find(_LEXICAL_FIRST), text.find(_AFTER_LEXICAL)
+    if not 0 < start < end:
+        raise RuntimeError("retrieve.sql no longer has its lexical arm where expected")
+    lexical = text[:end].rstrip()
+    if not lexical.endswith("),"):
+        raise RuntimeError("retrieve.sql's lexical arm does not end as expected")
+    return lexical[:-1] + _LEXICAL_ONLY, text[:start] + _LEXICAL_GIVEN + text[end:]
+
+
 def _statement(
     namespace_id: int,
     *,
@@ -278,6 +303,7 @@ def fused_search(
     explain: bool = False,
     min_similarity: float | None = None,
     as_of: AsOf | None = None,
+    embed: Callable[[], Sequence[float]] | None = None,
 ) -> SearchResult:
     """Run the fused query for ``namespace`` (a Namespace or anything with an int pk).
 
@@ -292,12 +318,18 @@ def fused_search(
     semantic arm, ageing to the commit's time; prepared like the head statement (the
     commit is a setting the views read, not a parameter, so one generic plan serves
     every commit of the namespace).
+
+    ``embed`` (instead of ``embedding``) computes the query vector when it is needed:
+    with prepared statements and both the lexical and semantic arms on, the lexical arm
+    is sent first and runs on the server while ``embed()`` runs here, then the rest of
+    the statement takes its ranking (``scoped_overlapped``): the same hits, with the
+    lexical arm's time hidden behind the embedding's.
     """
     params = params or FusionParams()
     unknown = set(arms) - set(ARMS)
     if unknown:
         raise ValueError(f"unknown arms: {sorted(unknown)}")
-    if "semantic" in arms and embedding is None:
+    if "semantic" in arms and embedding is None and embed is None:
         raise ValueError("the semantic arm needs a query embedding")
     # An arm that is off gets depth 0: its CTE is LIMIT 0 and its scan never runs.
     if "lexical" not in arms:
@@ -367,7 +399,17 @@ def fused_search(
         # Derived in the scope from the namespace's own size, in the same round trip.
         setup.append(_EF_SEARCH_SETUP)
     prepare = settings.GITLOOM_PREPARED_STATEMENTS
-    if params.semantic_cues:
+    overlap = (
+        embedding is None
+        and params.semantic_cues
+        and params.lexical_depth
+        and prepare
+        and not explain
+        and as_of is None
+    )
+    if params.semantic_cues and embedding is None and not overlap:
+        embedding = embed()
+    if params.semantic_cues and not overlap:
         # Binary on the wire when bound on the server; text for a client-side binding.
         bound["embedding"] = Vector(list(embedding)) if prepare else vector_literal(embedding)
     sql = _statement(
@@ -389,14 +431,27 @@ def fused_search(
         )
         plan = "\n".join(row[0] for row in plan_rows)
     try:
-        columns, rows = scoped_query(
-            namespace=namespace,
-            sql=sql,
-            params=bound,
-            settings=settings_,
-            setup=setup,
-            prepare=prepare,
-        )
+        if overlap:
+            lexical, rest = _split(sql)
+            columns, rows = scoped_overlapped(
+                namespace=namespace,
+                first=lexical,
+                second=rest,
+                params=bound,
+                meanwhile=embed,
+                carry=_lexical_given,
+                settings=settings_,
+                setup=setup,
+            )
+        else:
+            columns, rows = scoped_query(
+                namespace=namespace,
+                sql=sql,
+                params=bound,
+                settings=settings_,
+                setup=setup,
+                prepare=prepare,
+            )
     except ProgrammingError as error:
         # The statement names the namespace's cue partition, which only a namespace
         # deleted since the caller fetched it no longer has.
@@ -410,6 +465,16 @@ def fused_search(
             continue
         result.hits.append(_hit(record))
     return result
+
+
+def _lexical_given(rows: list[tuple], embedding: Sequence[float]) -> dict:
+    """The rest of the split statement's parameters: the lexical arm's ranking (its
+    rows, in order) and the query vector computed meanwhile."""
+    return {
+        "lexical_ids": [row[0] for row in rows],
+        "lexical_scores": [row[1] for row in rows],
+        "embedding": Vector(list(embedding)),
+    }
 
 
 def _hit(record: dict) -> Hit:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -91,13 +91,7 @@ def scoped_query(
     ``plan_cache_mode`` among ``settings``. The round trip is a pipeline.
     """
     connection = connections[using]
-    wanted = {SETTING: str(int(namespace.pk)), **(settings or {})}
-    prefix = "SELECT " + ", ".join(
-        f"set_config(%(_setting_{i})s, %(_value_{i})s, true)" for i in range(len(wanted))
-    )
-    bound = dict(params)
-    for i, (name, value) in enumerate(wanted.items()):
-        bound[f"_setting_{i}"], bound[f"_value_{i}"] = name, value
+    prefix, bound = _scope_prefix(namespace, params, settings)
     if connection.in_atomic_block:
         with namespace_scope(namespace, using=using), connection.cursor() as cursor:
             if prepare:
@@ -116,6 +110,82 @@ def scoped_query(
         for _ in range(1 + len(setup)):  # skip to the statement's own result
             cursor.nextset()
         return _fetch(cursor)
+
+
+def scoped_overlapped(
+    *,
+    namespace,
+    first: str,
+    second: str,
+    params: Mapping[str, Any],
+    meanwhile: Callable[[], Any],
+    carry: Callable[[list[tuple], Any], Mapping[str, Any]],
+    settings: Mapping[str, str] | None = None,
+    setup: Sequence[str] = (),
+    using: str = "default",
+) -> tuple[list[str], list[tuple]]:
+    """Two read statements in ``namespace``'s scope, the client working while the server
+    runs the first; return the second's column names and rows.
+
+    ``first`` is sent, ``meanwhile()`` runs here while Postgres executes it, then
+    ``carry(first's rows, meanwhile's result)`` gives the parameters the second adds
+    to ``params``; ``setup`` runs before the second. Both are prepared (as in
+    ``scoped_query(prepare=True)``) and travel in one pipeline, so the only wait the
+    client adds is for the second's rows. Outside a transaction both read one snapshot
+    (a REPEATABLE READ, READ ONLY transaction that ends with the second): an index
+    commit between them cannot give the second statement rows of the first that no
+    longer exist, or miss ones that replaced them. Inside a caller's transaction they
+    run in ``namespace_scope`` and see what that transaction sees.
+    """
+    connection = connections[using]
+    prefix, bound = _scope_prefix(namespace, params, settings)
+    if connection.in_atomic_block:
+        with namespace_scope(namespace, using=using):
+            connection.ensure_connection()
+            with connection.wrap_database_errors, connection.connection.pipeline():
+                return _overlap(connection, [prefix, first], [*setup, second], bound,
+                                meanwhile, carry)  # fmt: skip
+    connection.ensure_connection()
+    raw = connection.connection
+    with connection.wrap_database_errors:
+        try:
+            with raw.pipeline():
+                raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                result = _overlap(connection, [prefix, first], [*setup, second], bound,
+                                  meanwhile, carry)  # fmt: skip
+                raw.execute("COMMIT")
+            return result
+        finally:
+            # A statement or ``meanwhile`` that failed leaves the transaction open.
+            if raw.info.transaction_status in _OPEN:
+                raw.rollback()
+
+
+_OPEN = (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INERROR)
+
+
+def _overlap(connection, firsts, seconds, bound, meanwhile, carry):
+    first = _execute_prepared(connection, firsts, bound)
+    done = meanwhile()
+    bound = {**bound, **carry(first.fetchall(), done)}
+    second = _execute_prepared(connection, seconds, bound)
+    rows = second.fetchall()  # in a pipeline, this is what waits for the result
+    return [col.name for col in second.description], rows
+
+
+def _scope_prefix(
+    namespace, params: Mapping[str, Any], settings: Mapping[str, str] | None
+) -> tuple[str, dict[str, Any]]:
+    """The statement that sets the scope and ``settings`` (transaction-local), and
+    ``params`` with its parameters added."""
+    wanted = {SETTING: str(int(namespace.pk)), **(settings or {})}
+    prefix = "SELECT " + ", ".join(
+        f"set_config(%(_setting_{i})s, %(_value_{i})s, true)" for i in range(len(wanted))
+    )
+    bound = dict(params)
+    for i, (name, value) in enumerate(wanted.items()):
+        bound[f"_setting_{i}"], bound[f"_value_{i}"] = name, value
+    return prefix, bound
 
 
 def _execute_prepared(connection, statements: Sequence[str], params: Mapping[str, Any]):

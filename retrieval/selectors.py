@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from namespaces.models import Namespace
 from retrieval.asof import AsOf, as_of_half_applied, as_of_resolve
-from retrieval.embeddings import embed_query
+from retrieval.embeddings import embed_query, embed_query_cached
 from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS, FusionParams, Hit, SearchResult, fused_search
 
@@ -71,12 +71,16 @@ def retrieve(
             "Choose lexical and/or semantic (graph follows links from their hits).",
         )
     past = as_of_resolve(namespace=namespace, value=as_of) if as_of is not None else None
-    embedding = embed_query(query) if "semantic" in arms else None
+    # A vector the cache has is passed as it is; otherwise fused_search calls `embed`
+    # while the server runs the lexical arm (once: a second search reuses the vector).
+    embedding = embed_query_cached(query) if "semantic" in arms else None
+    embed = functools.cache(functools.partial(embed_query, query))
     search = functools.partial(
         fused_search,
         namespace=namespace,
         query=query,
         embedding=embedding,
+        embed=embed if "semantic" in arms else None,
         limit=limit,
         tiers=tiers,
         tags=tags,

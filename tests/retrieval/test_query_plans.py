@@ -165,3 +165,51 @@ def test_the_fused_statement_reads_only_its_own_namespaces_rows(db, hobbies, oth
             lines[i],
             details,
         )
+
+
+def _answers(result) -> list[tuple]:
+    return [(hit.path, round(hit.score, 9), hit.arms) for hit in result.hits]
+
+
+def assert_embedding_meanwhile_answers_the_same(namespace) -> None:
+    """With ``embed`` the lexical arm runs on the server while the query is embedded;
+    the hits, their scores and every arm's detail are those of the single statement."""
+    from retrieval.embeddings import embed_texts
+
+    for query in ("kayak", "which boat do I paddle on the river", "cacio e pepe"):
+        vector = embed_texts([query])[0]
+        calls = []
+
+        def embed(vector=vector):
+            calls.append(1)
+            return vector
+
+        whole = fused_search(namespace=namespace, query=query, embedding=vector)
+        split = fused_search(namespace=namespace, query=query, embedding=None, embed=embed)
+        assert calls == [1]
+        assert _answers(split) == _answers(whole) and split.commit == whole.commit
+        assert any("lexical" in hit.arms for hit in split.hits)
+
+
+def test_embedding_while_the_lexical_arm_runs_answers_the_same(transactional_db, hobbies):
+    assert not connection.in_atomic_block
+    assert_embedding_meanwhile_answers_the_same(hobbies)
+    # the scope and the snapshot ended with the second statement
+    assert connection.connection.info.transaction_status.name == "IDLE"
+    assert scope_setting() == ""
+
+
+def test_inside_a_transaction_embedding_meanwhile_answers_the_same(db, hobbies):
+    assert connection.in_atomic_block
+    assert_embedding_meanwhile_answers_the_same(hobbies)
+
+
+def test_a_failed_embedding_leaves_no_transaction_open(transactional_db, hobbies):
+    def embed():
+        raise RuntimeError("the embedding endpoint is down")
+
+    with pytest.raises(RuntimeError, match="endpoint is down"):
+        fused_search(namespace=hobbies, query="kayak", embedding=None, embed=embed)
+    assert connection.connection.info.transaction_status.name == "IDLE"
+    assert scope_setting() == ""
+    assert fused_search(namespace=hobbies, query="kayak", embedding=None, arms=("lexical",)).hits
