@@ -54,6 +54,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import math
 import os
 import tempfile
@@ -91,7 +92,19 @@ EXPORT_CHECK_TEXTS = (
 )
 EXPORT_CHECK_MIN_COSINE = 0.9999
 
+# Queries run on a copy whose linear layers in transformer layers 1-5 are int8 (weights
+# per output channel, activations per tensor at run time; onnxruntime's dynamic
+# quantisation). Layer 0 stays float: quantised too it took the least agreement on the
+# LoCoMo questions below 0.99. Bump the recipe when the choice changes.
+QUERY_INT8_RECIPE = "dynamic-int8/per-channel/linear-layers-1-5/v1"
+QUERY_INT8_LAYERS = range(1, 6)
+QUERY_INT8_LINEAR_PER_LAYER = 6  # query, key, value, attention output, intermediate, output
+# A process uses the int8 copy only if, on this CPU (int8 kernels differ between CPUs),
+# it embeds the check texts within this cosine of the float model.
+QUERY_INT8_MIN_COSINE = 0.99
+
 _load_lock = threading.Lock()
+logger = logging.getLogger("gitloom.retrieval")
 
 
 class EmbeddingUnavailable(ServiceUnavailable):
@@ -152,13 +165,23 @@ def embed_texts(texts: Sequence[str]) -> list[list[float]]:
 def embed_query(text: str) -> list[float]:
     """The unit vector of one query, from this process's cache when it was asked lately."""
     if settings.GITLOOM_EMBEDDING_QUERY_CACHE <= 0:
-        return embed_texts([text])[0]
+        return _embed_one_query(text)
     key = (*_embedder_identity(), text)
     vector = _query_cache.get(key)
     if vector is None:
-        vector = embed_texts([text])[0]
+        vector = _embed_one_query(text)
         _query_cache.put(key, vector, capacity=settings.GITLOOM_EMBEDDING_QUERY_CACHE)
     return list(vector)
+
+
+def _embed_one_query(text: str) -> list[float]:
+    if _query_int8_wanted():
+        return _onnx_encode(_onnx_query_session(), [text])[0]
+    return embed_texts([text])[0]
+
+
+def _query_int8_wanted() -> bool:
+    return settings.GITLOOM_EMBEDDING_QUERY_INT8 and backend() == "local" and runtime() == "onnx"
 
 
 def embed_query_cached(text: str) -> list[float] | None:
@@ -180,6 +203,8 @@ def embedder_load() -> None:
         return
     if runtime() == "onnx":
         _onnx_model_path()
+        if settings.GITLOOM_EMBEDDING_QUERY_INT8:
+            _onnx_query_model_path()
         _onnx_tokenizer()
         import onnxruntime  # noqa: F401  (the import is most of a worker's start-up)
     else:
@@ -193,6 +218,8 @@ def embedder_warm_up() -> None:
     Bypasses the query cache, which would otherwise answer a forked worker's warm-up
     from its parent's."""
     embed_texts(["warm up"])
+    if _query_int8_wanted():
+        _onnx_encode(_onnx_query_session(), ["warm up"])
 
 
 def vector_literal(vector: Sequence[float]) -> str:
@@ -203,7 +230,7 @@ def vector_literal(vector: Sequence[float]) -> str:
 def _embedder_identity() -> tuple[str, ...]:
     """What a cached query vector depends on besides its text."""
     if backend() == "local":
-        return ("local", runtime(), LOCAL_MODEL)
+        return ("local", runtime(), LOCAL_MODEL, "int8" if _query_int8_wanted() else "float")
     return (
         "openai",
         settings.GITLOOM_EMBEDDING_BASE_URL,
@@ -476,6 +503,109 @@ def _onnx_encode(session, texts: Sequence[str]) -> list[list[float]]:
     return (pooled / np.clip(norms, 1e-12, None)).tolist()
 
 
+# --- local: ONNX, the int8 query copy -----------------------------------------------
+
+
+def onnx_query_model_file() -> Path:
+    """Where the int8 query copy lives (whether or not it exists yet)."""
+    recipe = hashlib.sha256(f"{_weights_digest()} {QUERY_INT8_RECIPE}".encode()).hexdigest()
+    return onnx_model_file().with_name(f"{LOCAL_MODEL}-query-int8-{recipe[:16]}.onnx")
+
+
+@cache
+def _onnx_query_model_path() -> Path:
+    """The int8 query copy, quantised from the float copy first if there is none."""
+    source = _onnx_model_path()
+    path = onnx_query_model_file()
+    if not path.is_file():
+        with _export_lock(path):
+            if not path.is_file():
+                _quantize_query_model(source, path)
+    return path
+
+
+def _quantize_query_model(source: Path, path: Path) -> None:
+    """Quantise ``source``'s linear layers in transformer layers 1-5 to int8 into
+    ``path`` (a temporary file renamed into place, as the export does)."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    graph = onnx.load(str(source), load_external_data=False).graph
+    weights = {initializer.name for initializer in graph.initializer}
+    # The linear layers are the MatMuls with a weight operand; attention's two MatMuls
+    # multiply activations and stay float.
+    nodes = [
+        node.name
+        for node in graph.node
+        if node.op_type == "MatMul"
+        and node.input[1] in weights
+        and any(f"/layer.{layer}/" in node.name for layer in QUERY_INT8_LAYERS)
+    ]
+    if len(nodes) != len(QUERY_INT8_LAYERS) * QUERY_INT8_LINEAR_PER_LAYER:
+        raise ImproperlyConfigured(
+            f"Expected {len(QUERY_INT8_LAYERS) * QUERY_INT8_LINEAR_PER_LAYER} linear layers "
+            f"to quantise in the ONNX copy, found {len(nodes)}; set "
+            "GITLOOM_EMBEDDING_QUERY_INT8=0."
+        )
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        quantize_dynamic(
+            str(source),
+            temporary,
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            nodes_to_quantize=nodes,
+        )
+        with open(temporary, "rb") as written:
+            os.fsync(written.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+_query_session: tuple[int, object] | None = None  # (pid, session): one per process
+
+
+def _onnx_query_session():
+    """This process's session for queries: the int8 copy when it agrees with the float
+    model on this CPU, else the float model's own session."""
+    global _query_session
+    current = _query_session
+    if current is not None and current[0] == os.getpid():
+        return current[1]
+    path = _onnx_query_model_path()
+    float_session = _onnx_session()
+    with _load_lock:
+        if _query_session is None or _query_session[0] != os.getpid():
+            session = _new_onnx_session(path)
+            worst = query_int8_agreement(session, float_session, EXPORT_CHECK_TEXTS)
+            if worst < QUERY_INT8_MIN_COSINE:
+                logger.warning(
+                    "int8 query model agrees with the float model only to cosine %.4f on "
+                    "this CPU; queries use the float model",
+                    worst,
+                )
+                session = float_session
+            _query_session = (os.getpid(), session)
+        return _query_session[1]
+
+
+def query_int8_agreement(session, float_session, texts: Sequence[str]) -> float:
+    """The least cosine between two sessions' vectors of ``texts``, each embedded alone
+    (as queries are: int8 activations are scaled per call, so a batch differs)."""
+    import numpy as np
+
+    worst = 1.0
+    for text in texts:
+        a = np.asarray(_onnx_encode(session, [text])[0])
+        b = np.asarray(_onnx_encode(float_session, [text])[0])
+        worst = min(worst, float(a @ b))
+    return worst
+
+
 # --- local: torch --------------------------------------------------------------------
 
 
@@ -501,9 +631,11 @@ def local_encoder(
 ) -> Callable[[Sequence[str]], list[list[float]]]:
     """The local model on ``runtime_name`` with its own thread count, outside the process's
     session and query cache: for benchmarks and checks that compare the runtimes. (torch's
-    thread count is per process: the torch encoder sets it on each call.)"""
-    if runtime_name == "onnx":
-        session = _new_onnx_session(_onnx_model_path(), threads=threads)
+    thread count is per process: the torch encoder sets it on each call.) ``onnx-int8``
+    is the int8 query copy, whether or not it agrees on this CPU."""
+    if runtime_name in ("onnx", "onnx-int8"):
+        path = _onnx_query_model_path() if runtime_name == "onnx-int8" else _onnx_model_path()
+        session = _new_onnx_session(path, threads=threads)
         return lambda texts: _onnx_encode(session, texts)
     model = _local_model()
 

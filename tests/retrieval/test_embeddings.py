@@ -55,6 +55,9 @@ def test_the_onnx_copy_is_made_once_under_the_data_dir_and_reused_without_torch(
     assert path.name.startswith("all-MiniLM-L6-v2-")
     assert [p for p in models.iterdir() if p.suffix == ".tmp"] == []  # no export left over
     before = path.stat()
+    query_model = embeddings.onnx_query_model_file()
+    assert query_model.parent == models and query_model.is_file()
+    query_before = query_model.stat()
 
     # A new process (as a worker started after the export) uses the file as it is and
     # never imports torch or sentence-transformers.
@@ -66,7 +69,7 @@ def test_the_onnx_copy_is_made_once_under_the_data_dir_and_reused_without_torch(
             GITLOOM_DATA_DIR={str(settings.GITLOOM_DATA_DIR)!r},
             GITLOOM_EMBEDDING_BACKEND="local", GITLOOM_EMBEDDING_RUNTIME="onnx",
             GITLOOM_EMBEDDING_THREADS=1, GITLOOM_EMBEDDING_QUERY_CACHE=8,
-            GITLOOM_EMBEDDING_DIMENSIONS=384,
+            GITLOOM_EMBEDDING_DIMENSIONS=384, GITLOOM_EMBEDDING_QUERY_INT8=True,
         )
         from retrieval.embeddings import embed_query, embedder_load, embedder_warm_up
         embedder_load()
@@ -87,8 +90,45 @@ def test_the_onnx_copy_is_made_once_under_the_data_dir_and_reused_without_torch(
         before.st_mtime_ns,
         before.st_size,
     )
-    here = embeddings.local_encoder(runtime_name="onnx", threads=1)(["what camera do I own"])
-    assert cosines([child["vector"]], here)[0] == pytest.approx(1.0, abs=1e-6)
+    assert query_model.stat().st_mtime_ns == query_before.st_mtime_ns
+    with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=0):
+        here = embeddings.embed_query("what camera do I own")
+    assert cosines([child["vector"]], [here])[0] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_queries_run_on_an_int8_copy_that_agrees_with_the_float_model():
+    """A query is embedded by the int8 copy (about half the time of the float model,
+    bench_embed); its vector stays within cosine 0.99 of the float model's, and cues
+    (embed_texts) still get the float model's."""
+    queries = SENTENCES[:5] + ["What did Melanie paint recently?", "how old is my dog"]
+    with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=0):
+        as_queries = [embeddings.embed_query(text) for text in queries]
+    as_cues = embeddings.embed_texts(queries)
+    agreement = cosines(as_queries, as_cues)
+    assert agreement.min() >= 0.99
+    assert agreement.min() < 0.99999  # quantised, not the float model itself
+    assert embeddings.onnx_query_model_file().is_file()
+    assert np.linalg.norm(as_queries, axis=1) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_with_int8_queries_off_a_query_gets_the_float_models_vector():
+    with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=0, GITLOOM_EMBEDDING_QUERY_INT8=False):
+        vector = embeddings.embed_query("what camera do I own")
+    assert cosines([vector], embeddings.embed_texts(["what camera do I own"]))[0] == (
+        pytest.approx(1.0, abs=1e-6)
+    )
+
+
+def test_an_int8_copy_that_disagrees_on_this_cpu_is_not_used(monkeypatch, caplog):
+    # As on a CPU whose int8 kernels lose too much: the process keeps the float model.
+    monkeypatch.setattr(embeddings, "QUERY_INT8_MIN_COSINE", 1.01)
+    monkeypatch.setattr(embeddings, "_query_session", None)
+    with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=0), caplog.at_level("WARNING"):
+        vector = embeddings.embed_query("what camera do I own")
+    assert cosines([vector], embeddings.embed_texts(["what camera do I own"]))[0] == (
+        pytest.approx(1.0, abs=1e-6)
+    )
+    assert "queries use the float model" in caplog.text
 
 
 def test_cue_batches_longer_than_one_model_call_keep_their_order():

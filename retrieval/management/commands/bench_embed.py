@@ -8,13 +8,13 @@ It reads the questions of a LoCoMo-format file (``--data``, default
 https://github.com/snap-research/locomo, not shipped; read in place) and reports:
 
 agreement
-    every question embedded by the ONNX runtime (one at a time, as ``/v1/retrieve``
-    does, and in batches of 64, as indexing does) against sentence-transformers on
-    torch: min and mean cosine, and the share of questions whose token ids the ONNX
-    runtime's tokenizer reproduces exactly;
+    every question embedded by the ONNX runtime (one at a time, and in batches of 64,
+    as indexing does) and by the int8 query copy (one at a time, as ``/v1/retrieve``
+    does) against sentence-transformers on torch: min and mean cosine, and the share of
+    questions whose token ids the ONNX runtime's tokenizer reproduces exactly;
 latency
     one question embedded at a time, p50/p95 in ms, for torch at ``--torch-threads``
-    and ONNX at each of ``--threads``, the runtimes taking turns question by question
+    and ONNX (float and the int8 query copy) at each of ``--threads``, the runtimes taking turns question by question
     so a busy machine slows them alike; and a repeated question answered from the query
     cache;
 imports
@@ -104,6 +104,9 @@ class Command(BaseCommand):
         path = embeddings.onnx_model_file()
         existed = path.is_file()
         onnx = {n: embeddings.local_encoder(runtime_name="onnx", threads=n) for n in thread_counts}
+        int8 = {
+            n: embeddings.local_encoder(runtime_name="onnx-int8", threads=n) for n in thread_counts
+        }
         torch = embeddings.local_encoder(runtime_name="torch", threads=torch_threads)
         report["onnx_file"] = str(path)
         self.stdout.write(
@@ -111,10 +114,17 @@ class Command(BaseCommand):
             f"{time.perf_counter() - started:.1f} s"
         )
 
-        report["agreement"] = self._agreement(questions, onnx[thread_counts[0]], torch)
+        report["onnx_int8_file"] = str(embeddings.onnx_query_model_file())
+        report["agreement"] = self._agreement(
+            questions, onnx[thread_counts[0]], torch, int8[thread_counts[0]]
+        )
 
         timed = questions[:queries]
-        runners = {f"torch_{torch_threads}t": torch} | {f"onnx_{n}t": f for n, f in onnx.items()}
+        runners = (
+            {f"torch_{torch_threads}t": torch}
+            | {f"onnx_{n}t": f for n, f in onnx.items()}
+            | {f"onnx_int8_{n}t": f for n, f in int8.items()}
+        )
         for runner in runners.values():  # warm: first calls allocate
             for question in timed[:10]:
                 runner([question])
@@ -140,9 +150,10 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(report))
 
-    def _agreement(self, questions, onnx, torch) -> dict:
+    def _agreement(self, questions, onnx, torch, int8) -> dict:
         reference = np.asarray(torch(questions))
         single = np.asarray([onnx([question])[0] for question in questions])
+        queries = np.asarray([int8([question])[0] for question in questions])
         batched = np.asarray(
             [
                 v
@@ -151,7 +162,7 @@ class Command(BaseCommand):
             ]
         )
         result = {}
-        for name, vectors in (("single", single), ("batch", batched)):
+        for name, vectors in (("single", single), ("batch", batched), ("int8", queries)):
             cosines = (vectors * reference).sum(axis=1)
             result[name] = {
                 "min_cosine": round(float(cosines.min()), 7),
