@@ -16,6 +16,9 @@ statistics (a small partition is scanned exactly, which the planner prefers ther
 and replanned by Postgres when the partition's statistics change. A tier/tag filter
 or an exact scan runs on a custom plan instead: a filtered HNSW scan on a generic plan
 is how a peer's query once silently returned 8 of the 20 rows it asked for.
+A query whose vector is still to be computed (``fused_search``'s ``embed``) sends the
+statement in two: the lexical arm first, which runs on the server while the client
+embeds, then the rest with the lexical ranking as arrays (``_split``).
 ``hnsw.ef_search`` grows with the namespace (``EF_SEARCH_BY_SIZE``) and is at least
 ``semantic_cues`` (an HNSW scan returns at most ef_search rows); iterative scans are
 switched on when tier/tag filters apply, so a filter that rejects many neighbours

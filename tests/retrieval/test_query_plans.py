@@ -176,7 +176,12 @@ def assert_embedding_meanwhile_answers_the_same(namespace) -> None:
     the hits, their scores and every arm's detail are those of the single statement."""
     from retrieval.embeddings import embed_texts
 
-    for query in ("kayak", "which boat do I paddle on the river", "cacio e pepe"):
+    for query, tiers in (
+        ("kayak", ()),
+        ("which boat do I paddle on the river", ()),
+        ("cacio e pepe", ()),
+        ("kayak", ("events",)),
+    ):
         vector = embed_texts([query])[0]
         calls = []
 
@@ -184,8 +189,10 @@ def assert_embedding_meanwhile_answers_the_same(namespace) -> None:
             calls.append(1)
             return vector
 
-        whole = fused_search(namespace=namespace, query=query, embedding=vector)
-        split = fused_search(namespace=namespace, query=query, embedding=None, embed=embed)
+        whole = fused_search(namespace=namespace, query=query, embedding=vector, tiers=tiers)
+        split = fused_search(
+            namespace=namespace, query=query, embedding=None, embed=embed, tiers=tiers
+        )
         assert calls == [1]
         assert _answers(split) == _answers(whole) and split.commit == whole.commit
         assert any("lexical" in hit.arms for hit in split.hits)

@@ -138,7 +138,7 @@ class Command(BaseCommand):
         report["latency"]["cache_hit"] = _summary(_cache_hits(timed))
         for name, figures in report["latency"].items():
             self.stdout.write(
-                f"query embedding {name:10}: p50 {figures['p50_ms']:6.2f} ms  "
+                f"query embedding {name:12}: p50 {figures['p50_ms']:6.2f} ms  "
                 f"p95 {figures['p95_ms']:6.2f} ms  ({len(timed)} questions)"
             )
         report["load_average"] = [round(x, 2) for x in os.getloadavg()]
