@@ -38,7 +38,10 @@ def cluster_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("cluster")
 
 
-@pytest.fixture(scope="session")
+# Module-scoped: a cluster left polling the shared test database after this module
+# would run other modules' queued jobs (tests that expect a job to stay queued, with
+# no worker, saw it picked up and failed against the cluster's own store).
+@pytest.fixture(scope="module")
 def queue_cluster(django_db_setup, django_db_blocker, slow_model, cluster_dir):
     """A qcluster process with two workers, on the test database and a shared store."""
     from django.db import connection
