@@ -214,13 +214,14 @@ def embedder_load() -> None:
         import torch  # noqa: F401
 
 
-def embedder_warm_up() -> None:
+def embedder_warm_up(*, queries: bool = True) -> None:
     """Embed once, so the first real query or job pays no start-up cost (the process's
     onnxruntime session, thread pools, lazy allocations, an endpoint's connection).
     Bypasses the query cache, which would otherwise answer a forked worker's warm-up
-    from its parent's."""
+    from its parent's. ``queries=False`` (queue workers, which embed cues and texts in
+    batches, never queries) leaves the int8 query copy unloaded."""
     embed_texts(["warm up"])
-    if _query_int8_wanted():
+    if queries and _query_int8_wanted():
         _onnx_encode(_onnx_query_session(), ["warm up"])
 
 

@@ -20,7 +20,7 @@ from retrieval.embeddings import embedder_load, embedder_warm_up
 
 
 def _warm_worker(sender, proc_name: str, **kwargs) -> None:
-    process_warm_up(role="queue", warm=embedder_warm_up)
+    process_warm_up(role="queue", warm=lambda: embedder_warm_up(queries=False))
 
 
 class Command(QClusterCommand):
