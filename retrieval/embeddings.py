@@ -220,9 +220,12 @@ def embedder_warm_up(*, queries: bool = True) -> None:
     Bypasses the query cache, which would otherwise answer a forked worker's warm-up
     from its parent's. ``queries=False`` (queue workers, which embed cues and texts in
     batches, never queries) leaves the int8 query copy unloaded."""
-    embed_texts(["warm up"])
     if queries and _query_int8_wanted():
+        # A web worker embeds queries; the float model loads when (rarely, a small import
+        # in the request) it first embeds cues: ~60 MB less resident per worker.
         _onnx_encode(_onnx_query_session(), ["warm up"])
+    else:
+        embed_texts(["warm up"])
 
 
 def vector_literal(vector: Sequence[float]) -> str:
@@ -550,6 +553,17 @@ def _quantize_query_model(source: Path, path: Path) -> None:
             f"to quantise in the ONNX copy, found {len(nodes)}; set "
             "GITLOOM_EMBEDDING_QUERY_INT8=0."
         )
+    # The float model's vectors of the check texts, kept beside the copy: a process checks
+    # the copy against them without loading the float model itself.
+    reference = _new_onnx_session(source)
+    _write_json_atomically(
+        _query_check_file(path),
+        {
+            "texts": list(EXPORT_CHECK_TEXTS),
+            "vectors": [_onnx_encode(reference, [text])[0] for text in EXPORT_CHECK_TEXTS],
+        },
+    )
+    del reference
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(handle)
     try:
@@ -569,6 +583,34 @@ def _quantize_query_model(source: Path, path: Path) -> None:
             os.unlink(temporary)
 
 
+def _query_check_file(path: Path) -> Path:
+    return path.with_name(path.name + ".check.json")
+
+
+def _write_json_atomically(path: Path, data: dict) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as written:
+            json.dump(data, written)
+            written.flush()
+            os.fsync(written.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+def _float_check_vectors(path: Path) -> list[list[float]]:
+    """The float model's vectors of the check texts: from beside the copy, or (a file
+    missing or made for other texts) from the float model itself."""
+    with contextlib.suppress(OSError, ValueError):
+        kept = json.loads(_query_check_file(path).read_text())
+        if kept.get("texts") == list(EXPORT_CHECK_TEXTS):
+            return kept["vectors"]
+    return [_onnx_encode(_onnx_session(), [text])[0] for text in EXPORT_CHECK_TEXTS]
+
+
 _query_session: tuple[int, object] | None = None  # (pid, session): one per process
 
 
@@ -578,34 +620,35 @@ def _onnx_query_session():
     global _query_session
     current = _query_session
     if current is not None and current[0] == os.getpid():
-        return current[1]
+        return current[1] or _onnx_session()
     path = _onnx_query_model_path()
-    float_session = _onnx_session()
+    reference = _float_check_vectors(path)
     with _load_lock:
         if _query_session is None or _query_session[0] != os.getpid():
             session = _new_onnx_session(path)
-            worst = query_int8_agreement(session, float_session, EXPORT_CHECK_TEXTS)
+            worst = query_int8_agreement(session, reference)
             if worst < QUERY_INT8_MIN_COSINE:
                 logger.warning(
                     "int8 query model agrees with the float model only to cosine %.4f on "
                     "this CPU; queries use the float model",
                     worst,
                 )
-                session = float_session
+                session = None
             _query_session = (os.getpid(), session)
-        return _query_session[1]
+    # The float model's session is taken outside the lock (it takes the lock itself).
+    return _query_session[1] or _onnx_session()
 
 
-def query_int8_agreement(session, float_session, texts: Sequence[str]) -> float:
-    """The least cosine between two sessions' vectors of ``texts``, each embedded alone
-    (as queries are: int8 activations are scaled per call, so a batch differs)."""
+def query_int8_agreement(session, reference: Sequence[Sequence[float]]) -> float:
+    """The least cosine between ``session``'s vectors of the check texts, each embedded
+    alone (as queries are: int8 activations are scaled per call, so a batch differs),
+    and the float model's (``reference``)."""
     import numpy as np
 
     worst = 1.0
-    for text in texts:
-        a = np.asarray(_onnx_encode(session, [text])[0])
-        b = np.asarray(_onnx_encode(float_session, [text])[0])
-        worst = min(worst, float(a @ b))
+    for text, expected in zip(EXPORT_CHECK_TEXTS, reference, strict=True):
+        got = np.asarray(_onnx_encode(session, [text])[0])
+        worst = min(worst, float(got @ np.asarray(expected)))
     return worst
 
 

@@ -57,6 +57,10 @@ def test_the_onnx_copy_is_made_once_under_the_data_dir_and_reused_without_torch(
     before = path.stat()
     query_model = embeddings.onnx_query_model_file()
     assert query_model.parent == models and query_model.is_file()
+    # the float model's vectors of the check texts, so a worker checks the copy without it
+    assert json.loads(query_model.with_name(query_model.name + ".check.json").read_text())[
+        "texts"
+    ] == list(embeddings.EXPORT_CHECK_TEXTS)
     query_before = query_model.stat()
 
     # A new process (as a worker started after the export) uses the file as it is and
@@ -129,6 +133,9 @@ def test_an_int8_copy_that_disagrees_on_this_cpu_is_not_used(monkeypatch, caplog
         pytest.approx(1.0, abs=1e-6)
     )
     assert "queries use the float model" in caplog.text
+    with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=0):  # and keeps to it
+        again = embeddings.embed_query("what camera do I own")
+    assert cosines([again], [vector])[0] == pytest.approx(1.0, abs=1e-6)
 
 
 def test_cue_batches_longer_than_one_model_call_keep_their_order():
