@@ -566,6 +566,10 @@ def _quantize_query_model(source: Path, path: Path) -> None:
     del reference
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(handle)
+    # Its advice to pre-process the graph is for static quantisation of vision models;
+    # at a service's first start it reads like a fault.
+    advice = _DropLogRecords("Please consider to run pre-processing")
+    logging.getLogger().addFilter(advice)
     try:
         quantize_dynamic(
             str(source),
@@ -579,8 +583,18 @@ def _quantize_query_model(source: Path, path: Path) -> None:
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     finally:
+        logging.getLogger().removeFilter(advice)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+
+
+class _DropLogRecords(logging.Filter):
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self.prefix)
 
 
 def _query_check_file(path: Path) -> Path:
