@@ -182,6 +182,11 @@ def _embed_one_query(text: str) -> list[float]:
     return embed_texts([text])[0]
 
 
+def query_embedding_is_local() -> bool:
+    """Whether a query is embedded in this process (milliseconds, no network)."""
+    return backend() == "local"
+
+
 def _query_int8_wanted() -> bool:
     return settings.GITLOOM_EMBEDDING_QUERY_INT8 and backend() == "local" and runtime() == "onnx"
 

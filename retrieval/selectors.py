@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from namespaces.models import Namespace
 from retrieval.asof import AsOf, as_of_half_applied, as_of_resolve
-from retrieval.embeddings import embed_query, embed_query_cached
+from retrieval.embeddings import embed_query, embed_query_cached, query_embedding_is_local
 from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS, FusionParams, Hit, SearchResult, fused_search
 
@@ -73,8 +73,12 @@ def retrieve(
     past = as_of_resolve(namespace=namespace, value=as_of) if as_of is not None else None
     # A vector the cache has is passed as it is; otherwise fused_search calls `embed`
     # while the server runs the lexical arm (once: a second search reuses the vector).
+    # An embedding endpoint is called first instead: its latency is the network's, and
+    # a transaction held open across it would hold a snapshot and a connection as long.
     embedding = embed_query_cached(query) if "semantic" in arms else None
     embed = functools.cache(functools.partial(embed_query, query))
+    if embedding is None and "semantic" in arms and not query_embedding_is_local():
+        embedding = embed()
     search = functools.partial(
         fused_search,
         namespace=namespace,
