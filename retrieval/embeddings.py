@@ -62,7 +62,7 @@ import os
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -402,9 +402,7 @@ def _export_onnx(path: Path) -> None:
     # Two texts of different lengths, so the traced graph keeps the padding mask.
     sample = model.tokenizer(list(EXPORT_CHECK_TEXTS[:2]), padding=True, return_tensors="pt")
     axes = {name: {0: "batch", 1: "sequence"} for name in (*ONNX_INPUTS, "token_embeddings")}
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
+    with _put_into_place(path) as temporary:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the tracer's notes on Python-level branches
             torch.onnx.export(
@@ -425,6 +423,17 @@ def _export_onnx(path: Path) -> None:
                 f"The ONNX export of {LOCAL_MODEL} disagrees with the torch model (cosine "
                 f"{worst:.6f}); set GITLOOM_EMBEDDING_RUNTIME=torch."
             )
+
+
+@contextlib.contextmanager
+def _put_into_place(path: Path) -> Iterator[str]:
+    """A temporary file beside ``path`` for the block to write; renamed to ``path`` (made
+    durable and readable first) only if the block finishes, removed if it raises: a file
+    at ``path`` is always a finished one."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        yield temporary
         with open(temporary, "rb") as written:
             os.fsync(written.fileno())
         os.chmod(temporary, 0o644)  # mkstemp made it private; it is no secret
@@ -561,36 +570,25 @@ def _quantize_query_model(source: Path, path: Path) -> None:
     # The float model's vectors of the check texts, kept beside the copy: a process checks
     # the copy against them without loading the float model itself.
     reference = _new_onnx_session(source)
-    _write_json_atomically(
-        _query_check_file(path),
-        {
-            "texts": list(EXPORT_CHECK_TEXTS),
-            "vectors": [_onnx_encode(reference, [text])[0] for text in EXPORT_CHECK_TEXTS],
-        },
-    )
+    vectors = [_onnx_encode(reference, [text])[0] for text in EXPORT_CHECK_TEXTS]
     del reference
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
+    with _put_into_place(_query_check_file(path)) as temporary:
+        Path(temporary).write_text(json.dumps({"texts": EXPORT_CHECK_TEXTS, "vectors": vectors}))
     # Its advice to pre-process the graph is for static quantisation of vision models;
     # at a service's first start it reads like a fault.
     advice = _DropLogRecords("Please consider to run pre-processing")
     logging.getLogger().addFilter(advice)
     try:
-        quantize_dynamic(
-            str(source),
-            temporary,
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            nodes_to_quantize=nodes,
-        )
-        with open(temporary, "rb") as written:
-            os.fsync(written.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
+        with _put_into_place(path) as temporary:
+            quantize_dynamic(
+                str(source),
+                temporary,
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                nodes_to_quantize=nodes,
+            )
     finally:
         logging.getLogger().removeFilter(advice)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
 
 
 class _DropLogRecords(logging.Filter):
@@ -604,20 +602,6 @@ class _DropLogRecords(logging.Filter):
 
 def _query_check_file(path: Path) -> Path:
     return path.with_name(path.name + ".check.json")
-
-
-def _write_json_atomically(path: Path, data: dict) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as written:
-            json.dump(data, written)
-            written.flush()
-            os.fsync(written.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
 
 
 def _float_check_vectors(path: Path) -> list[list[float]]:

@@ -14,9 +14,9 @@ agreement
     questions whose token ids the ONNX runtime's tokenizer reproduces exactly;
 latency
     one question embedded at a time, p50/p95 in ms, for torch at ``--torch-threads``
-    and ONNX (float and the int8 query copy) at each of ``--threads``, the runtimes taking turns question by question
-    so a busy machine slows them alike; and a repeated question answered from the query
-    cache;
+    and ONNX (float and the int8 query copy) at each of ``--threads``, the runtimes
+    taking turns question by question so a busy machine slows them alike; and a repeated
+    question answered from the query cache;
 imports
     the seconds (wall and CPU) a fresh interpreter spends importing each runtime's
     libraries: torch + sentence-transformers, or onnxruntime + tokenizers.

@@ -26,11 +26,11 @@ What it measures, per namespace size: the wall time of ``fused_search`` (scope, 
 settings and the one fused statement; three arms, default parameters) over real LoCoMo
 questions with their real embeddings, p50/p95; the same plus embedding the question
 with the configured model, as ``/v1/retrieve`` does it (the lexical arm runs on the
-server while the question is embedded); and the recall of the semantic arm (its memories) against
-the same query ordered so that no index can serve it, i.e. an exact scan; and how
-close the lexical arm (which reads a budget of postings) stays to exhaustive BM25: the
-share of exhaustive BM25's top 10 (ties at the 10th score count) in its own top 10,
-ageing off. ``--verbose`` prints
+server while the question is embedded); and the recall of the semantic arm (its
+memories) against the same query ordered so that no index can serve it, i.e. an exact
+scan; and how close the lexical arm (which reads a budget of postings) stays to
+exhaustive BM25: the share of exhaustive BM25's top 10 (ties at the 10th score count)
+in its own top 10, ageing off. ``--verbose`` prints
 ``EXPLAIN (ANALYZE, BUFFERS)`` of one query per size. ``--json`` ends with one JSON
 line: p50_ms, p95_ms, p95_ms_with_embedding, semantic_recall, lexical_recall_at_10
 (keyed by size) and cue_rows, plus the server's shared_buffers and the machine's load
