@@ -1,0 +1,225 @@
+"""Dates a statement names, resolved against the day it was said.
+
+spaCy finds the phrase (a ``DATE`` entity: "on Friday", "in two weeks", "next Sunday,
+March 15th", "the last week of May"); ``dateparser`` resolves it from the message's
+timestamp, looking forward or back by the tense of the verb it belongs to. Our own rules
+cover only what dateparser does not: weekends, "the first/last week of <month>", and
+the precision of a month or a week ("last month" is April, not one day in it).
+
+The resolution is written beside the phrase, never into it: "on Friday (2026-03-13)".
+A bare year, a duration ("six years") or a phrase dateparser cannot read is left as said.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from functools import lru_cache
+
+from spacy.tokens import Span, Token
+
+_WEEKDAYS = [d.lower() for d in calendar.day_name]
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m and m != "May"})
+_ANCHOR = re.compile(
+    r"\b(?:ago|yesterday|today|tonight|tomorrow|last|next|this|coming|past|in\s+(?:a|an|one|"
+    r"two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|\d+)\s+\w+|"
+    + "|".join(_WEEKDAYS)
+    + r")\b",
+    re.IGNORECASE,
+)
+_MONTH_DAY = re.compile(
+    r"\b(?P<m1>" + "|".join(_MONTHS) + r")\.?\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?\b"
+    r"|\b(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>" + "|".join(_MONTHS) + r")\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_WEEK_OF_MONTH = re.compile(
+    r"\b(?P<which>first|last|second|third|fourth)\s+week\s+of\s+(?P<month>"
+    + "|".join(_MONTHS)
+    + r")\b",
+    re.IGNORECASE,
+)
+_WEEKEND = re.compile(r"\b(?P<which>last|this|next|coming)\s+weekend\b", re.IGNORECASE)
+_MONTH_WORD = re.compile(r"\b(?P<which>last|this|next)\s+(?P<unit>month|year)\b", re.IGNORECASE)
+_BARE_MONTH = re.compile(r"^(?:in\s+|(?:early|mid|late)\s+)?(?P<month>" + "|".join(_MONTHS) + r")$", re.I)
+_BARE_WEEKDAY = re.compile(
+    r"^(?:on\s+)?(?:" + "|".join(_WEEKDAYS) + r")s?(?:\s+(?:morning|afternoon|evening|night))?$",
+    re.IGNORECASE,
+)
+_WEEK = re.compile(r"\b(?P<which>last|this|next)\s+week\b", re.IGNORECASE)
+
+
+_BACKWARD = re.compile(
+    r"\b(?:ago|yesterday|past|last\s+(?:night|week|weekend|month|year|"
+    + "|".join(_WEEKDAYS)
+    + r")(?!\s+of))\b"
+)
+_FORWARD = re.compile(r"\b(?:next|tomorrow|coming|upcoming)\b|^in\s")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A date phrase of a statement: the token it ends at, and what it resolves to."""
+
+    end: int  # index of the phrase's last token in the Doc
+    note: str  # "2026-03-13", "2026-10-03 – 2026-10-04", "2026-04"
+    first: date  # the first day it names
+
+
+def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Resolved]:
+    """The date phrases of ``span`` that resolve, in order. In a ``schedule`` (a roster,
+    a rota) a bare weekday is every such weekday, not the next one."""
+    found = []
+    for ent in span.ents:
+        if ent.label_ not in ("DATE", "TIME"):
+            continue
+        phrase = " ".join(ent.text.split())
+        if schedule and _BARE_WEEKDAY.match(phrase):
+            continue
+        before = span.doc[ent.start - 1] if ent.start > 0 else None
+        if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
+            phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
+        resolved = resolve_phrase(phrase, day, past=_past(ent))
+        if resolved is not None:
+            first, note = resolved
+            end = ent.end - 1
+            if end + 1 < len(span.doc) and span.doc[end + 1].text in ("'s", "’s"):
+                end += 1  # "Saturday's (2026-06-20) potluck"
+            found.append(Resolved(end=end, note=note, first=first))
+    return found
+
+
+def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | None:
+    lowered = phrase.casefold()
+    if lowered in ("today", "now", "tonight", "this morning", "this evening", "this afternoon"):
+        return None  # the day it was said; the memory's own date says so
+    if (m := _WEEK_OF_MONTH.search(phrase)) is not None:
+        return _week_of_month(m.group("which").lower(), _MONTHS[m.group("month").lower()], day, past)
+    if (m := _MONTH_DAY.search(phrase)) is not None:
+        if _YEAR.search(phrase):
+            return None  # already absolute
+        month = _MONTHS[(m.group("m1") or m.group("m2")).lower()]
+        number = int(m.group("d1") or m.group("d2"))
+        return _nearest_day(month, number, day, past)
+    if (m := _WEEKEND.search(phrase)) is not None:
+        return _weekend(m.group("which").lower(), day)
+    if (m := _MONTH_WORD.search(phrase)) is not None:
+        step = {"last": -1, "this": 0, "next": 1}[m.group("which").lower()]
+        if m.group("unit").lower() == "year":
+            return date(day.year + step, 1, 1), str(day.year + step)
+        index = day.year * 12 + day.month - 1 + step
+        first = date(index // 12, index % 12 + 1, 1)
+        return first, f"{first:%Y-%m}"
+    if (m := _BARE_MONTH.match(lowered)) is not None:
+        month = _MONTHS[m.group("month")]
+        year = day.year
+        if month == day.month:
+            return None  # "in May", said in May: the memory's own date says as much
+        if past and month > day.month:
+            year -= 1
+        elif not past and month < day.month:
+            year += 1
+        return date(year, month, 1), f"{year:04d}-{month:02d}"
+    if (m := _WEEK.search(phrase)) is not None:
+        step = {"last": -7, "this": 0, "next": 7}[m.group("which").lower()]
+        monday = day - timedelta(days=day.weekday()) + timedelta(days=step)
+        return monday, f"{monday.isoformat()} – {(monday + timedelta(days=6)).isoformat()}"
+    if not _ANCHOR.search(phrase) or _YEAR.search(phrase):
+        return None
+    found = _dateparser(lowered, day.isoformat(), past)
+    if found is None:
+        return None
+    return found, found.isoformat()
+
+
+def _past(ent: Span) -> bool:
+    """Whether the phrase points back: "ago", "last", or a verb in the past tense."""
+    text = ent.text.casefold()
+    if _BACKWARD.search(text):
+        return True
+    if _FORWARD.search(text):
+        return False
+    # The nearest verb before the phrase, in the order of the words: the parser of a
+    # small model attaches a trailing date to the wrong clause too often to follow it.
+    sent = ent.sent
+    verb: Token | None = None
+    for token in reversed(sent.doc[sent.start : ent.start]):
+        if token.pos_ in ("VERB", "AUX") and token.tag_ != "TO":
+            verb = token
+            break
+    if verb is None:
+        after = [t for t in sent.doc[ent.end : sent.end] if t.pos_ in ("VERB", "AUX")]
+        verb = after[0] if after else None
+    if verb is None:
+        return False
+    if verb.lower_ in ("will", "'ll", "gonna", "going", "shall"):
+        return False
+    if verb.tag_ == "VBD":
+        return True
+    if verb.tag_ == "VBN":
+        helpers = [t for t in sent.doc[max(sent.start, verb.i - 3) : verb.i] if t.pos_ == "AUX"]
+        if verb.lower_ == "got" and any(h.lemma_ == "have" for h in helpers):
+            return False  # "I've got an interview on Friday": have
+        return bool(helpers) and any(h.tag_ in ("VBD", "VBZ", "VBP") for h in helpers)
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _dateparser(phrase: str, day: str, past: bool) -> date | None:
+    from dateparser import parse  # noqa: PLC0415 - ~0.2 s import, paid by the extracting process
+
+    phrase = re.sub(r"^(?:on|by|for|until|till|from|since|at)\s+", "", phrase)
+    base = datetime.combine(date.fromisoformat(day), time(12))
+    found = parse(
+        phrase,
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": "past" if past else "future",
+            "RETURN_AS_TIMEZONE_AWARE": False,
+        },
+    )
+    return found.date() if found is not None else None
+
+
+def _nearest_day(month: int, number: int, day: date, past: bool) -> tuple[date, str] | None:
+    """The year that puts the day nearest the message: a date is said about the
+    months around it, whatever the tense ("got pushed to June 20th" in May)."""
+    candidates = []
+    for year in (day.year - 1, day.year, day.year + 1):
+        try:
+            candidates.append(date(year, month, number))
+        except ValueError:
+            continue
+    if not candidates:
+        return None
+    # ties (half a year either way) go by the tense
+    found = min(candidates, key=lambda c: (abs((c - day).days), (c > day) == past))
+    return found, found.isoformat()
+
+
+def _weekend(which: str, day: date) -> tuple[date, str]:
+    saturday = day + timedelta(days=(5 - day.weekday()) % 7)
+    if which == "last":
+        saturday -= timedelta(days=7)
+    elif which == "next" and day.weekday() < 5:
+        saturday += timedelta(days=7)
+    return saturday, f"{saturday.isoformat()} – {(saturday + timedelta(days=1)).isoformat()}"
+
+
+def _week_of_month(which: str, month: int, day: date, past: bool) -> tuple[date, str]:
+    year = day.year
+    if past and month > day.month:
+        year -= 1
+    elif not past and month < day.month:
+        year += 1
+    days = calendar.monthrange(year, month)[1]
+    if which == "last":
+        first = date(year, month, days - 6)
+    else:
+        index = ["first", "second", "third", "fourth"].index(which)
+        first = date(year, month, 1 + 7 * index)
+    return first, f"{first.isoformat()} – {(first + timedelta(days=6)).isoformat()}"

@@ -1,0 +1,438 @@
+"""A message's statements worth keeping, one fact each, in the speaker's words.
+
+Read from the parse of each sentence (``memories.offline.language``):
+
+* a **question**, a request ("Can you suggest ...", "Give me ..."), a greeting, a
+  reaction or a passing feeling ("I'm so nervous", "That's what sold me") states no
+  fact; a **joke** or hyperbole ("..., ha.", "lol", "basically X at this point") and a
+  **hypothetical** ("If I won the lottery I'd ...") are not the user's facts either;
+  a **hedge** ("I might buy ...") is kept only with its hedge and only when it names
+  something (kind ``hedge``);
+* coordinated **clauses** with their own subject ("I'm a pharmacist at Walgreens and I
+  rent a flat in Tucson") become separate statements, and so do coordinated objects
+  that each carry their own value ("Got a Kindle for $149 and headphones for $299": the
+  second keeps the verb they share); a clause or sentence whose subject is a pronoun
+  ("she's flying to Seoul") stays with the one it refers back to;
+* a **list**, roster or schedule (a line ending in ``:`` with items under it, or a
+  sentence with a ``:`` heading and several items) stays one statement.
+
+Each statement keeps its words as said; a resolved date is written beside its phrase
+("on Friday (2026-03-13)") by ``memories.offline.dates``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from spacy.tokens import Doc, Span, Token
+
+from memories.offline.dates import Resolved, resolve_dates
+from memories.offline.language import parse
+from memories.offline.words import (
+    CORRECTION,
+    FEELINGS,
+    HEDGE,
+    HYPOTHETICAL,
+    INTERJECTIONS,
+    JOKE,
+    VAGUE_NOUNS,
+)
+
+MAX_STATEMENT_CHARS = 1200
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
+_THIRD_PERSON = frozenset("he she it they this that these those there".split())
+_FIRST_PERSON = frozenset("i we".split())
+_SUBJECT_PRONOUNS = _THIRD_PERSON | _FIRST_PERSON | {"you"}
+_FINITE_TAGS = frozenset(("VBZ", "VBP", "VBD", "MD"))
+_CONTRACTIONS = frozenset("'m 's 're 've 'd 'll ’m ’s ’re ’ve ’d ’ll".split())
+_SKIP_AFTER_BREAK = frozenset(("cc", "punct", "advmod", "intj", "prep", "mark", "npadvmod"))
+_REQUEST = re.compile(
+    r"^(?:can|could|would|will)\s+you\b|^(?:please|let me|let's|tell me|give me|remind me|"
+    r"help me|any (?:good|ideas|tips|recommendations))\b",
+    re.IGNORECASE,
+)
+_LEADING_CONJUNCTIONS = frozenset("so and but plus then also anyway".split())
+_VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
+
+
+@dataclass
+class Statement:
+    """One statement of a message: its words as said, and with dates resolved."""
+
+    plain: str  # as said (cleaned of leading fillers)
+    text: str  # with resolved dates beside their phrases
+    kind: str = "fact"  # fact | roster | hedge
+    dates: list[Resolved] = field(default_factory=list)
+
+
+def statements(content: str, *, day: date) -> list[Statement]:
+    """The statements of one message said on ``day`` (see the module docstring)."""
+    found: list[Statement] = []
+    lines = [line.rstrip() for line in content.replace("\r\n", "\n").split("\n")]
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if not line:
+            continue
+        if line.endswith(":") and i < len(lines) and _BULLET.match(lines[i]):
+            items = []
+            while i < len(lines) and _BULLET.match(lines[i]):
+                items.append(_BULLET.sub("", lines[i]).strip())
+                i += 1
+            *before, heading = _sentence_texts(line)
+            for text in before:
+                found.extend(_from_text(text, day, found))
+            roster = heading + "\n" + "\n".join(f"- {item}" for item in items if item)
+            found.append(_roster(roster, day, bullets=True))
+            continue
+        found.extend(_from_text(_BULLET.sub("", line), day, found))
+    return [s for s in found if s.plain]
+
+
+def _sentence_texts(line: str) -> list[str]:
+    return [s.text.strip() for s in parse(line).sents if s.text.strip()]
+
+
+def _roster(text: str, day: date, *, bullets: bool = False) -> Statement:
+    doc = parse(text)
+    dates = resolve_dates(doc[:], day, schedule=bullets)
+    return Statement(plain=text, text=_render(list(doc), dates), kind="roster", dates=dates)
+
+
+def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]:
+    """Statements of a line of prose; ``before`` (this message's so far) takes
+    a sentence that refers back to it."""
+    doc = parse(text)
+    out: list[Statement] = []
+    for sent in doc.sents:
+        words = sent.text.strip()
+        if not words:
+            continue
+        if _is_question(sent) or JOKE.search(words) or HYPOTHETICAL.search(words):
+            continue
+        if _is_list(sent):
+            out.append(_roster(words, day))
+            continue
+        previous = (out or before)[-1] if (out or before) else None
+        for n, clause in enumerate(_clauses(sent)):
+            clause = _trim(clause)
+            if not clause:
+                continue
+            refers_back = _refers_back(clause)
+            if previous is not None and refers_back and (n > 0 or previous in out or before):
+                if previous.kind == "roster" or _informative(clause, allow_pronoun=True):
+                    _append(previous, clause, day, same_sentence=n > 0)
+                continue
+            if not _informative(clause):
+                continue
+            hedged = bool(HEDGE.search(_text(clause)))
+            if hedged and not any(t.pos_ in ("PROPN", "NUM") for t in clause):
+                continue
+            statement = _statement(clause, day, kind="hedge" if hedged else "fact")
+            out.append(statement)
+            previous = statement
+    return out
+
+
+def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
+    span_dates = [r for r in resolve_dates(_span_of(tokens), day) if r.end in {t.i for t in tokens}]
+    return Statement(plain=_text(tokens), text=_render(tokens, span_dates), kind=kind, dates=span_dates)
+
+
+def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentence: bool) -> None:
+    extra = _statement(tokens, day, kind=previous.kind)
+    if len(previous.plain) + len(extra.plain) > MAX_STATEMENT_CHARS:
+        return
+    joiner = ", " if same_sentence else " "
+    if same_sentence:
+        previous.plain = previous.plain.rstrip(".!;") + joiner + _lower_first(extra.plain)
+        previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(extra.text)
+    else:
+        previous.plain = f"{previous.plain}{joiner}{extra.plain}"
+        previous.text = f"{previous.text}{joiner}{extra.text}"
+    previous.dates.extend(extra.dates)
+
+
+def _lower_first(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    if first in ("I", "I'm", "I've", "I'd", "I'll") or (len(first) > 1 and first[1:2].isupper()):
+        return text
+    return text[:1].lower() + text[1:] if not _is_name(first) else text
+
+
+def _is_name(word: str) -> bool:
+    doc = parse(word)
+    return len(doc) > 0 and doc[0].pos_ == "PROPN"
+
+
+# --- what a sentence is -------------------------------------------------------------
+
+
+def _is_question(sent: Span) -> bool:
+    words = sent.text.strip()
+    if words.endswith("?") or "?" in words.rstrip("?!. ")[-3:]:
+        return True
+    start = _first_word(sent)
+    return bool(_REQUEST.match(words[start.idx - sent.start_char :])) if start is not None else False
+
+
+def _first_word(sent: Span) -> Token | None:
+    for token in sent:
+        if token.is_punct or token.lower_ in INTERJECTIONS or token.pos_ == "INTJ":
+            continue
+        return token
+    return None
+
+
+def _is_list(sent: Span) -> bool:
+    """A heading and several items: "Weekend roster: - Sat: Hana, ..." or "For the
+    potluck: Grace is bringing lasagna, Tariq the salad, and I'm on drinks."."""
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None:
+        return False
+    after = [t for t in sent if t.i > colon.i]
+    items = sum(1 for t in after if t.text in (",", ";") or t.lower_ == "and")
+    return items >= 2 and len(after) >= 5
+
+
+# --- clauses ------------------------------------------------------------------------
+
+
+def _clauses(sent: Span) -> list[list[Token]]:
+    """The sentence cut where an independent clause with its own subject begins."""
+    tokens = list(sent)
+    cuts = [0]
+    for k, token in enumerate(tokens):
+        if k == 0 or not (token.text in (",", ";", "—", "–") or token.dep_ == "cc" or token.lower_ in ("and", "but")):
+            continue
+        j = k + 1
+        while j < len(tokens) and (
+            tokens[j].dep_ in _SKIP_AFTER_BREAK and tokens[j].pos_ in ("CCONJ", "PUNCT", "ADV", "INTJ", "SCONJ")
+            or tokens[j].lower_ in ("so", "and", "but", "then", "also", "separately", "plus")
+        ):
+            j += 1
+        while j < len(tokens) and tokens[j].ent_type_ in ("DATE", "TIME"):
+            j += 1
+        subject_end = _subject_at(tokens, j)
+        if subject_end is None or j - k > 6:
+            continue
+        if tokens[j].lower_ in _THIRD_PERSON:
+            continue  # "she's flying to Seoul": stays with what "she" refers to
+        if tokens[j].dep_ == "conj" and tokens[j].head.pos_ in ("NOUN", "PROPN", "PRON"):
+            continue  # "My boyfriend Liam and I are ...": one subject of two people
+        if cuts[-1] < k:
+            cuts.append(k)
+    pieces = [tokens[a:b] for a, b in zip(cuts, [*cuts[1:], len(tokens)], strict=True)]
+    out: list[list[Token]] = []
+    for piece in pieces:
+        out.extend(_split_values(piece))
+    return out
+
+
+def _subject_at(tokens: list[Token], j: int) -> int | None:
+    """If a subject starts at ``j`` and a finite verb follows it: where the subject ends."""
+    if j >= len(tokens):
+        return None
+    k = j
+    if tokens[k].lower_ in _SUBJECT_PRONOUNS and tokens[k].pos_ == "PRON":
+        k += 1
+    else:
+        # a noun phrase: determiners, possessives, adjectives, nouns, names
+        while k < len(tokens) and (
+            tokens[k].pos_ in ("DET", "ADJ", "NOUN", "PROPN", "NUM")
+            or tokens[k].tag_ in ("PRP$", "POS")
+            or (tokens[k].pos_ == "PRON" and tokens[k].dep_ == "poss")
+        ):
+            k += 1
+        if k == j or not any(t.pos_ in ("NOUN", "PROPN") for t in tokens[j:k]):
+            return None
+    while k < len(tokens) and tokens[k].pos_ == "ADV":
+        k += 1
+    if k < len(tokens) and _finite(tokens[k]):
+        return k
+    return None
+
+
+def _finite(token: Token) -> bool:
+    return (
+        token.tag_ in _FINITE_TAGS
+        or token.lower_ in _CONTRACTIONS
+        or (token.pos_ == "AUX" and "Fin" in token.morph.get("VerbForm"))
+    )
+
+
+def _split_values(tokens: list[Token]) -> list[list[Token]]:
+    """"Got X for $149 and Y for $299": two statements, the second with the shared verb."""
+    values = [t for t in tokens if t.ent_type_ in _VALUE_LABELS and t.ent_iob_ == "B"]
+    if len(values) < 2:
+        return [tokens]
+    for k, token in enumerate(tokens):
+        if token.lower_ != "and" or k == 0:
+            continue
+        left, right = tokens[:k], tokens[k + 1 :]
+        if not any(t.ent_type_ in _VALUE_LABELS for t in left) or not any(
+            t.ent_type_ in _VALUE_LABELS for t in right
+        ):
+            continue
+        if any(_finite(t) or t.pos_ == "VERB" for t in right):
+            continue
+        verb = next((n for n, t in enumerate(left) if t.pos_ == "VERB"), None)
+        if verb is None:
+            continue
+        head = left[: verb + 1]
+        while len(head) < len(left) and left[len(head)].dep_ in ("prt",):
+            head.append(left[len(head)])
+        return [left, head + right]
+    return [tokens]
+
+
+def _trim(tokens: list[Token]) -> list[Token]:
+    """Without leading conjunctions, interjections and fillers, or trailing commas."""
+    start, end = 0, len(tokens)
+    while start < end and (
+        tokens[start].is_punct
+        or tokens[start].dep_ == "cc"
+        or tokens[start].pos_ == "INTJ"
+        or tokens[start].lower_ in _LEADING_CONJUNCTIONS
+        and start + 1 < end
+        or tokens[start].lower_ in INTERJECTIONS
+        and start + 1 < end
+        and (tokens[start + 1].is_punct or tokens[start + 1].lower_ in INTERJECTIONS)
+    ):
+        start += 1
+    while end > start and (tokens[end - 1].is_punct and tokens[end - 1].text not in (".", "!", ")", "%")):
+        end -= 1
+    return tokens[start:end]
+
+
+def _refers_back(tokens: list[Token]) -> bool:
+    first = tokens[0]
+    if first.lower_ in _THIRD_PERSON and first.pos_ == "PRON" and _subject_at(tokens, 0) is not None:
+        return True
+    return first.lower_ in ("he", "she", "they") and first.dep_.startswith("nsubj")
+
+
+def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
+    """Whether a clause states something: a finite verb, and a name, number, noun or
+    quality that is not a passing feeling, said of someone other than "it"."""
+    first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
+    if first is None:
+        return False
+    implicit_i = first.tag_ == "VBD" or first.lower_ in ("got", "did")  # "Got a Kindle ..."
+    if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
+        return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
+    if first.pos_ in ("VERB", "AUX") and first.tag_ in ("VB", "VBG") and not implicit_i:
+        return False  # an imperative or a subject-less "Thinking about ..."
+    content = [t for t in tokens if _content(t)]
+    if not content:
+        return False
+    specific = any(_specific(t) for t in tokens)
+    if implicit_i and not specific:
+        return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
+    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+    if (
+        not allow_pronoun
+        and subject is not None
+        and subject.lower_ in ("that", "this", "it", "there")
+        and not specific
+        and not CORRECTION.search(_text(tokens))
+    ):
+        return False  # "That's what sold me", "it's freezing out"
+    if subject is not None and not specific and not _personal(subject):
+        return False  # "The barista got my order wrong again", "Reorg happened."
+    root = next((t for t in tokens if t.head.i == t.i or t.head.i not in {u.i for u in tokens}), None)
+    predicate = [t for t in tokens if t.dep_ in ("acomp", "oprd") or (t.pos_ == "ADJ" and t.dep_ == "ROOT")]
+    if root is not None and root.lower_ in FEELINGS:
+        predicate.append(root)
+    if predicate and all(t.lower_ in FEELINGS for t in predicate) and not specific:
+        return False  # "My ears are done", "I'm so nervous"
+    verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
+    if verbs & {"need", "want", "hope", "wish"} and not specific:
+        return False  # "I need a bakery recommendation": a request, not a fact
+    return True
+
+
+def _specific(token: Token) -> bool:
+    """A name, a number or a date with a number: what makes a statement a fact."""
+    if token.pos_ == "PROPN" and token.lower_ not in INTERJECTIONS:
+        return token.ent_type_ not in ("DATE", "TIME") or any(c.isdigit() for c in token.text)
+    return token.like_num or any(c.isdigit() for c in token.text)
+
+
+def _personal(subject: Token) -> bool:
+    """A subject a fact is about: the speaker, someone of theirs, or someone named."""
+    if subject.lower_ in _SUBJECT_PRONOUNS:
+        return True
+    words = list(subject.subtree)
+    return any(t.tag_ in ("PRP$", "POS") or t.pos_ == "PROPN" for t in words)
+
+
+def _main_verbs(tokens: list[Token]) -> list[Token]:
+    """The clause's top verbs (their head lies outside it) and their auxiliaries."""
+    inside = {t.i for t in tokens}
+    tops = [t for t in tokens if t.head.i not in inside or t.head.i == t.i]
+    verbs = []
+    for top in tops:
+        verbs.append(top)
+        verbs.extend(c for c in top.children if c.dep_ in ("aux", "auxpass") and c.i in inside)
+        if top.pos_ not in ("VERB", "AUX"):
+            verbs.extend(c for c in top.children if c.dep_ in ("cop",) and c.i in inside)
+    # a clause the parser hung under a noun ("starts" as a compound) still has its verb
+    verbs.extend(t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp"))
+    return verbs
+
+
+def _content(token: Token) -> bool:
+    if token.ent_type_ in ("DATE", "TIME") and not token.like_num:
+        return False
+    if token.ent_type_ == "ORDINAL":
+        return False
+    if token.pos_ in ("PROPN", "NUM"):
+        return token.lower_ not in INTERJECTIONS and token.lower_ not in VAGUE_NOUNS
+    if token.pos_ == "NOUN":
+        return token.lemma_.lower() not in VAGUE_NOUNS and token.lower_ not in VAGUE_NOUNS
+    if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):
+        return token.lower_ not in FEELINGS
+    if token.tag_ == "VBG" and token.dep_ in ("xcomp", "dobj", "pcomp", "ccomp"):
+        return token.head.lemma_ in _LIKING  # "I hate running"
+    return False
+
+
+_LIKING = frozenset("like love hate enjoy prefer dislike adore detest miss".split())
+
+
+# --- text ---------------------------------------------------------------------------
+
+
+def _span_of(tokens: list[Token]) -> Span:
+    doc: Doc = tokens[0].doc
+    return doc[tokens[0].i : tokens[-1].i + 1]
+
+
+def _text(tokens: list[Token]) -> str:
+    return _finish(_render(tokens, []))
+
+
+def _render(tokens: list[Token], dates: list[Resolved]) -> str:
+    notes = {r.end: r.note for r in dates}
+    parts = []
+    for n, token in enumerate(tokens):
+        ws = token.whitespace_
+        if n + 1 < len(tokens) and tokens[n + 1].i != token.i + 1:
+            ws = " "  # a shared verb joined to the second object
+        note = notes.get(token.i)
+        parts.append(f"{token.text} ({note}){ws}" if note else f"{token.text}{ws}")
+    return _finish("".join(parts))
+
+
+def _finish(text: str) -> str:
+    text = text.strip().rstrip(",;:–—-").strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    if text[-1] not in ".!)\"”'%":
+        text += "."
+    return text

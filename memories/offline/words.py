@@ -1,0 +1,101 @@
+"""Word lists the offline extractor judges statements with, and the helpers on them.
+
+Small closed classes only (function words, interjections, reactions, feelings, joke
+and hedge markers): what a statement says is read from the parse, not from these.
+"""
+
+from __future__ import annotations
+
+import re
+
+_STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing done down during
+    each few for from further get got had has have having he her here hers herself him
+    himself his how i if in into is it its itself just let like me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own really same
+    she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up us very was we were what when where
+    which while who whom why will with would you your yours yourself yourselves i'm i've
+    i'd i'll it's that's don't didn't can't won't isn't wasn't aren't we're they're you're
+    he's she's there's what's let's yeah yes oh ok okay well much many lot lots thing
+    things something anything one ever even still yet though via per going gonna want
+    wanted make made take took know knew think thought feel felt see saw say said tell
+    told come came go went back way time times day days"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+# Nouns that carry no fact of their own ("a big deal", "good call", "the nervous one").
+VAGUE_NOUNS = frozenset(
+    """thing things stuff lot lots bit deal call idea point one ones way time times day
+    days week weeks moment kind sort type part fun luck chance news story question
+    something anything everything nothing someone anyone everyone reason sense hell god
+    lol haha wow man dude guys folks mind luck""".split()
+)
+
+# Adjectives of a passing state or a reaction ("I'm so nervous", "my ears are done").
+FEELINGS = frozenset(
+    """nervous tired exhausted shattered done busy excited happy glad sad sorry upset
+    stressed anxious worried scared afraid bored hungry full sick ill fine okay ok good
+    great bad awful terrible amazing awesome cool nice lovely perfect sure right true
+    wrong hooked thrilled proud grateful thankful curious confused lucky jealous annoyed
+    angry mad relieved ready late early free sore crazy fantastic wonderful brilliant
+    interesting funny weird strange hard tough easy intense real honest serious""".split()
+)
+
+# A joke or hyperbole marks the whole sentence ("..., ha.", "lol", "basically X at
+# this point"); a hedge keeps a statement from being a fact about the user.
+JOKE = re.compile(
+    r"(?:^|[\s,(])(?:ha|haha+|hah|hehe+|lol|lmao|rofl|jk|kidding|joking)\b[.!]*"
+    r"|\bbasically\b.*\bat this point\b|[\U0001F602\U0001F923]",
+    re.IGNORECASE,
+)
+HYPOTHETICAL = re.compile(
+    r"\bif\s+(?:i|we)\b.*\b(?:would|'d|could)\b|\b(?:i|we)\s*(?:would|'d)\s+(?:\w+\s+)?if\b"
+    r"|\bwish\b|\bimagine\b|\bin my dreams\b|\bone day i'?(?:d|ll)\b",
+    re.IGNORECASE,
+)
+HEDGE = re.compile(
+    r"\b(?:might|may be|maybe|perhaps|probably|possibly|thinking (?:about|of)|"
+    r"considering|not sure|wondering|hoping to|plan(?:ning)? to|want to|would like to)\b",
+    re.IGNORECASE,
+)
+# Words that say a statement replaces an earlier one.
+CORRECTION = re.compile(
+    r"\b(?:actually|correction|misremembered|mistake|i meant|not\s+\w+\s+anymore|"
+    r"no longer|any ?more|changed my mind|instead|now|new|update|switched|got pushed|"
+    r"moved|moving|rescheduled|postponed|pushed back|turns out)\b",
+    re.IGNORECASE,
+)
+# Endings: the relation or membership named in the statement is over.
+ENDING_VERBS = frozenset("leave quit resign divorce sell lose split break retire".split())
+
+INTERJECTIONS = frozenset(
+    """hi hey hello hiya morning evening yes yeah yep yup no nope nah ok okay sure right
+    thanks thank cheers wow ooh oh ah aw aww hmm hm um uh well so anyway anyways btw
+    also plus ugh oops whoa lol haha ha honestly realistically funny story update
+    basically yay""".split()
+)
+
+_WORD = re.compile(r"[\w’'&-]+", re.UNICODE)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words that are not function words (what two statements share)."""
+    return {
+        w
+        for w in (m.group(0).casefold().strip("'’-") for m in _WORD.finditer(text))
+        if w and w not in STOPWORDS and len(w) > 1 and not w.isdigit()
+    }
+
+
+def good_label(word: str) -> bool:
+    """A folder or tag: a real word, not a stopword, a filler, a number or a contraction."""
+    key = word.casefold()
+    return (
+        len(key) > 2
+        and key.replace("-", "").isalpha()
+        and "'" not in key
+        and "’" not in key
+        and key not in STOPWORDS
+        and key not in VAGUE_NOUNS
+        and key not in INTERJECTIONS
+    )
