@@ -338,12 +338,19 @@ def _within(check: dict) -> int:
     return int(match[1]) if match else 1
 
 
+def _answers(check: dict, body: str) -> bool:
+    """Would this memory pass the check as the top 1 (every expect item, no forbid)?"""
+    return all(item_in(i, body) for i in check.get("expect", [])) and not any(
+        item_in(i, body) for i in check.get("forbid", [])
+    )
+
+
 @dataclass
 class CheckResult:
     query: str
     passed: bool
     top1: str
-    answer_stored: bool  # some stored memory holds every expect item
+    answer_stored: bool  # a stored memory would pass as the top 1 (so: ranking)
     stale_top1: bool  # a correction's top 1 holds a forbid item
 
 
@@ -414,8 +421,7 @@ def score_scenario(run: Run) -> Score:
                 query=check["query"],
                 passed=found and not stale,
                 top1=top1,
-                answer_stored=bool(expect)
-                and any(all(item_in(i, b) for i in expect) for b in bodies),
+                answer_stored=bool(expect) and any(_answers(check, b) for b in bodies),
                 stale_top1=correction and stale,
             )
         )
@@ -518,6 +524,19 @@ def report(scores: list[Score], *, now: datetime, rebase: bool) -> dict:
     return {
         **figures(scores),
         "by_category": {c: figures([s for s in scores if s.category == c]) for c in categories},
+        "per_scenario": [
+            {
+                "id": s.id,
+                "category": s.category,
+                "checks_passed": s.passed,
+                "checks": len(s.checks),
+                "failed": [c.query for c in s.checks if not c.passed],
+                "memories": len(s.memories),
+                "weeks": s.weeks,
+                "clean": s.clean,
+            }
+            for s in scores
+        ],
         "extractor": ", ".join(sorted({e for s in scores for e in s.extractors})),
         "rebase": rebase,
         "now": now.isoformat(timespec="seconds"),
