@@ -38,8 +38,6 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 ACCOUNT_ID = "eval-writepath"
 JOB_TIMEOUT = 600.0  # seconds a job may take before the run gives up on it
 FINISHED = ("done", "failed")
@@ -47,6 +45,26 @@ QUESTION_WORDS = frozenset(
     {"who", "what", "where", "when", "which", "how", "why", "do", "does", "did"}
     | {"is", "are", "am", "was", "can", "have", "has"}
 )
+
+
+# English function words (and chat filler) that say nothing about a fact: our own short
+# list, so the figures do not depend on which NLP package happens to be installed.
+_STOP_TEXT = """a about above after again against all also am an and any are aren't as at be
+    because been before being below between both but by can can't could couldn't did
+    didn't do does doesn't doing don't down during each even ever every few for from
+    further get gets getting got had hadn't has hasn't have haven't having he he'd he'll
+    he's her here here's hers herself him himself his how how's however i i'd i'll i'm
+    i've if in into is isn't it it's its itself just let's like lol made make many may
+    me might more most much must mustn't my myself never no nor not now of off often on
+    once one only or other ought our ours ourselves out over own pretty quite rather
+    really said same say says shall shan't she she'd she'll she's should shouldn't since
+    so some something still such than that that's the their theirs them themselves then
+    there there's these they they'd they'll they're they've thing things this those
+    though through thanks to too under until up upon us very was wasn't we we'd we'll
+    we're we've well were weren't what what's when when's where where's whether which
+    while who who's whom whose why why's will with within without won't would wouldn't
+    yeah yes yet you you'd you'll you're you've your yours yourself yourselves"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 class ApiError(RuntimeError):
