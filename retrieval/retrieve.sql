@@ -307,7 +307,7 @@ graph AS (
     LIMIT %(graph_depth)s
 ),
 
--- The query as exact-cue matching compares it (the exact-cue CASE in `ranked`).
+-- The query as exact-cue matching compares it (the exact-cue CASE in `scored`).
 query_key AS MATERIALIZED (
     SELECT btrim(regexp_replace(lower(%(query)s), '[^[:alnum:]]+', ' ', 'g')) AS key
 ),
@@ -348,8 +348,8 @@ fused AS (
     FROM hits
     GROUP BY document_id
 ),
-ranked AS (
-    SELECT d.path, d.tier, d.tags, d.cues, d.created, d.updated, d.confidence,
+scored AS (
+    SELECT d.id AS document_id, d.path, d.tier, d.tags, d.cues, d.created, d.updated, d.confidence,
            d.sources, d.related, d.body,
            f.rrf * CASE
                WHEN half_life IS NULL THEN 1.0
@@ -412,7 +412,30 @@ ranked AS (
                     WHEN 'working' THEN %(half_life_working)s
                 END)::float8 AS half_life
     ) tier_half_life
-    ORDER BY score DESC, d.path
+),
+-- Current truth first: a memory another found memory supersedes (a `supersedes` link,
+-- written when a correction could not be folded into it) scores just below the lowest
+-- of its successors, so it never ranks above the statement that replaced it; history
+-- and as_of still show it as it was.
+superseded AS (
+    SELECT e.dst_document_id AS document_id, min(n.score) AS successor_score
+    FROM retrieval_edge e
+    JOIN scored n ON n.document_id = e.src_document_id
+    WHERE e.namespace_id = %(namespace_id)s AND e.type = 'supersedes'
+      AND e.dst_document_id IN (SELECT document_id FROM scored)
+      AND e.dst_document_id <> e.src_document_id
+    GROUP BY e.dst_document_id
+),
+ranked AS (
+    SELECT s.path, s.tier, s.tags, s.cues, s.created, s.updated, s.confidence,
+           s.sources, s.related, s.body,
+           CASE WHEN p.document_id IS NULL THEN s.score
+                ELSE LEAST(s.score, p.successor_score * 0.999) END AS score,
+           s.lexical_rank, s.lexical_score, s.semantic_rank, s.semantic_cue,
+           s.semantic_distance, s.graph_rank, s.via_path, s.via_type, s.via_direction
+    FROM scored s
+    LEFT JOIN superseded p ON p.document_id = s.document_id
+    ORDER BY score DESC, s.path
     LIMIT %(limit)s
 )
 SELECT state.indexed_commit, ranked.*

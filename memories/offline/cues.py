@@ -1,0 +1,184 @@
+"""Question-shaped cues, from the parse of a statement.
+
+A cue is written only where the parse gives a confident pattern, and its slot always
+holds a noun: who/what/where/when/how much + the statement's verb and the noun or name
+it is about ("what bike did I buy", "where did I buy the bike", "when is the retirement
+dinner", "who is my manager"). The statement itself is a cue too. A named speaker's
+statements are asked in the third person ("where does Caroline work").
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Token
+
+from memories.offline.facets import Reading
+from memories.offline.words import VAGUE_NOUNS
+
+MAX_CUES = 8
+_CUE_CHARS = 200
+_PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
+_WHERE_PREPS = frozenset("at in from to near".split())
+_RELATIONS = frozenset(
+    """wife husband partner boyfriend girlfriend fiance fiancee manager boss mother father
+    mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
+    grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet""".split()
+)
+_YOU = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
+
+
+def cues_for(reading: Reading, *, who: str | None, asked: str = "") -> list[str]:
+    """Cues for one statement: its questions, the assistant's question it answers (in
+    the speaker's person), then the statement itself."""
+    cues: list[str] = []
+    for sent in reading.doc.sents:
+        cues.extend(_questions(list(sent), who))
+    for facet in reading.facets:
+        cues.extend(_facet_questions(facet.subject, facet.attribute, who))
+    if asked:
+        cues.append(asked)
+    statement = " ".join(reading.text.split())
+    if len(statement) <= _CUE_CHARS:
+        cues.append(statement)
+    else:
+        cues.append(statement[:_CUE_CHARS].rsplit(" ", 1)[0])
+    seen: set[str] = set()
+    out = []
+    for cue in cues:
+        key = cue.casefold().rstrip("?. ")
+        if cue and key not in seen:
+            seen.add(key)
+            out.append(cue)
+    return out[:MAX_CUES]
+
+
+def answered_question(question: str, *, who: str | None) -> str:
+    """The assistant's wh-question a statement answers, asked as the speaker would ask
+    it later ("What do you drive?" -> "what do I drive"); "" when it is not one."""
+    question = " ".join(question.split()).strip()
+    if not re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE):
+        return ""
+    if not _YOU.search(question) or len(question) > 90:
+        return ""
+    me, my = (who, f"{who}'s") if who else ("I", "my")
+    swap = {"you": me, "your": my, "yours": my, "yourself": me}
+
+    def replace(m: re.Match[str]) -> str:
+        return swap[m.group(1).lower()]
+
+    text = re.sub(r"\bare you\b", f"is {who}" if who else "am I", question, flags=re.IGNORECASE)
+    text = re.sub(r"\bwere you\b", f"was {who}" if who else "was I", text, flags=re.IGNORECASE)
+    if who:
+        text = re.sub(r"\bdo you\b", f"does {who}", text, flags=re.IGNORECASE)
+        text = re.sub(r"\bhave you\b", f"has {who}", text, flags=re.IGNORECASE)
+    text = _YOU.sub(replace, text)
+    return text.rstrip("?").strip().lower().replace(" i ", " I ").replace(f" {(who or '').lower()}", f" {who}" if who else "")
+
+
+def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
+    """(subject, do-form, possessive) for the speaker: I / do / my, or Name / does / Name's."""
+    if who:
+        return who, "does", f"{who}'s"
+    return ("we", "do", "our") if person == "we" else ("I", "do", "my")
+
+
+def _questions(tokens: list[Token], who: str | None) -> list[str]:
+    out: list[str] = []
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        return out
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ == "VBD"
+    first_person = implicit or (subject is not None and subject.lower_ in ("i", "we"))
+    past = verb.tag_ == "VBD" or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
+    person = subject.lower_ if subject is not None else "i"
+    me, do, my = _subject_words(who, person)
+    do = "did" if past else do
+    lemma = verb.lemma_.lower()
+    obj = next((c for c in verb.children if c.dep_ in ("dobj",) and c.pos_ == "NOUN"), None)
+    if obj is not None and obj.lemma_.lower() in VAGUE_NOUNS:
+        obj = None
+    ents = list(tokens[0].doc.ents)
+
+    if first_person and lemma not in ("be", "have") and verb.pos_ == "VERB":
+        if obj is not None:
+            noun = _noun_phrase(obj)
+            out.append(f"what {noun} {do} {me} {lemma}")
+            for prep in (c for c in verb.children if c.dep_ == "prep"):
+                pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
+                if pobj is None:
+                    continue
+                if prep.lower_ in _WHERE_PREPS and (pobj.ent_type_ in _PLACE or pobj.pos_ == "PROPN"):
+                    out.append(f"where {do} {me} {lemma} {my} {noun}")
+                if pobj.ent_type_ == "MONEY" or (prep.lower_ == "for" and pobj.like_num):
+                    out.append(f"how much {'did' if past else 'does'} {my} {noun} cost")
+            if any(e.label_ == "DATE" for e in ents) and past:
+                out.append(f"when {do} {me} {lemma} {my} {noun}")
+        else:
+            for prep in (c for c in verb.children if c.dep_ == "prep"):
+                pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
+                if pobj is not None and prep.lower_ in _WHERE_PREPS and pobj.ent_type_ in _PLACE:
+                    out.append(f"where {do} {me} {lemma}")
+                    break
+    if first_person and lemma == "be":
+        attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        acomp = next((c for c in verb.children if c.dep_ == "acomp"), None)
+        if attr is not None and any(e.label_ == "ORG" for e in ents):
+            out.append(f"what is {my} job")
+        if acomp is not None and acomp.lemma_.lower() in ("allergic",):
+            out.append(f"what {'is' if who else 'am'} {me} allergic to")
+    if first_person and lemma == "have" and obj is not None:
+        out.append(f"what {_noun_phrase(obj)} {do} {me} have")
+    if subject is not None and not first_person:
+        out.extend(_about_someone(subject, verb, tokens, who))
+    return out
+
+
+def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:
+    out: list[str] = []
+    names = [t for t in subject.subtree if t.pos_ == "PROPN" and t.ent_type_ == "PERSON"]
+    relation = subject.lemma_.lower() if subject.lemma_.lower() in _RELATIONS else None
+    owner = "my" if not who else f"{who}'s"
+    mine = any(t.lower_ in ("my", "our") for t in subject.subtree)
+    if relation and mine:
+        out.append(f"who is {owner} {relation}")
+        if names:
+            out.append(f"what is {owner} {relation}'s name")
+    if names:
+        name = " ".join(t.text for t in names[:2])
+        lemma = verb.lemma_.lower()
+        if lemma == "be":
+            out.append(f"who is {name}")
+        elif lemma == "turn" and any(t.like_num for t in tokens):
+            out.append(f"how old is {name}")
+        else:
+            out.append(f"what does {name} {lemma}" if verb.tag_ != "VBD" else f"what did {name} {lemma}")
+    if subject.pos_ == "NOUN" and not relation and any(t.ent_type_ == "DATE" for t in tokens):
+        out.append(f"when is the {_noun_phrase(subject)}")
+    return out
+
+
+def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]:
+    me = who or "I"
+    my = f"{who}'s" if who else "my"
+    do = "does" if who else "do"
+    if subject == "i" and attribute == "job":
+        return [f"where {do} {me} work", f"what is {my} job"]
+    if subject == "i" and attribute == "home":
+        return [f"where {do} {me} live"]
+    if subject == "i" and attribute.startswith("like:"):
+        return [f"{do} {me} like {attribute[5:]}"]
+    if subject.startswith("my ") and attribute == "is":
+        return [f"who is {my} {subject[3:]}"]
+    if attribute == "price":
+        return [f"how much did the {subject} cost"]
+    if attribute == "colour":
+        return [f"what colour is the {subject}"]
+    return []
+
+
+def _noun_phrase(noun: Token) -> str:
+    """The noun with its compound nouns ("road bike"), without articles or names."""
+    words = [t for t in noun.lefts if t.dep_ == "compound" and t.pos_ == "NOUN"] + [noun]
+    return " ".join(t.lower_ for t in words)

@@ -1,0 +1,233 @@
+"""The offline extractor: Extract, Cue, Relate and Reconcile on a parse, without a model.
+
+It keeps the whole write path working on a fresh machine and always says it is the
+offline one (``name == "offline"``; jobs and commits carry that name).
+
+* **Extract** (``memories.offline.statements``): a user's (or a named speaker's)
+  statements, one fact each; the assistant's, system and tool messages are not the
+  user's facts. A named speaker's memories read ``Name: ...`` and are tagged with the
+  name in lower case.
+* **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite), ``events``
+  for something dated after the day it was said, ``working`` for a hedged plan ("I
+  might ..."), which fades fast; ``facts`` otherwise.
+* **Cue** (``memories.offline.cues``): questions from the parse, the assistant's
+  question the statement answers (asked in the speaker's person, on its own), and the
+  statement.
+* **Relate**: memories naming the same person, place or thing (``same-entity``);
+  neighbours from one message (``same-context``); a reply ``follows`` what it answers.
+* **Reconcile** (``memories.offline.reconcile``): a new value for the same facet of the
+  same subject rewrites the one memory that held it, or, when more than one could be
+  meant, is stored with a ``supersedes`` link to each; an ending ("I left Unilever")
+  supersedes the memories naming what ended. A restatement adds its source to the
+  memory it restates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import date, datetime
+
+from gitloom.times import as_utc
+from memories.llm import Usage
+from memories.offline.cues import answered_question, cues_for
+from memories.offline.facets import Reading, read
+from memories.offline.reconcile import reconcile
+from memories.offline.statements import Statement, statements
+from memories.offline.words import good_label
+from memories.pipeline_types import Candidate, Decision, Draft, DraftLink, Message
+
+NAME = "offline"
+CONFIDENCE = 0.6  # rules are less sure than a model
+MAX_LINKS_PER_MEMORY = 6
+_TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
+_LIKING = re.compile(r"\b(?:love|loved|like|liked|hate|hated|prefer|enjoy|adore|dislike|favou?rite)\b", re.I)
+
+
+class OfflineExtractor:
+    """Deterministic Extract+Cue and Relate+Reconcile; see the module docstring."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        # extract() keeps what it read of each draft for relate(); the speakers' names
+        # are in nearly every memory of a conversation, so they link nothing.
+        self._speakers: set[str] = set()
+        self._readings: dict[str, Reading] = {}
+
+    def extract(self, *, messages: Sequence[Message], now: datetime) -> tuple[list[Draft], Usage]:
+        drafts: list[Draft] = []
+        by_body: dict[str, int] = {}
+        self._speakers = {m.name.casefold() for m in messages if m.name}
+        self._readings = {}
+        asked = ""  # the wh-question the message before asked, if any
+        for message in messages:
+            question, asked = asked, _last_question(message.content)
+            if not _speaks_facts(message):
+                continue
+            when = as_utc(message.timestamp or now)
+            for n, statement in enumerate(statements(message.content, day=when.date())):
+                body = f"{message.name}: {statement.text}" if message.name else statement.text
+                seen = by_body.get(body.casefold())
+                if seen is not None:  # the same statement twice: one memory, both sources
+                    old = drafts[seen]
+                    if message.id not in old.sources:
+                        drafts[seen] = replace(
+                            old, sources=(*old.sources, message.id), when=max(old.when, when)
+                        )
+                    continue
+                reading = read(statement.plain)
+                key = f"n{len(drafts) + 1}"
+                self._readings[key] = reading
+                by_body[body.casefold()] = len(drafts)
+                tier = _tier(statement, reading, when.date())
+                drafts.append(
+                    Draft(
+                        key=key,
+                        tier=tier,
+                        topic=_topic(reading, self._speakers),
+                        title=" ".join(statement.plain.split()[:8]),
+                        body=body,
+                        tags=tuple(_tags(reading, self._speakers, who=message.name)),
+                        cues=tuple(
+                            cues_for(
+                                reading,
+                                who=message.name,
+                                asked=answered_question(question, who=message.name) if n == 0 else "",
+                            )
+                        ),
+                        sources=(message.id,),
+                        confidence=CONFIDENCE,
+                        when=when,
+                    )
+                )
+        return drafts, Usage()
+
+    def relate(
+        self,
+        *,
+        drafts: Sequence[Draft],
+        candidates: Sequence[Candidate],
+        candidates_for: Mapping[str, Sequence[str]],
+    ) -> tuple[Decision, Usage]:
+        readings = {d.key: self._readings.get(d.key) or read(d.body) for d in drafts}
+        readings.update({c.key: read(c.memory.text) for c in candidates})
+        rewrites, supersedes = reconcile(
+            drafts=drafts, candidates=candidates, candidates_for=candidates_for, readings=readings
+        )
+        links = _relate(drafts, candidates, readings, self._speakers)
+        linked = {(link.source, link.target) for link in links}
+        links = [
+            *(s for s in supersedes),
+            *(link for link in links if (link.source, link.target) not in {(s.source, s.target) for s in supersedes}),
+        ]
+        del linked
+        return Decision(links=tuple(links), rewrites=tuple(rewrites)), Usage()
+
+
+def _speaks_facts(message: Message) -> bool:
+    role = (message.role or "").lower()
+    if role in ("system", "tool", "function", "developer"):
+        return False
+    return role == "user" or bool(message.name)
+
+
+def _last_question(content: str) -> str:
+    """The last sentence of a message when it is a question ("... What do you drive?")."""
+    text = " ".join(content.split())
+    if not text.endswith("?"):
+        return ""
+    pieces = re.split(r"(?<=[.!?])\s+", text)
+    return pieces[-1] if pieces else ""
+
+
+def _tier(statement: Statement, reading: Reading, day: date) -> str:
+    if statement.kind == "hedge":
+        return "working"
+    if statement.kind != "roster" and (
+        any(f.attribute.startswith("like:") for f in reading.facets) or _LIKING.search(statement.plain)
+    ):
+        return "preferences"
+    if any(r.first > day for r in statement.dates):
+        return "events"
+    return "facts"
+
+
+def _entities(reading: Reading, speakers: set[str]) -> list[str]:
+    out = []
+    for ent in reading.doc.ents:
+        if ent.label_ in _TOPIC_LABELS and ent.text.casefold() not in speakers:
+            text = ent.text.strip()
+            if any(c.isalpha() for c in text) and text not in out:
+                out.append(text)
+    return out
+
+
+def _topic(reading: Reading, speakers: set[str]) -> str:
+    for name in _entities(reading, speakers):
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z-]+", name) if good_label(w)]
+        if words:
+            return " ".join(words)
+    nouns = [
+        t.lemma_.lower()
+        for t in reading.doc
+        if t.pos_ == "NOUN" and good_label(t.lemma_) and t.dep_ in ("dobj", "pobj", "nsubj", "attr", "nsubjpass")
+    ]
+    nouns += [t.lemma_.lower() for t in reading.doc if t.pos_ == "NOUN" and good_label(t.lemma_)]
+    return nouns[0] if nouns else "general"
+
+
+def _tags(reading: Reading, speakers: set[str], *, who: str | None) -> list[str]:
+    tags = [name.lower() for name in _entities(reading, speakers)][:3]
+    if who:
+        tags.append(who.lower())
+    return list(dict.fromkeys(tags))
+
+
+def _names(reading: Reading, speakers: set[str]) -> set[str]:
+    return {e.casefold() for e in _entities(reading, speakers)}
+
+
+def _relate(
+    drafts: Sequence[Draft],
+    candidates: Sequence[Candidate],
+    readings: Mapping[str, Reading],
+    speakers: set[str],
+) -> list[DraftLink]:
+    names = {key: _names(reading, speakers) for key, reading in readings.items()}
+    # A name in most of a big job's memories is the conversation's subject, not a
+    # distinguishing one.
+    counts = Counter(n for d in drafts for n in names[d.key])
+    common = {n for n, c in counts.items() if len(drafts) >= 4 and c > len(drafts) / 2}
+    links: list[DraftLink] = []
+    degree: Counter[str] = Counter()
+    others = [d.key for d in drafts] + [c.key for c in candidates]
+    for i, draft in enumerate(drafts):
+        for other in others[i + 1 :]:
+            if degree[draft.key] >= MAX_LINKS_PER_MEMORY:
+                break
+            if degree[other] >= MAX_LINKS_PER_MEMORY:
+                continue
+            if (names[draft.key] & names[other]) - common:
+                links.append(DraftLink(source=draft.key, target=other, type="same-entity"))
+                degree[draft.key] += 1
+                degree[other] += 1
+    linked = {(link.source, link.target) for link in links}
+    for same_message in (True, False):
+        for before, after in zip(drafts, drafts[1:], strict=False):
+            if (
+                (before.sources == after.sources) == same_message
+                and (before.key, after.key) not in linked
+                and degree[before.key] < MAX_LINKS_PER_MEMORY
+                and degree[after.key] < MAX_LINKS_PER_MEMORY
+            ):
+                if same_message:
+                    links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
+                else:
+                    links.append(DraftLink(source=after.key, target=before.key, type="follows"))
+                degree[before.key] += 1
+                degree[after.key] += 1
+                linked.add((before.key, after.key))
+    return links

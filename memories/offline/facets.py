@@ -1,0 +1,208 @@
+"""What a statement says about whom: its (subject, attribute) facets and their values.
+
+A correction is a new value for the same facet of the same subject ("My new manager is
+Declan Byrne" after "My manager is Priyanka Rao"), so the offline reconciler compares
+facets, never bags of words: two similar statements about different subjects (my
+brother's job, my job) have different facets and never merge. Facets are read from the
+dependency parse:
+
+* ``job`` (I work at / I'm a <role> at an organisation), ``home`` (I live in / moved to
+  / we're in a place), ``is`` (my <relation> is <name>), ``when`` (an event's date),
+  ``price`` (a sum paid for a thing), ``colour``, ``like:<thing>`` (love, hate, enjoy
+  ...), each with the tokens that hold the value;
+* an **ending** ("I left Unilever", "Liam and I broke up"): the names whose relation is
+  over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc, Token
+
+from memories.offline.language import parse
+from memories.offline.words import CORRECTION, ENDING_VERBS
+
+_ORG_LABELS = frozenset(("ORG", "FAC", "PRODUCT", "PERSON", "GPE"))
+_PLACE_LABELS = frozenset(("GPE", "LOC", "FAC"))
+_FIRST = frozenset("i we me us".split())
+_DROP_MODIFIERS = frozenset("new current old former previous latest first".split())
+_LIKING = {"like": 1, "love": 1, "enjoy": 1, "adore": 1, "prefer": 1, "hate": -1, "dislike": -1, "detest": -1}
+COLOURS = frozenset(
+    """black white grey gray red blue green yellow orange purple pink brown beige navy
+    teal silver gold cream maroon turquoise""".split()
+)
+_JOB_VERBS = frozenset("work join start be".split())
+_HOME_VERBS = frozenset("live move relocate settle be".split())
+
+
+@dataclass(frozen=True)
+class Facet:
+    subject: str  # "i", "my manager", "retirement dinner", "chair"
+    attribute: str  # job | home | is | when | price | colour | like:<thing>
+    value: str  # lower-case text of the value
+    tokens: tuple[int, ...]  # indices of the value's tokens in the parsed text
+    exact: bool = True  # False: the subject is a referent read from the context
+
+
+@dataclass
+class Reading:
+    text: str
+    doc: Doc
+    facets: list[Facet] = field(default_factory=list)
+    endings: set[str] = field(default_factory=set)  # lower-case names
+    marked: bool = False  # says it corrects something ("actually", "now", "moved")
+
+
+def read(text: str) -> Reading:
+    """The facets and endings of ``text`` (a statement or a memory's body)."""
+    body = _without_speaker(text)
+    doc = parse(body)
+    reading = Reading(text=body, doc=doc, marked=bool(CORRECTION.search(body)))
+    for sent in doc.sents:
+        tokens = list(sent)
+        reading.facets.extend(_facets(tokens))
+        reading.endings |= _endings(tokens)
+    return reading
+
+
+def _without_speaker(text: str) -> str:
+    head, sep, rest = text.partition(": ")
+    if sep and 0 < len(head) <= 64 and "\n" not in head and len(head.split()) <= 3:
+        first = parse(head)
+        if len(first) and all(t.pos_ == "PROPN" for t in first):
+            return rest
+    return text
+
+
+def _facets(tokens: list[Token]) -> list[Facet]:
+    found: list[Facet] = []
+    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")), None)
+    first_person = subject is not None and subject.lower_ in _FIRST
+    if subject is None and tokens and tokens[0].tag_ == "VBD":
+        first_person = True  # "Got a Kindle ...": the speaker
+    ents = [e for e in tokens[0].doc.ents if tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i]
+
+    def value_of(
+        labels: frozenset[str], preps: tuple[str, ...], verbs: frozenset[str] | None = None
+    ) -> tuple[str, tuple[int, ...]] | None:
+        for ent in ents:
+            if ent.label_ in labels and ent.root.head.lower_ in preps:
+                if verbs is not None and ent.root.head.head.lemma_.lower() not in verbs:
+                    continue  # "on the payments team at Intercom in Dublin": not where I live
+                return ent.text.lower(), tuple(range(ent.root.head.i, ent.end))
+        return None
+
+    lemmas = {t.lemma_.lower() for t in tokens if t.pos_ in ("VERB", "AUX")}
+    if first_person:
+        job = None
+        if lemmas & _JOB_VERBS and (
+            "work" in lemmas
+            or "join" in lemmas
+            or any(t.dep_ == "attr" and t.pos_ == "NOUN" for t in tokens)
+        ):
+            job = value_of(_ORG_LABELS, ("at", "for", "with"))
+        if job is not None:
+            found.append(Facet("i", "job", job[0], job[1]))
+        if lemmas & _HOME_VERBS and ("live" in lemmas or "move" in lemmas or "relocate" in lemmas or job is None):
+            home = value_of(_PLACE_LABELS, ("in", "to"), _HOME_VERBS)
+            if home is not None and not (lemmas & {"fly", "drive", "travel", "visit", "go", "trip"}):
+                found.append(Facet("i", "home", home[0], home[1]))
+        for token in tokens:
+            polarity = _LIKING.get(token.lemma_.lower())
+            if polarity is None or token.pos_ != "VERB":
+                continue
+            objects = [c for c in token.children if c.dep_ in ("dobj", "xcomp", "ccomp")]
+            if objects:
+                thing = objects[0].lower_
+                found.append(Facet("i", f"like:{thing}", "+" if polarity > 0 else "-", (token.i,)))
+    if subject is not None and not first_person:
+        key = _subject_key(subject)
+        attr = next((t for t in subject.head.children if t.dep_ == "attr"), None)
+        if subject.head.lemma_ == "be" and attr is not None and key.startswith("my "):
+            span = sorted([attr, *(t for t in attr.children if t.dep_ == "compound")], key=lambda t: t.i)
+            if any(t.pos_ == "PROPN" for t in span):
+                found.append(Facet(key, "is", " ".join(t.lower_ for t in span), tuple(t.i for t in span)))
+        dates = [e for e in ents if e.label_ == "DATE" and any(ch.isalpha() for ch in e.text)]
+        person = subject.ent_type_ == "PERSON" or any(
+            c.dep_ in ("appos", "conj") and (c.ent_type_ == "PERSON" or c.lower_ in _FIRST)
+            for c in subject.children
+        )
+        if dates and subject.pos_ in ("NOUN", "PROPN") and not person:
+            date = dates[0]
+            start = date.start - 1 if date.start > 0 and tokens[0].doc[date.start - 1].pos_ == "ADP" else date.start
+            found.append(
+                Facet(_event_key(subject), "when", date.text.lower(), tuple(range(start, date.end)))
+            )
+    referent = _referent(tokens, subject)
+    money = next((e for e in ents if e.label_ == "MONEY"), None)
+    if money is not None and referent is not None:
+        start = money.start - 1 if money.start > 0 and tokens[0].doc[money.start - 1].text in "$€£₹" else money.start
+        found.append(Facet(referent, "price", money.text.lower(), tuple(range(start, money.end)), exact=False))
+    colours = [t for t in tokens if t.lower_ in COLOURS and t.pos_ in ("ADJ", "NOUN", "PROPN")]
+    if colours and referent is not None:
+        positive = [t for t in colours if not any(c.dep_ == "neg" for c in t.children) and t.nbor(-1).lower_ != "not"]
+        chosen = positive[0] if positive else colours[0]
+        span = [chosen.i]
+        if chosen.head.pos_ == "ADP" and chosen.dep_ == "pobj":
+            span.insert(0, chosen.head.i)
+        found.append(Facet(referent, "colour", chosen.lower_, tuple(span), exact=False))
+    return found
+
+
+def _subject_key(subject: Token) -> str:
+    words = [
+        t
+        for t in subject.subtree
+        if t.i <= subject.i and t.dep_ in ("poss", "compound", "amod", "nmod") or t.i == subject.i
+    ]
+    owner = "my " if any(t.lower_ in ("my", "our") for t in words) else ""
+    kept = [t.lemma_.lower() for t in words if t.lower_ not in ("my", "our") and t.lower_ not in _DROP_MODIFIERS and t.dep_ != "poss"]
+    return owner + " ".join(kept)
+
+
+def _event_key(subject: Token) -> str:
+    """The event a date belongs to, by its head noun: "Dad's retirement dinner" and "the
+    dinner" are one event, and so are "My son Kofi's piano recital" and "the recital"."""
+    verb = subject.head
+    before = [t for t in subject.doc[subject.sent.start : verb.i] if t.pos_ == "NOUN"]
+    return (before[-1] if before else subject).lemma_.lower()
+
+
+def _referent(tokens: list[Token], subject: Token | None) -> str | None:
+    """The thing a statement is about: its object, or for "it was $1,400" the thing the
+    sentence names ("Small correction on the chair: it was ...")."""
+    for token in tokens:
+        if token.dep_ in ("dobj", "pobj", "attr", "nsubj", "nsubjpass") and token.pos_ == "NOUN":
+            lemma = token.lemma_.lower()
+            if CORRECTION.fullmatch(lemma) or lemma in ("one", "correction", "thing", "email", "order"):
+                continue
+            return lemma
+    return None
+
+
+def _endings(tokens: list[Token]) -> set[str]:
+    names: set[str] = set()
+    for token in tokens:
+        lemma = token.lemma_.lower()
+        if token.pos_ != "VERB" or lemma not in ENDING_VERBS:
+            continue
+        particles = {c.lower_ for c in token.children if c.dep_ == "prt"}
+        if lemma in ("break", "split") and "up" not in particles:
+            continue
+        related = [c for c in token.children if c.dep_ in ("dobj", "nsubj", "conj")]
+        related += [g for c in token.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+        related += [g for c in related for g in c.children if g.dep_ == "conj"]
+        for item in related:
+            if item.pos_ == "PROPN":
+                names.add(item.lower_)
+                names.update(t.lower_ for t in item.subtree if t.pos_ == "PROPN")
+    return names
+
+
+def nouns(reading: Reading) -> set[str]:
+    return {t.lemma_.lower() for t in reading.doc if t.pos_ in ("NOUN", "PROPN")}
+
+
+def names(reading: Reading) -> set[str]:
+    return {t.lower_ for t in reading.doc if t.pos_ == "PROPN"}
