@@ -293,7 +293,10 @@ def _alternatives(items) -> list[str]:
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
-_ISO_PAREN = re.compile(r"\(\s*\d{4}-\d{2}-\d{2}\s*\)")
+_ISO_PAREN = re.compile(r"\(\s*\d{4}(?:-\d{2}){1,2}(?:\s*[–-]\s*\d{4}-\d{2}-\d{2})?\s*\)")
+# A rewrite quotes the old statement's uncontradicted words in brackets, pieces apart
+# joined by " … ": each piece is a quote of its own, never a sequence across the marks.
+_QUOTE_BREAK = re.compile(r"[()…]")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:t[\d:.]+z?)?")
 _SPEAKER = re.compile(r"^\s*[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}:\s+")
 
@@ -304,9 +307,14 @@ def words(text: str) -> list[str]:
 
 def _runs(text: str) -> list[list[str]]:
     """The word runs of ``text`` for 4-grams: lowercased, punctuation dropped, a
-    parenthesised resolved date removed, a bare ISO date a break between runs."""
+    parenthesised resolved date removed, a bare ISO date, a bracket and an ellipsis
+    a break between runs."""
     text = _ISO_PAREN.sub(" ", text)
-    return [words(part) for part in _ISO_DATE.split(text.casefold())]
+    return [
+        words(part)
+        for quote in _QUOTE_BREAK.split(text.casefold())
+        for part in _ISO_DATE.split(quote)
+    ]
 
 
 def grams(text: str, n: int = 4) -> set[tuple[str, ...]]:

@@ -17,6 +17,7 @@ from memories.offline.facets import Reading
 from memories.offline.words import VAGUE_NOUNS
 
 MAX_CUES = 8
+MAX_ROSTER_CUES = 12
 _CUE_CHARS = 200
 _PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
 _WHERE_PREPS = frozenset("at in from to near".split())
@@ -25,12 +26,16 @@ _RELATIONS = frozenset(
     mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
     grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet""".split()
 )
+_ACQUIRE = frozenset("buy get order purchase pick adopt rent lease win".split())
 _YOU = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
 
 
-def cues_for(reading: Reading, *, who: str | None, asked: str = "") -> list[str]:
+def cues_for(reading: Reading, *, who: str | None, asked: str = "", items: bool = False) -> list[str]:
     """Cues for one statement: its questions, the assistant's question it answers (in
-    the speaker's person), then the statement itself."""
+    the speaker's person), then the statement itself; for a roster (``items``) each of
+    its items as said, since a question asks after one of them."""
+    if items:
+        return _roster_cues(reading.text)
     cues: list[str] = []
     for sent in reading.doc.sents:
         cues.extend(_questions(list(sent), who))
@@ -72,8 +77,18 @@ def answered_question(question: str, *, who: str | None) -> str:
     if who:
         text = re.sub(r"\bdo you\b", f"does {who}", text, flags=re.IGNORECASE)
         text = re.sub(r"\bhave you\b", f"has {who}", text, flags=re.IGNORECASE)
-    text = _YOU.sub(replace, text)
-    return text.rstrip("?").strip().lower().replace(" i ", " I ").replace(f" {(who or '').lower()}", f" {who}" if who else "")
+    text = _YOU.sub(replace, text).rstrip("?").strip()
+    return text[:1].lower() + text[1:]
+
+
+def _roster_cues(text: str) -> list[str]:
+    heading, _, rest = text.partition(":")
+    lines = [line.strip(" -") for line in rest.split("\n") if line.strip(" -")]
+    if len(lines) <= 1:
+        lines = [p.strip() for p in re.split(r",\s*(?:and\s+)?|\s+and\s+(?=\w+\s+(?:is|are|does|do|'s)\b)", rest) if p.strip()]
+    cues = [" ".join(text.split())[:_CUE_CHARS]]
+    cues += [f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines]
+    return list(dict.fromkeys(cues))[:MAX_ROSTER_CUES]
 
 
 def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
@@ -100,6 +115,14 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if obj is not None and obj.lemma_.lower() in VAGUE_NOUNS:
         obj = None
     ents = list(tokens[0].doc.ents)
+    product = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "PROPN"), None)
+    if first_person and product is not None and lemma in _ACQUIRE:
+        name = " ".join(t.text for t in product.subtree if t.pos_ in ("PROPN", "NUM"))
+        out.append(f"what did {me} {lemma}" if past else f"what {do} {me} {lemma}")
+        if any(e.label_ == "MONEY" for e in ents):
+            out.append(f"how much did the {name} cost")
+        if any(e.label_ in _PLACE for e in ents if e.root.head.lower_ in ("from", "at")):
+            out.append(f"where did {me} {lemma} the {name}")
 
     if first_person and lemma not in ("be", "have") and verb.pos_ == "VERB":
         if obj is not None:
@@ -154,7 +177,13 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
             out.append(f"how old is {name}")
         else:
             out.append(f"what does {name} {lemma}" if verb.tag_ != "VBD" else f"what did {name} {lemma}")
-    if subject.pos_ == "NOUN" and not relation and any(t.ent_type_ == "DATE" for t in tokens):
+    if (
+        subject.pos_ == "NOUN"
+        and not relation
+        and subject.ent_type_ not in ("DATE", "TIME")
+        and subject.lemma_.lower() not in VAGUE_NOUNS
+        and any(t.ent_type_ == "DATE" for t in tokens)
+    ):
         out.append(f"when is the {_noun_phrase(subject)}")
     return out
 
@@ -164,7 +193,7 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     my = f"{who}'s" if who else "my"
     do = "does" if who else "do"
     if subject == "i" and attribute == "job":
-        return [f"where {do} {me} work", f"what is {my} job"]
+        return [f"where {do} {me} work", f"what is {my} job", f"what company {do} {me} work for"]
     if subject == "i" and attribute == "home":
         return [f"where {do} {me} live"]
     if subject == "i" and attribute.startswith("like:"):

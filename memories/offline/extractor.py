@@ -24,6 +24,7 @@ offline one (``name == "offline"``; jobs and commits carry that name).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -38,6 +39,8 @@ from memories.offline.reconcile import reconcile
 from memories.offline.statements import Statement, statements
 from memories.offline.words import good_label
 from memories.pipeline_types import Candidate, Decision, Draft, DraftLink, Message
+
+logger = logging.getLogger("gitloom.memories")
 
 NAME = "offline"
 CONFIDENCE = 0.6  # rules are less sure than a model
@@ -92,10 +95,11 @@ class OfflineExtractor:
                         body=body,
                         tags=tuple(_tags(reading, self._speakers, who=message.name)),
                         cues=tuple(
-                            cues_for(
+                            _cues(
                                 reading,
                                 who=message.name,
                                 asked=answered_question(question, who=message.name) if n == 0 else "",
+                                items=statement.kind == "roster",
                             )
                         ),
                         sources=(message.id,),
@@ -125,6 +129,16 @@ class OfflineExtractor:
         ]
         del linked
         return Decision(links=tuple(links), rewrites=tuple(rewrites)), Usage()
+
+
+def _cues(reading: Reading, **kwargs) -> list[str]:
+    """Cues from the parse; a pattern the rules did not foresee costs that statement
+    its question cues, never the job (the statement itself stays a cue)."""
+    try:
+        return cues_for(reading, **kwargs)
+    except Exception:  # noqa: BLE001 - logged; the write goes on
+        logger.exception("offline cues failed for a statement; keeping it as its own cue")
+        return [" ".join(reading.text.split())[:200]]
 
 
 def _speaks_facts(message: Message) -> bool:
@@ -159,7 +173,9 @@ def _entities(reading: Reading, speakers: set[str]) -> list[str]:
     out = []
     for ent in reading.doc.ents:
         if ent.label_ in _TOPIC_LABELS and ent.text.casefold() not in speakers:
-            text = ent.text.strip()
+            if "\n" in ent.text:
+                continue  # a name never spans lines; the small model sometimes says so
+            text = " ".join(ent.text.split()).strip(" .,:;-")
             if any(c.isalpha() for c in text) and text not in out:
                 out.append(text)
     return out

@@ -99,7 +99,7 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         if lemmas & _JOB_VERBS and (
             "work" in lemmas
             or "join" in lemmas
-            or any(t.dep_ == "attr" and t.pos_ == "NOUN" for t in tokens)
+            or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)
         ):
             job = value_of(_ORG_LABELS, ("at", "for", "with"))
         if job is not None:
@@ -112,7 +112,11 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             polarity = _LIKING.get(token.lemma_.lower())
             if polarity is None or token.pos_ != "VERB":
                 continue
-            objects = [c for c in token.children if c.dep_ in ("dobj", "xcomp", "ccomp")]
+            objects = [
+                c
+                for c in token.children
+                if c.dep_ in ("dobj", "xcomp", "ccomp") and c.pos_ in ("NOUN", "PROPN", "VERB")
+            ]
             if objects:
                 thing = objects[0].lower_
                 found.append(Facet("i", f"like:{thing}", "+" if polarity > 0 else "-", (token.i,)))

@@ -107,6 +107,7 @@ def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
     doc = old.doc
     sentence = doc[facet.tokens[0]].sent
     removed = set(facet.tokens) | _contradicted(doc[facet.tokens[0]], facet)
+    removed |= _resolved_note(doc, max(facet.tokens))
     new_words = {w.casefold() for text in news for w in text.replace(",", " ").split()}
     pieces: list[list[Token]] = [[]]
     for token in sentence:
@@ -154,6 +155,15 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
                 if not any(a.lower_ == "with" for a in token.ancestors):
                     out |= {t.i for t in token.subtree}
         return out
+    return set()
+
+
+def _resolved_note(doc, after: int) -> set[int]:
+    """The "(2026-06-06)" written beside an old date goes with it."""
+    if after + 1 < len(doc) and doc[after + 1].text == "(":
+        for token in doc[after + 1 : after + 12]:
+            if token.text == ")":
+                return set(range(after + 1, token.i + 1))
     return set()
 
 

@@ -357,6 +357,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
 
 def _specific(token: Token) -> bool:
     """A name, a number or a date with a number: what makes a statement a fact."""
+    if token.ent_type_ == "ORDINAL" or (token.ent_type_ in ("DATE", "TIME") and not any(c.isdigit() for c in token.text)):
+        return False
     if token.pos_ == "PROPN" and token.lower_ not in INTERJECTIONS:
         return token.ent_type_ not in ("DATE", "TIME") or any(c.isdigit() for c in token.text)
     return token.like_num or any(c.isdigit() for c in token.text)

@@ -45,7 +45,8 @@ FEELINGS = frozenset(
 # this point"); a hedge keeps a statement from being a fact about the user.
 JOKE = re.compile(
     r"(?:^|[\s,(])(?:ha|haha+|hah|hehe+|lol|lmao|rofl|jk|kidding|joking)\b[.!]*"
-    r"|\bbasically\b.*\bat this point\b|[\U0001F602\U0001F923]",
+    r"|\bbasically\b.*\bat this point\b|[\U0001F602\U0001F923]"
+    r"|\b(?:killing me|like crazy|to death|literally dying)\b",
     re.IGNORECASE,
 )
 HYPOTHETICAL = re.compile(
