@@ -17,7 +17,7 @@ from memories.offline.facets import Reading
 from memories.offline.words import VAGUE_NOUNS
 
 MAX_CUES = 8
-MAX_ROSTER_CUES = 12
+MAX_ROSTER_ITEMS = 6
 _CUE_CHARS = 200
 _PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
 _WHERE_PREPS = frozenset("at in from to near".split())
@@ -87,8 +87,11 @@ def _roster_cues(text: str) -> list[str]:
     if len(lines) <= 1:
         lines = [p.strip() for p in re.split(r",\s*(?:and\s+)?|\s+and\s+(?=\w+\s+(?:is|are|does|do|'s)\b)", rest) if p.strip()]
     cues = [" ".join(text.split())[:_CUE_CHARS]]
-    cues += [f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines]
-    return list(dict.fromkeys(cues))[:MAX_ROSTER_CUES]
+    title = re.sub(r"^(?:for|about|on)\s+", "", heading.strip(), flags=re.IGNORECASE)
+    if 0 < len(title.split()) <= 5 and "\n" not in title:
+        cues.append(f"what is {title[:1].lower() + title[1:]}")
+    cues += [f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines[:MAX_ROSTER_ITEMS]]
+    return list(dict.fromkeys(cues))
 
 
 def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
@@ -176,7 +179,14 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         elif lemma == "turn" and any(t.like_num for t in tokens):
             out.append(f"how old is {name}")
         else:
-            out.append(f"what does {name} {lemma}" if verb.tag_ != "VBD" else f"what did {name} {lemma}")
+            does = "did" if verb.tag_ == "VBD" else "does"
+            obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+            if obj is not None and any(t.ent_type_ == "DATE" for t in tokens):
+                out.append(f"when {does} {name} {lemma} {_noun_phrase(obj)}")
+            elif obj is not None:
+                out.append(f"what {does} {name} {lemma}")
+            if any(t.ent_type_ in _PLACE for t in tokens if t.head.lower_ in _WHERE_PREPS):
+                out.append(f"where {does} {name} {lemma}" + (" from" if any(t.lower_ == "from" for t in tokens) else ""))
     if (
         subject.pos_ == "NOUN"
         and not relation

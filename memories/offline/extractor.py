@@ -66,6 +66,7 @@ class OfflineExtractor:
         self._speakers = {m.name.casefold() for m in messages if m.name}
         self._readings = {}
         asked = ""  # the wh-question the message before asked, if any
+        things: list[str] = []  # what the speaker's statements so far were about
         for message in messages:
             question, asked = asked, _last_question(message.content)
             if not _speaks_facts(message):
@@ -82,6 +83,8 @@ class OfflineExtractor:
                         )
                     continue
                 reading = read(statement.plain)
+                referent = _one_of(reading, things)
+                things.extend(_objects(reading))
                 key = f"n{len(drafts) + 1}"
                 self._readings[key] = reading
                 by_body[body.casefold()] = len(drafts)
@@ -101,6 +104,7 @@ class OfflineExtractor:
                                 asked=answered_question(question, who=message.name) if n == 0 else "",
                                 items=statement.kind == "roster",
                             )
+                            + ([f"what {referent} do I have"] if referent and not message.name else [])
                         ),
                         sources=(message.id,),
                         confidence=CONFIDENCE,
@@ -139,6 +143,21 @@ def _cues(reading: Reading, **kwargs) -> list[str]:
     except Exception:  # noqa: BLE001 - logged; the write goes on
         logger.exception("offline cues failed for a statement; keeping it as its own cue")
         return [" ".join(reading.text.split())[:200]]
+
+
+def _objects(reading: Reading) -> list[str]:
+    return [t.lemma_.lower() for t in reading.doc if t.dep_ in ("dobj", "attr") and t.pos_ == "NOUN"]
+
+
+def _one_of(reading: Reading, things: list[str]) -> str | None:
+    """"My current one is a 2017 Dell XPS 13" after "I need a new laptop": the thing
+    "one" stands for, for a cue (the body stays as said)."""
+    for token in reading.doc:
+        if token.lower_ == "one" and token.dep_.startswith("nsubj") and any(
+            c.dep_ in ("poss", "amod") for c in token.children
+        ):
+            return things[-1] if things else None
+    return None
 
 
 def _speaks_facts(message: Message) -> bool:
