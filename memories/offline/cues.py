@@ -107,7 +107,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if verb is None:
         return out
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ == "VBD"
+    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN")
     first_person = implicit or (subject is not None and subject.lower_ in ("i", "we"))
     past = verb.tag_ == "VBD" or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
     person = subject.lower_ if subject is not None else "i"

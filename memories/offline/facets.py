@@ -56,7 +56,7 @@ class Reading:
 
 def read(text: str) -> Reading:
     """The facets and endings of ``text`` (a statement or a memory's body)."""
-    body = _without_speaker(text)
+    body = without_speaker(text)
     doc = parse(body)
     reading = Reading(text=body, doc=doc, marked=bool(CORRECTION.search(body)))
     for sent in doc.sents:
@@ -66,7 +66,7 @@ def read(text: str) -> Reading:
     return reading
 
 
-def _without_speaker(text: str) -> str:
+def without_speaker(text: str) -> str:
     head, sep, rest = text.partition(": ")
     if sep and 0 < len(head) <= 64 and "\n" not in head and len(head.split()) <= 3:
         first = parse(head)
@@ -79,7 +79,7 @@ def _facets(tokens: list[Token]) -> list[Facet]:
     found: list[Facet] = []
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")), None)
     first_person = subject is not None and subject.lower_ in _FIRST
-    if subject is None and tokens and tokens[0].tag_ == "VBD":
+    if subject is None and tokens and tokens[0].tag_ in ("VBD", "VBN"):
         first_person = True  # "Got a Kindle ...": the speaker
     ents = [e for e in tokens[0].doc.ents if tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i]
 
@@ -139,10 +139,9 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 Facet(_event_key(subject), "when", date.text.lower(), tuple(range(start, date.end)))
             )
     referent = _referent(tokens, subject)
-    money = next((e for e in ents if e.label_ == "MONEY"), None)
+    money = _money(tokens)
     if money is not None and referent is not None:
-        start = money.start - 1 if money.start > 0 and tokens[0].doc[money.start - 1].text in "$€£₹" else money.start
-        found.append(Facet(referent, "price", money.text.lower(), tuple(range(start, money.end)), exact=False))
+        found.append(Facet(referent, "price", money[0], money[1], exact=False))
     colours = [t for t in tokens if t.lower_ in COLOURS and t.pos_ in ("ADJ", "NOUN", "PROPN")]
     if colours and referent is not None:
         positive = [t for t in colours if not any(c.dep_ == "neg" for c in t.children) and t.nbor(-1).lower_ != "not"]
@@ -152,6 +151,19 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             span.insert(0, chosen.head.i)
         found.append(Facet(referent, "colour", chosen.lower_, tuple(span), exact=False))
     return found
+
+
+def _money(tokens: list[Token]) -> tuple[str, tuple[int, ...]] | None:
+    """The first sum of money: a MONEY entity, or a number after a currency sign (the
+    small model does not always tag "£900")."""
+    for n, token in enumerate(tokens):
+        if not token.like_num:
+            continue
+        sign = n > 0 and tokens[n - 1].text in ("$", "€", "£", "₹", "¥")
+        if sign or token.ent_type_ == "MONEY":
+            start = tokens[n - 1].i if sign else token.i
+            return token.text.lower(), tuple(range(start, token.i + 1))
+    return None
 
 
 def _subject_key(subject: Token) -> str:

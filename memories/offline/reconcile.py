@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from spacy.tokens import Token
 
 from memories.offline.facets import Facet, Reading
+from memories.offline.facets import without_speaker as speaker_free
 from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
 
 SUPERSEDES = "supersedes"
@@ -143,7 +144,11 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
         return {t.i for t in sentence}
     if facet.attribute == "job":
         attr = next((t for t in sentence if t.dep_ == "attr"), None)
-        return {t.i for t in attr.subtree} if attr is not None else set()
+        out = {t.i for t in attr.subtree} if attr is not None else set()
+        for token in sentence:  # the old role: "as a designer"
+            if token.dep_ == "prep" and token.lower_ == "as":
+                out |= {t.i for t in token.subtree}
+        return out
     if facet.attribute == "home":
         verb = value.head.head
         out = set()
@@ -187,10 +192,9 @@ def _names(reading: Reading) -> set[str]:
 
 
 def _speaker(text: str) -> str:
-    head, sep, _ = text.partition(": ")
-    if sep and len(head) <= 64 and "\n" not in head and len(head.split()) <= 3 and head[:1].isupper():
-        return head
-    return ""
+    """The ``Name: `` a named speaker's memory starts with ("" for the user's own)."""
+    body = speaker_free(text)
+    return text[: len(text) - len(body)].removesuffix(": ") if body != text else ""
 
 
 def _without_prefix(text: str) -> str:

@@ -321,7 +321,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
     if first is None:
         return False
-    implicit_i = first.tag_ == "VBD" or first.lower_ in ("got", "did")  # "Got a Kindle ..."
+    implicit_i = first.tag_ in ("VBD", "VBN") and first.i == tokens[0].i or first.lower_ in ("got", "did")  # "Got a Kindle ..."
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
     if first.pos_ in ("VERB", "AUX") and first.tag_ in ("VB", "VBG") and not implicit_i:
