@@ -310,7 +310,7 @@ def test_job_page_and_its_revert_page_queries_do_not_grow_with_its_messages(
         job, _ = job_accept(
             namespace=namespace,
             messages=[
-                {"role": "user", "content": f"My cousin number {i} lives in Lyon {messages}."}
+                {"role": "user", "content": f"I visited my cousin number {i} in Lyon {messages}."}
                 for i in range(messages)
             ],
         )

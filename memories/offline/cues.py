@@ -14,23 +14,25 @@ import re
 from spacy.tokens import Token
 
 from memories.offline.facets import Reading
-from memories.offline.words import VAGUE_NOUNS
+from memories.offline.words import ENDING_VERBS, FEELINGS, VAGUE_NOUNS, word_set
 
 MAX_CUES = 8
 MAX_ROSTER_ITEMS = 6
 _CUE_CHARS = 200
 _PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
-_WHERE_PREPS = frozenset("at in from to near".split())
-_RELATIONS = frozenset(
+_WHERE_PREPS = word_set("at in from to near")
+_RELATIONS = word_set(
     """wife husband partner boyfriend girlfriend fiance fiancee manager boss mother father
     mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
-    grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet""".split()
+    grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet"""
 )
-_ACQUIRE = frozenset("buy get order purchase pick adopt rent lease win".split())
+_ACQUIRE = word_set("buy get order purchase pick adopt rent lease win")
 _YOU = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
 
 
-def cues_for(reading: Reading, *, who: str | None, asked: str = "", items: bool = False) -> list[str]:
+def cues_for(
+    reading: Reading, *, who: str | None, asked: str = "", items: bool = False
+) -> list[str]:
     """Cues for one statement: its questions, the assistant's question it answers (in
     the speaker's person), then the statement itself; for a roster (``items``) each of
     its items as said, since a question asks after one of them."""
@@ -44,6 +46,8 @@ def cues_for(reading: Reading, *, who: str | None, asked: str = "", items: bool 
     if asked:
         cues.append(asked)
     statement = " ".join(reading.text.split())
+    if who:
+        statement = f"{who}: {statement}"  # a question names the person it asks about
     if len(statement) <= _CUE_CHARS:
         cues.append(statement)
     else:
@@ -66,6 +70,8 @@ def answered_question(question: str, *, who: str | None) -> str:
         return ""
     if not _YOU.search(question) or len(question) > 90:
         return ""
+    if re.search(r"\b(?:I|me|my|we|us)\b", question):
+        return ""  # "What can I do for you?": the assistant's offer, not a question about the user
     me, my = (who, f"{who}'s") if who else ("I", "my")
     swap = {"you": me, "your": my, "yours": my, "yourself": me}
 
@@ -85,12 +91,25 @@ def _roster_cues(text: str) -> list[str]:
     heading, _, rest = text.partition(":")
     lines = [line.strip(" -") for line in rest.split("\n") if line.strip(" -")]
     if len(lines) <= 1:
-        lines = [p.strip() for p in re.split(r",\s*(?:and\s+)?|\s+and\s+(?=\w+\s+(?:is|are|does|do|'s)\b)", rest) if p.strip()]
+        lines = [
+            p.strip()
+            for p in re.split(r",\s*(?:and\s+)?|\s+and\s+(?=\w+\s+(?:is|are|does|do|'s)\b)", rest)
+            if p.strip()
+        ]
     cues = [" ".join(text.split())[:_CUE_CHARS]]
     title = re.sub(r"^(?:for|about|on)\s+", "", heading.strip(), flags=re.IGNORECASE)
-    if 0 < len(title.split()) <= 5 and "\n" not in title:
-        cues.append(f"what is {title[:1].lower() + title[1:]}")
-    cues += [f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines[:MAX_ROSTER_ITEMS]]
+    words = title.split()
+    if (
+        0 < len(words) <= 5
+        and "\n" not in title
+        and not re.search(r"\b(?:is|are|do|does|did|split|'s)\b", title.lower().replace("'s ", " "))
+    ):
+        lowered = title[:1].lower() + title[1:]
+        article = "" if re.match(r"(?:my|our|the|his|her|their|\w+'s)\b", lowered) else "the "
+        cues.append(f"what is {article}{lowered}")
+    cues += [
+        f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines[:MAX_ROSTER_ITEMS]
+    ]
     return list(dict.fromkeys(cues))
 
 
@@ -119,9 +138,13 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         obj = None
     ents = list(tokens[0].doc.ents)
     product = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "PROPN"), None)
-    if first_person and product is not None and lemma in _ACQUIRE:
+    if first_person and product is not None and lemma not in ("be", "have"):
         name = " ".join(t.text for t in product.subtree if t.pos_ in ("PROPN", "NUM"))
-        out.append(f"what did {me} {lemma}" if past else f"what {do} {me} {lemma}")
+        perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
+        out.append(f"what did {me} {lemma}" if past or perfect else f"what {do} {me} {lemma}")
+        out.append(
+            f"{'did' if past or perfect else do} {me} {lemma} {name}"
+        )  # "did I read Hyperion"
         if any(e.label_ == "MONEY" for e in ents):
             out.append(f"how much did the {name} cost")
         if any(e.label_ in _PLACE for e in ents if e.root.head.lower_ in ("from", "at")):
@@ -135,7 +158,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
                 if pobj is None:
                     continue
-                if prep.lower_ in _WHERE_PREPS and (pobj.ent_type_ in _PLACE or pobj.pos_ == "PROPN"):
+                if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
                     out.append(f"where {do} {me} {lemma} {my} {noun}")
                 if pobj.ent_type_ == "MONEY" or (prep.lower_ == "for" and pobj.like_num):
                     out.append(f"how much {'did' if past else 'does'} {my} {noun} cost")
@@ -143,22 +166,64 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"when {do} {me} {lemma} {my} {noun}")
         else:
             for prep in (c for c in verb.children if c.dep_ == "prep"):
-                pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
-                if pobj is not None and prep.lower_ in _WHERE_PREPS and pobj.ent_type_ in _PLACE:
+                pobj = next((g for g in prep.children if g.dep_ in ("pobj", "dep")), None)
+                if pobj is None:
+                    continue
+                if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
                     out.append(f"where {do} {me} {lemma}")
                     break
+                # a noun ("jazz" is sometimes tagged a verb, but it is the preposition's object)
+                if (
+                    pobj.pos_ in ("NOUN", "VERB")
+                    and pobj.lemma_.lower() not in VAGUE_NOUNS
+                    and prep.lower_ in ("to", "with", "on", "about")
+                ):
+                    out.append(f"what {do} {me} {lemma} {prep.lower_}")  # "what do I listen to"
+                    break
+            # "I climb at Boulder Barn": the parser may hang the place off the verb directly
+            place = next((c for c in verb.children if c.dep_ == "dep" and c.pos_ == "PROPN"), None)
+            if place is not None and not out:
+                out.append(f"where {do} {me} {lemma}")
     if first_person and lemma == "be":
         attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
-        acomp = next((c for c in verb.children if c.dep_ == "acomp"), None)
+        acomp = next((c for c in verb.children if c.dep_ == "acomp" and c.pos_ == "ADJ"), None)
+        be = "is" if who else ("are" if person == "we" else "am")
         if attr is not None and any(e.label_ == "ORG" for e in ents):
             out.append(f"what is {my} job")
-        if acomp is not None and acomp.lemma_.lower() in ("allergic",):
-            out.append(f"what {'is' if who else 'am'} {me} allergic to")
+        if acomp is not None and acomp.lower_ not in FEELINGS:
+            prep = next((c for c in acomp.children if c.dep_ == "prep"), None)
+            if prep is not None:
+                out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
+            else:
+                out.append(f"{be} {me} {acomp.lower_}")  # "am I vegetarian"
     if first_person and lemma == "have" and obj is not None:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if subject is not None and not first_person:
         out.extend(_about_someone(subject, verb, tokens, who))
+    for name in _person_names(tokens):
+        out.append(f"who is {name}")
+    if any(t.lemma_.lower() in ENDING_VERBS for t in tokens):
+        out.extend(f"what happened with {name}" for name in _person_names(tokens))
+    for other in tokens:  # "My friend Carla is obsessed ..., she's flying ...": Carla too
+        if (
+            other.dep_.startswith("nsubj")
+            and other is not subject
+            and other.i != getattr(subject, "i", -1)
+        ) and any(c.dep_ == "appos" and c.ent_type_ == "PERSON" for c in other.children):
+            out.extend(_about_someone(other, other.head, tokens, who))
     return out
+
+
+def _person_names(tokens: list[Token]) -> list[str]:
+    doc = tokens[0].doc
+    return [
+        e.text
+        for e in doc.ents
+        if e.label_ == "PERSON"
+        and tokens[0].i <= e.start
+        and e.end - 1 <= tokens[-1].i
+        and "\n" not in e.text
+    ]
 
 
 def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:
@@ -178,7 +243,9 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
             out.append(f"who is {name}")
         elif lemma == "turn" and any(t.like_num for t in tokens):
             out.append(f"how old is {name}")
-        else:
+        elif verb.tag_ in ("VBZ", "VBP", "VBD") and not any(
+            c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children
+        ):
             does = "did" if verb.tag_ == "VBD" else "does"
             obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
             if obj is not None and any(t.ent_type_ == "DATE" for t in tokens):
@@ -186,7 +253,10 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
             elif obj is not None:
                 out.append(f"what {does} {name} {lemma}")
             if any(t.ent_type_ in _PLACE for t in tokens if t.head.lower_ in _WHERE_PREPS):
-                out.append(f"where {does} {name} {lemma}" + (" from" if any(t.lower_ == "from" for t in tokens) else ""))
+                out.append(
+                    f"where {does} {name} {lemma}"
+                    + (" from" if any(t.lower_ == "from" for t in tokens) else "")
+                )
     if (
         subject.pos_ == "NOUN"
         and not relation
@@ -209,6 +279,8 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     if subject == "i" and attribute.startswith("like:"):
         return [f"{do} {me} like {attribute[5:]}"]
     if subject.startswith("my ") and attribute == "is":
+        if subject.endswith(" name"):
+            return [f"what is {my} {subject[3:]}"]
         return [f"who is {my} {subject[3:]}"]
     if attribute == "price":
         return [f"how much did the {subject} cost"]

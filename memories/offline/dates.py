@@ -44,7 +44,9 @@ _WEEK_OF_MONTH = re.compile(
 )
 _WEEKEND = re.compile(r"\b(?P<which>last|this|next|coming)\s+weekend\b", re.IGNORECASE)
 _MONTH_WORD = re.compile(r"\b(?P<which>last|this|next)\s+(?P<unit>month|year)\b", re.IGNORECASE)
-_BARE_MONTH = re.compile(r"^(?:in\s+|(?:early|mid|late)\s+)?(?P<month>" + "|".join(_MONTHS) + r")$", re.I)
+_BARE_MONTH = re.compile(
+    r"^(?:in\s+|(?:early|mid|late)\s+)?(?P<month>" + "|".join(_MONTHS) + r")$", re.I
+)
 _BARE_WEEKDAY = re.compile(
     r"^(?:on\s+)?(?:" + "|".join(_WEEKDAYS) + r")s?(?:\s+(?:morning|afternoon|evening|night))?$",
     re.IGNORECASE,
@@ -97,7 +99,9 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
     if lowered in ("today", "now", "tonight", "this morning", "this evening", "this afternoon"):
         return None  # the day it was said; the memory's own date says so
     if (m := _WEEK_OF_MONTH.search(phrase)) is not None:
-        return _week_of_month(m.group("which").lower(), _MONTHS[m.group("month").lower()], day, past)
+        return _week_of_month(
+            m.group("which").lower(), _MONTHS[m.group("month").lower()], day, past
+        )
     if (m := _MONTH_DAY.search(phrase)) is not None:
         if _YEAR.search(phrase):
             return None  # already absolute

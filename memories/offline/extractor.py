@@ -46,7 +46,9 @@ NAME = "offline"
 CONFIDENCE = 0.6  # rules are less sure than a model
 MAX_LINKS_PER_MEMORY = 6
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
-_LIKING = re.compile(r"\b(?:love|loved|like|liked|hate|hated|prefer|enjoy|adore|dislike|favou?rite)\b", re.I)
+_LIKING = re.compile(
+    r"\b(?:love|loved|like|liked|hate|hated|prefer|enjoy|adore|dislike|favou?rite)\b", re.I
+)
 
 
 class OfflineExtractor:
@@ -72,7 +74,8 @@ class OfflineExtractor:
             if not _speaks_facts(message):
                 continue
             when = as_utc(message.timestamp or now)
-            for n, statement in enumerate(statements(message.content, day=when.date())):
+            said = statements(message.content, day=when.date(), speakers=frozenset(self._speakers))
+            for n, statement in enumerate(said):
                 body = f"{message.name}: {statement.text}" if message.name else statement.text
                 seen = by_body.get(body.casefold())
                 if seen is not None:  # the same statement twice: one memory, both sources
@@ -101,10 +104,16 @@ class OfflineExtractor:
                             _cues(
                                 reading,
                                 who=message.name,
-                                asked=answered_question(question, who=message.name) if n == 0 else "",
+                                asked=answered_question(question, who=message.name)
+                                if n == 0
+                                else "",
                                 items=statement.kind == "roster",
                             )
-                            + ([f"what {referent} do I have"] if referent and not message.name else [])
+                            + (
+                                [f"what {referent} do I have"]
+                                if referent and not message.name
+                                else []
+                            )
                         ),
                         sources=(message.id,),
                         confidence=CONFIDENCE,
@@ -129,7 +138,11 @@ class OfflineExtractor:
         linked = {(link.source, link.target) for link in links}
         links = [
             *(s for s in supersedes),
-            *(link for link in links if (link.source, link.target) not in {(s.source, s.target) for s in supersedes}),
+            *(
+                link
+                for link in links
+                if (link.source, link.target) not in {(s.source, s.target) for s in supersedes}
+            ),
         ]
         del linked
         return Decision(links=tuple(links), rewrites=tuple(rewrites)), Usage()
@@ -146,15 +159,19 @@ def _cues(reading: Reading, **kwargs) -> list[str]:
 
 
 def _objects(reading: Reading) -> list[str]:
-    return [t.lemma_.lower() for t in reading.doc if t.dep_ in ("dobj", "attr") and t.pos_ == "NOUN"]
+    return [
+        t.lemma_.lower() for t in reading.doc if t.dep_ in ("dobj", "attr") and t.pos_ == "NOUN"
+    ]
 
 
 def _one_of(reading: Reading, things: list[str]) -> str | None:
-    """"My current one is a 2017 Dell XPS 13" after "I need a new laptop": the thing
+    """ "My current one is a 2017 Dell XPS 13" after "I need a new laptop": the thing
     "one" stands for, for a cue (the body stays as said)."""
     for token in reading.doc:
-        if token.lower_ == "one" and token.dep_.startswith("nsubj") and any(
-            c.dep_ in ("poss", "amod") for c in token.children
+        if (
+            token.lower_ == "one"
+            and token.dep_.startswith("nsubj")
+            and any(c.dep_ in ("poss", "amod") for c in token.children)
         ):
             return things[-1] if things else None
     return None
@@ -180,7 +197,8 @@ def _tier(statement: Statement, reading: Reading, day: date) -> str:
     if statement.kind == "hedge":
         return "working"
     if statement.kind != "roster" and (
-        any(f.attribute.startswith("like:") for f in reading.facets) or _LIKING.search(statement.plain)
+        any(f.attribute.startswith("like:") for f in reading.facets)
+        or _LIKING.search(statement.plain)
     ):
         return "preferences"
     if any(r.first > day for r in statement.dates):
@@ -208,7 +226,9 @@ def _topic(reading: Reading, speakers: set[str]) -> str:
     nouns = [
         t.lemma_.lower()
         for t in reading.doc
-        if t.pos_ == "NOUN" and good_label(t.lemma_) and t.dep_ in ("dobj", "pobj", "nsubj", "attr", "nsubjpass")
+        if t.pos_ == "NOUN"
+        and good_label(t.lemma_)
+        and t.dep_ in ("dobj", "pobj", "nsubj", "attr", "nsubjpass")
     ]
     nouns += [t.lemma_.lower() for t in reading.doc if t.pos_ == "NOUN" and good_label(t.lemma_)]
     return nouns[0] if nouns else "general"
@@ -259,7 +279,9 @@ def _relate(
                 and degree[after.key] < MAX_LINKS_PER_MEMORY
             ):
                 if same_message:
-                    links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
+                    links.append(
+                        DraftLink(source=before.key, target=after.key, type="same-context")
+                    )
                 else:
                     links.append(DraftLink(source=after.key, target=before.key, type="follows"))
                 degree[before.key] += 1

@@ -16,24 +16,39 @@ dependency parse:
 
 from __future__ import annotations
 
+import logging
+import re
 from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Token
 
 from memories.offline.language import parse
-from memories.offline.words import CORRECTION, ENDING_VERBS
+from memories.offline.words import CORRECTION, ENDING_VERBS, word_set
 
+logger = logging.getLogger("gitloom.memories")
 _ORG_LABELS = frozenset(("ORG", "FAC", "PRODUCT", "PERSON", "GPE"))
 _PLACE_LABELS = frozenset(("GPE", "LOC", "FAC"))
-_FIRST = frozenset("i we me us".split())
-_DROP_MODIFIERS = frozenset("new current old former previous latest first".split())
-_LIKING = {"like": 1, "love": 1, "enjoy": 1, "adore": 1, "prefer": 1, "hate": -1, "dislike": -1, "detest": -1}
-COLOURS = frozenset(
+_FIRST = word_set("i we me us")
+_DROP_MODIFIERS = word_set("new current old former previous latest first")
+_LIKING = {
+    "like": 1,
+    "love": 1,
+    "enjoy": 1,
+    "adore": 1,
+    "prefer": 1,
+    "hate": -1,
+    "dislike": -1,
+    "detest": -1,
+}
+COLOURS = word_set(
     """black white grey gray red blue green yellow orange purple pink brown beige navy
-    teal silver gold cream maroon turquoise""".split()
+    teal silver gold cream maroon turquoise"""
 )
-_JOB_VERBS = frozenset("work join start be".split())
-_HOME_VERBS = frozenset("live move relocate settle be".split())
+_DURATION = re.compile(
+    r"\bold\b|^(?:about |around |almost |over )?\w+ (?:years?|months?|weeks?|days?|hours?)$", re.I
+)
+_JOB_VERBS = word_set("work join start be")
+_HOME_VERBS = word_set("live move relocate settle be")
 
 
 @dataclass(frozen=True)
@@ -61,8 +76,11 @@ def read(text: str) -> Reading:
     reading = Reading(text=body, doc=doc, marked=bool(CORRECTION.search(body)))
     for sent in doc.sents:
         tokens = list(sent)
-        reading.facets.extend(_facets(tokens))
-        reading.endings |= _endings(tokens)
+        try:
+            reading.facets.extend(_facets(tokens))
+            reading.endings |= _endings(tokens)
+        except Exception:  # noqa: BLE001 - a parse no rule foresaw costs that sentence its facets
+            logger.exception("offline facets failed for a sentence; it is stored without them")
     return reading
 
 
@@ -86,11 +104,25 @@ def _facets(tokens: list[Token]) -> list[Facet]:
     def value_of(
         labels: frozenset[str], preps: tuple[str, ...], verbs: frozenset[str] | None = None
     ) -> tuple[str, tuple[int, ...]] | None:
-        for ent in ents:
-            if ent.label_ in labels and ent.root.head.lower_ in preps:
-                if verbs is not None and ent.root.head.head.lemma_.lower() not in verbs:
-                    continue  # "on the payments team at Intercom in Dublin": not where I live
-                return ent.text.lower(), tuple(range(ent.root.head.i, ent.end))
+        """The name after one of ``preps``: an entity of ``labels``, or any proper noun
+        (the small model calls Valencia a person now and then)."""
+        for prep in tokens:
+            if prep.dep_ != "prep" or prep.lower_ not in preps:
+                continue
+            if verbs is not None and prep.head.lemma_.lower() not in verbs:
+                continue  # "on the payments team at Intercom in Dublin": not where I live
+            pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+            if pobj is None:
+                continue
+            ent = next((e for e in ents if e.start <= pobj.i < e.end), None)
+            if ent is not None and ent.label_ in labels:
+                return ent.text.lower(), tuple(range(prep.i, ent.end))
+            if pobj.pos_ == "PROPN":
+                words = sorted(
+                    [pobj, *(c for c in pobj.children if c.dep_ in ("compound", "flat"))],
+                    key=lambda t: t.i,
+                )
+                return " ".join(t.lower_ for t in words), tuple(range(prep.i, pobj.i + 1))
         return None
 
     lemmas = {t.lemma_.lower() for t in tokens if t.pos_ in ("VERB", "AUX")}
@@ -104,9 +136,13 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             job = value_of(_ORG_LABELS, ("at", "for", "with"))
         if job is not None:
             found.append(Facet("i", "job", job[0], job[1]))
-        if lemmas & _HOME_VERBS and ("live" in lemmas or "move" in lemmas or "relocate" in lemmas or job is None):
+        if lemmas & _HOME_VERBS and (
+            "live" in lemmas or "move" in lemmas or "relocate" in lemmas or job is None
+        ):
             home = value_of(_PLACE_LABELS, ("in", "to"), _HOME_VERBS)
-            if home is not None and not (lemmas & {"fly", "drive", "travel", "visit", "go", "trip"}):
+            if home is not None and not (
+                lemmas & {"fly", "drive", "travel", "visit", "go", "trip"}
+            ):
                 found.append(Facet("i", "home", home[0], home[1]))
         for token in tokens:
             polarity = _LIKING.get(token.lemma_.lower())
@@ -124,33 +160,104 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         key = _subject_key(subject)
         attr = next((t for t in subject.head.children if t.dep_ == "attr"), None)
         if subject.head.lemma_ == "be" and attr is not None and key.startswith("my "):
-            span = sorted([attr, *(t for t in attr.children if t.dep_ == "compound")], key=lambda t: t.i)
+            span = sorted(
+                [attr, *(t for t in attr.children if t.dep_ == "compound")], key=lambda t: t.i
+            )
             if any(t.pos_ == "PROPN" for t in span):
-                found.append(Facet(key, "is", " ".join(t.lower_ for t in span), tuple(t.i for t in span)))
-        dates = [e for e in ents if e.label_ == "DATE" and any(ch.isalpha() for ch in e.text)]
+                found.append(
+                    Facet(key, "is", " ".join(t.lower_ for t in span), tuple(t.i for t in span))
+                )
+        dates = [
+            e
+            for e in ents
+            if e.label_ == "DATE"
+            and any(ch.isalpha() for ch in e.text)
+            and not _DURATION.search(e.text)
+        ]
         person = subject.ent_type_ == "PERSON" or any(
             c.dep_ in ("appos", "conj") and (c.ent_type_ == "PERSON" or c.lower_ in _FIRST)
             for c in subject.children
         )
         if dates and subject.pos_ in ("NOUN", "PROPN") and not person:
             date = dates[0]
-            start = date.start - 1 if date.start > 0 and tokens[0].doc[date.start - 1].pos_ == "ADP" else date.start
+            start = (
+                date.start - 1
+                if date.start > 0 and tokens[0].doc[date.start - 1].pos_ == "ADP"
+                else date.start
+            )
             found.append(
                 Facet(_event_key(subject), "when", date.text.lower(), tuple(range(start, date.end)))
             )
+    age = _age(tokens, subject)
+    if age is not None:
+        found.append(age)
     referent = _referent(tokens, subject)
     money = _money(tokens)
     if money is not None and referent is not None:
         found.append(Facet(referent, "price", money[0], money[1], exact=False))
-    colours = [t for t in tokens if t.lower_ in COLOURS and t.pos_ in ("ADJ", "NOUN", "PROPN")]
+    colours = [
+        t
+        for t in tokens
+        if t.lower_ in COLOURS
+        and t.pos_ in ("ADJ", "NOUN", "PROPN")
+        and not any(c.dep_ in ("amod", "compound") for c in t.children)  # "a flat white"
+        and (t.dep_ in ("amod", "acomp", "conj") or (t.dep_ == "pobj" and t.head.lower_ == "in"))
+    ]
+    if colours:
+        described = colours[0].head if colours[0].dep_ == "amod" else None
+        if (
+            described is not None
+            and described.pos_ == "NOUN"
+            and described.lemma_.lower() not in ("one",)
+        ):
+            referent = described.lemma_.lower()
     if colours and referent is not None:
-        positive = [t for t in colours if not any(c.dep_ == "neg" for c in t.children) and t.nbor(-1).lower_ != "not"]
+        positive = [
+            t
+            for t in colours
+            if not any(c.dep_ == "neg" for c in t.children)
+            and (t.i == 0 or t.nbor(-1).lower_ != "not")
+        ]
         chosen = positive[0] if positive else colours[0]
         span = [chosen.i]
         if chosen.head.pos_ == "ADP" and chosen.dep_ == "pobj":
             span.insert(0, chosen.head.i)
         found.append(Facet(referent, "colour", chosen.lower_, tuple(span), exact=False))
     return found
+
+
+def _age(tokens: list[Token], subject: Token | None) -> Facet | None:
+    """ "a three-year-old beagle named Biscuit", "Biscuit is four years old", "Nora just
+    turned seven": (the name, age)."""
+    for n, token in enumerate(tokens):
+        if not token.like_num:
+            continue
+        after = " ".join(t.lower_ for t in tokens[n + 1 : n + 5])
+        turned = n > 0 and tokens[n - 1].lemma_.lower() == "turn"
+        if not (after.startswith(("- year - old", "-year-old", "year old", "years old")) or turned):
+            continue
+        name = _named(tokens, subject)
+        if name is None:
+            return None
+        width = 0 if turned else (4 if after.startswith("- year") else 2)
+        return Facet(name, "age", token.lower_, tuple(range(token.i, token.i + 1 + width)))
+    return None
+
+
+def _named(tokens: list[Token], subject: Token | None) -> str | None:
+    """Whom an age is about: the subject's name, or the name after "named"/"called"."""
+    for token in tokens:
+        if token.lower_ in ("named", "called"):
+            name = next((t for t in tokens if t.i > token.i and t.pos_ == "PROPN"), None)
+            if name is not None:
+                return name.lower_
+    if subject is not None:
+        if subject.pos_ == "PROPN":
+            return subject.lower_
+        appos = next((c for c in subject.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+        if appos is not None:
+            return appos.lower_
+    return None
 
 
 def _money(tokens: list[Token]) -> tuple[str, tuple[int, ...]] | None:
@@ -172,8 +279,15 @@ def _subject_key(subject: Token) -> str:
         for t in subject.subtree
         if t.i <= subject.i and t.dep_ in ("poss", "compound", "amod", "nmod") or t.i == subject.i
     ]
-    owner = "my " if any(t.lower_ in ("my", "our") for t in words) else ""
-    kept = [t.lemma_.lower() for t in words if t.lower_ not in ("my", "our") and t.lower_ not in _DROP_MODIFIERS and t.dep_ != "poss"]
+    owner = (
+        "my " if any(t.lower_ in ("my", "our") for t in subject.subtree if t.i < subject.i) else ""
+    )
+    kept = []
+    for t in words:
+        if t.lower_ in ("my", "our") or t.lower_ in _DROP_MODIFIERS or t.pos_ == "PART":
+            continue
+        # "My wife's name": the owner noun as said ("wife's"), the head by its lemma
+        kept.append(f"{t.lower_}'s" if t.dep_ == "poss" else t.lemma_.lower())
     return owner + " ".join(kept)
 
 
@@ -191,7 +305,13 @@ def _referent(tokens: list[Token], subject: Token | None) -> str | None:
     for token in tokens:
         if token.dep_ in ("dobj", "pobj", "attr", "nsubj", "nsubjpass") and token.pos_ == "NOUN":
             lemma = token.lemma_.lower()
-            if CORRECTION.fullmatch(lemma) or lemma in ("one", "correction", "thing", "email", "order"):
+            if CORRECTION.fullmatch(lemma) or lemma in (
+                "one",
+                "correction",
+                "thing",
+                "email",
+                "order",
+            ):
                 continue
             return lemma
     return None
@@ -207,7 +327,9 @@ def _endings(tokens: list[Token]) -> set[str]:
         if lemma in ("break", "split") and "up" not in particles:
             continue
         related = [c for c in token.children if c.dep_ in ("dobj", "nsubj", "conj")]
-        related += [g for c in token.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"]
+        related += [
+            g for c in token.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"
+        ]
         related += [g for c in related for g in c.children if g.dep_ == "conj"]
         for item in related:
             if item.pos_ == "PROPN":

@@ -41,7 +41,11 @@ def reconcile(
     endings: list[tuple[Draft, list[str]]] = []
     for draft in drafts:
         new = readings[draft.key]
-        keys = [k for k in candidates_for.get(draft.key, ()) if _speaker(by_key[k].memory.text) == _speaker(draft.body)]
+        keys = [
+            k
+            for k in candidates_for.get(draft.key, ())
+            if _speaker(by_key[k].memory.text) == _speaker(draft.body)
+        ]
         matches = [(k, old) for k in keys if (old := correction(new, readings[k])) is not None]
         if len(matches) == 1:
             folds.setdefault(matches[0][0], []).append((draft, matches[0][1]))
@@ -117,14 +121,16 @@ def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
                 pieces.append([])
             continue
         pieces[-1].append(token)
-    kept = []
-    for piece in pieces:
-        words = _strip(piece)
-        if not words:
-            continue
-        fresh = [t for t in words if t.pos_ in ("NOUN", "PROPN", "NUM") and t.lower_ not in new_words]
-        if fresh:
-            kept.append("".join(t.text_with_ws for t in words).strip())
+    kept = [words for piece in pieces if (words := _strip(piece))]
+    fresh = [
+        t
+        for words in kept
+        for t in words
+        if t.pos_ in ("NOUN", "PROPN", "NUM") and t.lower_ not in new_words
+    ]
+    # the old statement, quoted without what the new one contradicts; nothing when the
+    # new one already says all of its names and nouns
+    kept = ["".join(t.text_with_ws for t in words).strip() for words in kept] if fresh else []
     head = news[0].rstrip()
     rest = [_without_prefix(text) for text in news[1:]]
     body = " ".join([head, *rest])
@@ -156,9 +162,12 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
             out |= {t.i for t in prep.subtree}
         # "in Durham, in a terrace house": the appositive places hang off the first
         for token in sentence:
-            if token.dep_ == "prep" and token.lower_ in ("in", "near", "at", "on") and token.i > value.i:
-                if not any(a.lower_ == "with" for a in token.ancestors):
-                    out |= {t.i for t in token.subtree}
+            if (
+                token.dep_ == "prep"
+                and token.lower_ in ("in", "near", "at", "on")
+                and token.i > value.i
+            ) and not any(a.lower_ == "with" for a in token.ancestors):
+                out |= {t.i for t in token.subtree}
         return out
     return set()
 

@@ -23,6 +23,7 @@ Each statement keeps its words as said; a resolved date is written beside its ph
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -38,22 +39,24 @@ from memories.offline.words import (
     INTERJECTIONS,
     JOKE,
     VAGUE_NOUNS,
+    word_set,
 )
 
 MAX_STATEMENT_CHARS = 1200
+_SPEAKERS: ContextVar[frozenset[str]] = ContextVar("speakers", default=frozenset())
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
-_THIRD_PERSON = frozenset("he she it they this that these those there".split())
-_FIRST_PERSON = frozenset("i we".split())
+_THIRD_PERSON = word_set("he she it they this that these those there")
+_FIRST_PERSON = word_set("i we")
 _SUBJECT_PRONOUNS = _THIRD_PERSON | _FIRST_PERSON | {"you"}
 _FINITE_TAGS = frozenset(("VBZ", "VBP", "VBD", "MD"))
-_CONTRACTIONS = frozenset("'m 's 're 've 'd 'll ’m ’s ’re ’ve ’d ’ll".split())
+_CONTRACTIONS = word_set("'m 's 're 've 'd 'll ’m ’s ’re ’ve ’d ’ll")
 _SKIP_AFTER_BREAK = frozenset(("cc", "punct", "advmod", "intj", "prep", "mark", "npadvmod"))
 _REQUEST = re.compile(
     r"^(?:can|could|would|will)\s+you\b|^(?:please|let me|let's|tell me|give me|remind me|"
     r"help me|any (?:good|ideas|tips|recommendations))\b",
     re.IGNORECASE,
 )
-_LEADING_CONJUNCTIONS = frozenset("so and but plus then also anyway".split())
+_LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
 _VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
 
 
@@ -67,8 +70,19 @@ class Statement:
     dates: list[Resolved] = field(default_factory=list)
 
 
-def statements(content: str, *, day: date) -> list[Statement]:
-    """The statements of one message said on ``day`` (see the module docstring)."""
+def statements(
+    content: str, *, day: date, speakers: frozenset[str] = frozenset()
+) -> list[Statement]:
+    """The statements of one message said on ``day`` (see the module docstring);
+    ``speakers`` (lower case) are the conversation's names, which state no fact."""
+    token = _SPEAKERS.set(frozenset(speakers))
+    try:
+        return _statements(content, day)
+    finally:
+        _SPEAKERS.reset(token)
+
+
+def _statements(content: str, day: date) -> list[Statement]:
     found: list[Statement] = []
     lines = [line.rstrip() for line in content.replace("\r\n", "\n").split("\n")]
     i = 0
@@ -139,7 +153,9 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
 
 def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
     span_dates = [r for r in resolve_dates(_span_of(tokens), day) if r.end in {t.i for t in tokens}]
-    return Statement(plain=_text(tokens), text=_render(tokens, span_dates), kind=kind, dates=span_dates)
+    return Statement(
+        plain=_text(tokens), text=_render(tokens, span_dates), kind=kind, dates=span_dates
+    )
 
 
 def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentence: bool) -> None:
@@ -176,7 +192,9 @@ def _is_question(sent: Span) -> bool:
     if words.endswith("?") or "?" in words.rstrip("?!. ")[-3:]:
         return True
     start = _first_word(sent)
-    return bool(_REQUEST.match(words[start.idx - sent.start_char :])) if start is not None else False
+    return (
+        bool(_REQUEST.match(words[start.idx - sent.start_char :])) if start is not None else False
+    )
 
 
 def _first_word(sent: Span) -> Token | None:
@@ -206,11 +224,16 @@ def _clauses(sent: Span) -> list[list[Token]]:
     tokens = list(sent)
     cuts = [0]
     for k, token in enumerate(tokens):
-        if k == 0 or not (token.text in (",", ";", "—", "–") or token.dep_ == "cc" or token.lower_ in ("and", "but")):
+        if k == 0 or not (
+            token.text in (",", ";", "—", "–")
+            or token.dep_ == "cc"
+            or token.lower_ in ("and", "but")
+        ):
             continue
         j = k + 1
         while j < len(tokens) and (
-            tokens[j].dep_ in _SKIP_AFTER_BREAK and tokens[j].pos_ in ("CCONJ", "PUNCT", "ADV", "INTJ", "SCONJ")
+            tokens[j].dep_ in _SKIP_AFTER_BREAK
+            and tokens[j].pos_ in ("CCONJ", "PUNCT", "ADV", "INTJ", "SCONJ")
             or tokens[j].lower_ in ("so", "and", "but", "then", "also", "separately", "plus")
         ):
             j += 1
@@ -265,7 +288,7 @@ def _finite(token: Token) -> bool:
 
 
 def _split_values(tokens: list[Token]) -> list[list[Token]]:
-    """"Got X for $149 and Y for $299": two statements, the second with the shared verb."""
+    """ "Got X for $149 and Y for $299": two statements, the second with the shared verb."""
     values = [t for t in tokens if t.ent_type_ in _VALUE_LABELS and t.ent_iob_ == "B"]
     if len(values) < 2:
         return [tokens]
@@ -303,14 +326,20 @@ def _trim(tokens: list[Token]) -> list[Token]:
         and (tokens[start + 1].is_punct or tokens[start + 1].lower_ in INTERJECTIONS)
     ):
         start += 1
-    while end > start and (tokens[end - 1].is_punct and tokens[end - 1].text not in (".", "!", ")", "%")):
+    while end > start and (
+        tokens[end - 1].is_punct and tokens[end - 1].text not in (".", "!", ")", "%")
+    ):
         end -= 1
     return tokens[start:end]
 
 
 def _refers_back(tokens: list[Token]) -> bool:
     first = tokens[0]
-    if first.lower_ in _THIRD_PERSON and first.pos_ == "PRON" and _subject_at(tokens, 0) is not None:
+    if (
+        first.lower_ in _THIRD_PERSON
+        and first.pos_ == "PRON"
+        and _subject_at(tokens, 0) is not None
+    ):
         return True
     return first.lower_ in ("he", "she", "they") and first.dep_.startswith("nsubj")
 
@@ -321,11 +350,17 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
     if first is None:
         return False
-    implicit_i = first.tag_ in ("VBD", "VBN") and first.i == tokens[0].i or first.lower_ in ("got", "did")  # "Got a Kindle ..."
+    implicit_i = (
+        first.tag_ in ("VBD", "VBN")
+        and first.i == tokens[0].i
+        or first.lower_ in ("got", "did", "gonna")
+    )  # "Got a Kindle ...", "Gonna continue my edu ..."
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
-    if first.pos_ in ("VERB", "AUX") and first.tag_ in ("VB", "VBG") and not implicit_i:
-        return False  # an imperative or a subject-less "Thinking about ..."
+    if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
+        return False  # an imperative: a request, not a fact
+    if first.tag_ == "VBG" and first.lemma_.lower() in _MUSING:
+        return False  # "Thinking about home gym stuff.": a musing, not a fact
     content = [t for t in tokens if _content(t)]
     if not content:
         return False
@@ -333,31 +368,52 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if implicit_i and not specific:
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+    root = next(
+        (t for t in tokens if t.head.i == t.i or t.head.i not in {u.i for u in tokens}), None
+    )
     if (
         not allow_pronoun
         and subject is not None
         and subject.lower_ in ("that", "this", "it", "there")
         and not specific
         and not CORRECTION.search(_text(tokens))
+        and not _describes(root)
     ):
-        return False  # "That's what sold me", "it's freezing out"
+        return False  # "That's what sold me", "it's freezing out" (not "It was a poetry reading")
     if subject is not None and not specific and not _personal(subject):
-        return False  # "The barista got my order wrong again", "Reorg happened."
-    root = next((t for t in tokens if t.head.i == t.i or t.head.i not in {u.i for u in tokens}), None)
-    predicate = [t for t in tokens if t.dep_ in ("acomp", "oprd") or (t.pos_ == "ADJ" and t.dep_ == "ROOT")]
-    if root is not None and root.lower_ in FEELINGS:
+        return False  # "Fingers crossed.", "Meatballs are the real reason we go."
+    predicate = [
+        c for c in (root.children if root is not None else ()) if c.dep_ in ("acomp", "oprd")
+    ]
+    if root is not None and (root.lower_ in FEELINGS or root.pos_ == "ADJ"):
         predicate.append(root)
     if predicate and all(t.lower_ in FEELINGS for t in predicate) and not specific:
         return False  # "My ears are done", "I'm so nervous"
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
-    if verbs & {"need", "want", "hope", "wish"} and not specific:
-        return False  # "I need a bakery recommendation": a request, not a fact
-    return True
+    # "I need a bakery recommendation": a request, not a fact
+    return not (verbs & {"need", "want", "hope", "wish"} and not specific)
+
+
+def _describes(root: Token | None) -> bool:
+    """ "It was a poetry reading", "It taught me self-acceptance": an "it" statement
+    with a noun of its own, not a reaction ("That sounds great", "It's fine")."""
+    if root is None or root.lemma_.lower() in ("sound", "look", "seem", "feel", "mean"):
+        return False
+    return any(c.dep_ in ("attr", "dobj") and _content(c) for c in root.children) or any(
+        g.dep_ == "pobj" and _content(g)
+        for c in root.children
+        if c.dep_ == "prep"
+        for g in c.children
+    )
 
 
 def _specific(token: Token) -> bool:
     """A name, a number or a date with a number: what makes a statement a fact."""
-    if token.ent_type_ == "ORDINAL" or (token.ent_type_ in ("DATE", "TIME") and not any(c.isdigit() for c in token.text)):
+    if _addressed(token):
+        return False
+    if token.ent_type_ == "ORDINAL" or (
+        token.ent_type_ in ("DATE", "TIME") and not any(c.isdigit() for c in token.text)
+    ):
         return False
     if token.pos_ == "PROPN" and token.lower_ not in INTERJECTIONS:
         return token.ent_type_ not in ("DATE", "TIME") or any(c.isdigit() for c in token.text)
@@ -365,11 +421,13 @@ def _specific(token: Token) -> bool:
 
 
 def _personal(subject: Token) -> bool:
-    """A subject a fact is about: the speaker, someone of theirs, or someone named."""
-    if subject.lower_ in _SUBJECT_PRONOUNS:
+    """A subject a fact can be about: a pronoun, a name, or a determined noun phrase
+    ("the kids", "my back"); a bare noun is a saying ("Fingers crossed")."""
+    if subject.lower_ in _SUBJECT_PRONOUNS or subject.pos_ == "PROPN":
         return True
-    words = list(subject.subtree)
-    return any(t.tag_ in ("PRP$", "POS") or t.pos_ == "PROPN" for t in words)
+    return any(
+        t.dep_ in ("det", "poss") or t.pos_ == "PROPN" for t in subject.subtree if t.i <= subject.i
+    )
 
 
 def _main_verbs(tokens: list[Token]) -> list[Token]:
@@ -383,11 +441,30 @@ def _main_verbs(tokens: list[Token]) -> list[Token]:
         if top.pos_ not in ("VERB", "AUX"):
             verbs.extend(c for c in top.children if c.dep_ in ("cop",) and c.i in inside)
     # a clause the parser hung under a noun ("starts" as a compound) still has its verb
-    verbs.extend(t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp"))
+    verbs.extend(
+        t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp")
+    )
     return verbs
 
 
+def _addressed(token: Token) -> bool:
+    """A name the speaker calls the other by ("Totally agree, Mel!", "Mel, that's
+    awesome"), or a speaker of the conversation: it says who is talking, not a fact."""
+    if token.pos_ != "PROPN":
+        return False
+    if token.lower_ in _SPEAKERS.get():
+        return True
+    doc = token.doc
+    before = doc[token.i - 1] if token.i > 0 else None
+    after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    opens = before is None or before.is_punct or before.is_sent_start
+    closes = after is None or after.is_punct
+    return opens and closes
+
+
 def _content(token: Token) -> bool:
+    if _addressed(token):
+        return False
     if token.ent_type_ in ("DATE", "TIME") and not token.like_num:
         return False
     if token.ent_type_ == "ORDINAL":
@@ -403,7 +480,8 @@ def _content(token: Token) -> bool:
     return False
 
 
-_LIKING = frozenset("like love hate enjoy prefer dislike adore detest miss".split())
+_LIKING = word_set("like love hate enjoy prefer dislike adore detest miss")
+_MUSING = word_set("think consider wonder plan hope try wish")
 
 
 # --- text ---------------------------------------------------------------------------

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import re
 
+
+def word_set(text: str) -> frozenset[str]:
+    """The words of a whitespace-separated list (a closed class, kept readable)."""
+    return frozenset(text.split())
+
+
 _STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be because been
     before being below between both but by can could did do does doing done down during
     each few for from further get got had has have having he her here hers herself him
@@ -24,21 +30,21 @@ _STOPWORDS_TEXT = """a about above after again against all also am an and any ar
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 # Nouns that carry no fact of their own ("a big deal", "good call", "the nervous one").
-VAGUE_NOUNS = frozenset(
+VAGUE_NOUNS = word_set(
     """thing things stuff lot lots bit deal call idea point one ones way time times day
     days week weeks moment kind sort type part fun luck chance news story question
     something anything everything nothing someone anyone everyone reason sense hell god
-    lol haha wow man dude guys folks mind luck""".split()
+    lol haha wow man dude guys folks mind luck pair couple"""
 )
 
 # Adjectives of a passing state or a reaction ("I'm so nervous", "my ears are done").
-FEELINGS = frozenset(
+FEELINGS = word_set(
     """nervous tired exhausted shattered done busy excited happy glad sad sorry upset
     stressed anxious worried scared afraid bored hungry full sick ill fine okay ok good
     great bad awful terrible amazing awesome cool nice lovely perfect sure right true
     wrong hooked thrilled proud grateful thankful curious confused lucky jealous annoyed
     angry mad relieved ready late early free sore crazy fantastic wonderful brilliant
-    interesting funny weird strange hard tough easy intense real honest serious""".split()
+    interesting funny weird strange hard tough easy intense real honest serious"""
 )
 
 # A joke or hyperbole marks the whole sentence ("..., ha.", "lol", "basically X at
@@ -67,13 +73,13 @@ CORRECTION = re.compile(
     re.IGNORECASE,
 )
 # Endings: the relation or membership named in the statement is over.
-ENDING_VERBS = frozenset("leave quit resign divorce sell lose split break retire".split())
+ENDING_VERBS = word_set("leave quit resign divorce sell lose split break retire")
 
-INTERJECTIONS = frozenset(
+INTERJECTIONS = word_set(
     """hi hey hello hiya morning evening yes yeah yep yup no nope nah ok okay sure right
     thanks thank cheers wow ooh oh ah aw aww hmm hm um uh well so anyway anyways btw
     also plus ugh oops whoa lol haha ha honestly realistically funny story update
-    basically yay""".split()
+    basically yay"""
 )
 
 _WORD = re.compile(r"[\w’'&-]+", re.UNICODE)

@@ -53,8 +53,10 @@ def top(api, query):
 
 
 def test_coordinated_clauses_become_one_memory_each(api, say):
-    say("I teach chemistry at Lakeside High, my husband Arjun runs a bakery in Leeds, "
-        "and we have three chickens.")
+    say(
+        "I teach chemistry at Lakeside High, my husband Arjun runs a bakery in Leeds, "
+        "and we have three chickens."
+    )
     stored = bodies(api)
     assert len(stored) == 3, stored
     assert any("Lakeside High" in b and "Arjun" not in b for b in stored)
@@ -107,7 +109,9 @@ def test_a_hedge_is_kept_with_its_hedge_or_not_at_all(api, say):
 
 
 def test_another_persons_fact_names_that_person(api, say):
-    say("My neighbour Tomas is allergic to shellfish, so I'm making a pasta bake for the street party.")
+    say(
+        "My neighbour Tomas is allergic to shellfish, so I'm making a pasta bake for the street party."
+    )
     for body in bodies(api):
         if "shellfish" in body:
             assert "Tomas" in body
@@ -115,8 +119,11 @@ def test_another_persons_fact_names_that_person(api, say):
 
 def test_a_relative_date_is_written_beside_its_phrase(api, say):
     # 2026-03-10 is a Tuesday: "on Thursday" is 2026-03-12, "three weeks ago" 2026-02-17
-    say("My dentist appointment is on Thursday at 9am.", "Noted!",
-        "I broke my wrist three weeks ago skiing in Andorra.")
+    say(
+        "My dentist appointment is on Thursday at 9am.",
+        "Noted!",
+        "I broke my wrist three weeks ago skiing in Andorra.",
+    )
     stored = " ".join(bodies(api))
     assert "on Thursday (2026-03-12)" in stored
     assert "three weeks ago (2026-02-17)" in stored
@@ -126,8 +133,10 @@ def test_a_relative_date_is_written_beside_its_phrase(api, say):
 def test_a_new_employer_rewrites_the_job_and_keeps_what_it_does_not_contradict(api, say):
     first = say("I work at Atlassian as a designer, and I live in Sydney, in Newtown.")
     assert len(first["result"]["created"]) == 2
-    second = say("Quick update: I left Atlassian. I now work at Canva as a design lead.",
-                 when="2026-04-02T09:00:00Z")
+    second = say(
+        "Quick update: I left Atlassian. I now work at Canva as a design lead.",
+        when="2026-04-02T09:00:00Z",
+    )
     assert len(second["result"]["rewritten"]) == 1, second["result"]
     body = memory(api, second["result"]["rewritten"][0])["body"]
     assert "Canva as a design lead" in body
@@ -142,8 +151,9 @@ def test_a_new_employer_rewrites_the_job_and_keeps_what_it_does_not_contradict(a
 
 def test_a_corrected_price_keeps_the_other_specifics_in_the_speakers_words(api, say):
     first = say("I paid £900 for a Brompton folding bike from Evans Cycles.")
-    second = say("Correction on the bike: it was £850, I misread the receipt.",
-                 when="2026-03-12T09:00:00Z")
+    second = say(
+        "Correction on the bike: it was £850, I misread the receipt.", when="2026-03-12T09:00:00Z"
+    )
     assert second["result"]["rewritten"] == first["result"]["created"]
     body = memory(api, second["result"]["rewritten"][0])["body"]
     assert "£850" in body and "£900" not in body
@@ -157,8 +167,9 @@ def test_a_corrected_price_keeps_the_other_specifics_in_the_speakers_words(api, 
 
 def test_an_ending_supersedes_and_the_current_truth_ranks_first(api, say):
     first = say("My girlfriend Mia and I adopted a cat called Miso last year.")
-    second = say("Mia and I split up last month. The flat is quiet now.",
-                 when="2026-05-20T09:00:00Z")
+    second = say(
+        "Mia and I split up last month. The flat is quiet now.", when="2026-05-20T09:00:00Z"
+    )
     new = [p for p in second["result"]["created"] if "split up" in memory(api, p)["body"]]
     assert new, second["result"]
     related = memory(api, new[0])["related"]

@@ -125,7 +125,11 @@ def test_reverting_a_rewrite_brings_back_the_content_before_it(api, ingest):
     versions = api.get(f"/v1/memories/{biscuit}/history").json()["versions"]
     assert [v["change"] for v in versions] == ["modify", "modify", "add"]
     assert versions[0]["commit"] == body["commit"]
-    assert "-I have a four-year-old beagle named Biscuit." in versions[0]["diff"]
+    # the rewrite said the new age and quoted the rest of the old statement, as said
+    assert (
+        "-Quick correction: Biscuit is actually four years old, not three"
+        " (I have a … beagle named Biscuit)." in versions[0]["diff"]
+    )
     assert "+I have a three-year-old beagle named Biscuit." in versions[0]["diff"]
     top = api.get("/v1/retrieve?query=how old is Biscuit").json()["results"][0]
     assert top["path"] == biscuit and "three" in top["content"] and "four" not in top["content"]
