@@ -45,13 +45,14 @@ def cues_for(
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
     if asked:
         cues.append(asked)
+    prefix = f"{who}: " if who else ""  # a question names the person it asks about
+    sentences = [" ".join(s.text.split()) for s in reading.doc.sents if s.text.strip()]
     statement = " ".join(reading.text.split())
-    if who:
-        statement = f"{who}: {statement}"  # a question names the person it asks about
     if len(statement) <= _CUE_CHARS:
-        cues.append(statement)
-    else:
-        cues.append(statement[:_CUE_CHARS].rsplit(" ", 1)[0])
+        cues.append(prefix + statement)
+    # a question usually asks after one sentence of several, often not the first
+    if len(sentences) > 1 or len(statement) > _CUE_CHARS:
+        cues.extend(prefix + s[:_CUE_CHARS] for s in sentences)
     seen: set[str] = set()
     out = []
     for cue in cues:

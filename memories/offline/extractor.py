@@ -46,9 +46,8 @@ NAME = "offline"
 CONFIDENCE = 0.6  # rules are less sure than a model
 MAX_LINKS_PER_MEMORY = 6
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
-_LIKING = re.compile(
-    r"\b(?:love|loved|like|liked|hate|hated|prefer|enjoy|adore|dislike|favou?rite)\b", re.I
-)
+# a liking is read from the parse (a like:<thing> facet); these words say it outright
+_FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
 
 
 class OfflineExtractor:
@@ -198,7 +197,7 @@ def _tier(statement: Statement, reading: Reading, day: date) -> str:
         return "working"
     if statement.kind != "roster" and (
         any(f.attribute.startswith("like:") for f in reading.facets)
-        or _LIKING.search(statement.plain)
+        or _FAVOURITE.search(statement.plain)
     ):
         return "preferences"
     if any(r.first > day for r in statement.dates):

@@ -246,6 +246,10 @@ def _clauses(sent: Span) -> list[list[Token]]:
             continue  # "she's flying to Seoul": stays with what "she" refers to
         if tokens[j].dep_ == "conj" and tokens[j].head.pos_ in ("NOUN", "PROPN", "PRON"):
             continue  # "My boyfriend Liam and I are ...": one subject of two people
+        if not _personal_at(tokens, j):
+            continue  # "I saw how counseling and support groups improved ...": a bare noun
+        if any(_subordinates(t) for t in tokens[cuts[-1] : k]):
+            continue  # inside "how ...", "that ...", "because ...": not a clause of its own
         if cuts[-1] < k:
             cuts.append(k)
     pieces = [tokens[a:b] for a, b in zip(cuts, [*cuts[1:], len(tokens)], strict=True)]
@@ -253,6 +257,17 @@ def _clauses(sent: Span) -> list[list[Token]]:
     for piece in pieces:
         out.extend(_split_values(piece))
     return out
+
+
+def _personal_at(tokens: list[Token], j: int) -> bool:
+    """A subject that can start a statement of its own: a pronoun, a name, or a noun
+    phrase with a determiner or possessive ("my partner Tomasz")."""
+    first = tokens[j]
+    return first.pos_ in ("PRON", "PROPN", "DET") or first.tag_ in ("PRP$",)
+
+
+def _subordinates(token: Token) -> bool:
+    return token.dep_ == "mark" or token.tag_ in ("WRB", "WDT", "WP") or token.lower_ in ("how", "because")
 
 
 def _subject_at(tokens: list[Token], j: int) -> int | None:
@@ -459,7 +474,8 @@ def _addressed(token: Token) -> bool:
     after = doc[token.i + 1] if token.i + 1 < len(doc) else None
     opens = before is None or before.is_punct or before.is_sent_start
     closes = after is None or after.is_punct
-    return opens and closes
+    # set off by commas and hung on the verb, not on a noun ("the new gym, Crux")
+    return opens and closes and token.head.pos_ in ("VERB", "AUX", "ADJ", "INTJ")
 
 
 def _content(token: Token) -> bool:

@@ -44,7 +44,8 @@ FEELINGS = word_set(
     great bad awful terrible amazing awesome cool nice lovely perfect sure right true
     wrong hooked thrilled proud grateful thankful curious confused lucky jealous annoyed
     angry mad relieved ready late early free sore crazy fantastic wonderful brilliant
-    interesting funny weird strange hard tough easy intense real honest serious"""
+    interesting funny weird strange hard tough easy intense real honest serious cute
+    gorgeous adorable stunning impressive inspiring touching powerful special"""
 )
 
 # A joke or hyperbole marks the whole sentence ("..., ha.", "lol", "basically X at
