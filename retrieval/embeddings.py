@@ -50,7 +50,8 @@ than a failed insert.
 
 Everything else calls :func:`embed_texts` / :func:`embed_query` with strings and gets
 lists of floats back; nothing outside this module imports onnxruntime, tokenizers,
-sentence_transformers or openai for embeddings.
+sentence_transformers or openai for embeddings (nor, outside :mod:`retrieval.onnx_export`,
+onnx or safetensors).
 """
 
 from __future__ import annotations
