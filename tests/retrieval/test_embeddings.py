@@ -1,7 +1,8 @@
-"""The local embedder: its ONNX copy of MiniLM against the torch model, the copy's cache
-file under the data dir, the query cache, and retrieval through it. The real model
-throughout: the ONNX copy is exported once per test session (the suite's data dir is
-fresh), by whichever test embeds first."""
+"""The local embedder: its ONNX graph of MiniLM against the torch model, the graph's cache
+file under the data dir (made without torch), the query cache, and retrieval through it.
+The real model throughout: the graph is written once per test session (the suite's data
+dir is fresh), by whichever test embeds first. The 1,000-text comparison with
+sentence-transformers is test_embedding_sameness.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from retrieval import embeddings
@@ -98,6 +100,72 @@ def test_the_onnx_copy_is_made_once_under_the_data_dir_and_reused_without_torch(
     with override_settings(GITLOOM_EMBEDDING_QUERY_CACHE=0):
         here = embeddings.embed_query("what camera do I own")
     assert cosines([child["vector"]], [here])[0] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_fresh_data_dir_makes_both_graphs_with_torch_unimportable(tmp_path):
+    """As in a venv made from requirements.txt: torch, sentence-transformers and
+    transformers cannot be imported, and the graph and its int8 copy are made anyway,
+    each announced by one log line."""
+    script = textwrap.dedent(
+        f"""
+        import importlib.abc, json, logging, sys
+
+        class NoTorch(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("torch", "sentence_transformers", "transformers"):
+                    raise ImportError(f"{{name}} is not installed")
+
+        sys.meta_path.insert(0, NoTorch())
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        from django.conf import settings
+        settings.configure(
+            GITLOOM_DATA_DIR={str(tmp_path)!r},
+            GITLOOM_EMBEDDING_BACKEND="local", GITLOOM_EMBEDDING_RUNTIME="onnx",
+            GITLOOM_EMBEDDING_THREADS=1, GITLOOM_EMBEDDING_QUERY_CACHE=0,
+            GITLOOM_EMBEDDING_DIMENSIONS=384, GITLOOM_EMBEDDING_QUERY_INT8=True,
+        )
+        from retrieval.embeddings import embed_query, embed_texts, embedder_load
+        embedder_load()
+        print(json.dumps({{"query": embed_query("what camera do I own"),
+                          "cue": embed_texts(["what camera do I own"])[0]}}))
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    child = json.loads(run.stdout.strip().splitlines()[-1])
+    made = {p.name for p in (tmp_path / "models").iterdir() if p.suffix == ".onnx"}
+    assert made == {embeddings.onnx_model_file().name, embeddings.onnx_query_model_file().name}
+    assert cosines([child["cue"]], embeddings.embed_texts(["what camera do I own"]))[0] == (
+        pytest.approx(1.0, abs=1e-6)
+    )
+    assert cosines([child["query"]], [child["cue"]])[0] >= 0.99
+    announced = [line for line in run.stderr.splitlines() if "once per data directory" in line]
+    assert len(announced) == 2, run.stderr
+
+
+def test_a_graph_that_disagrees_with_sentence_transformers_is_not_kept(tmp_path, monkeypatch):
+    reference = json.loads(embeddings.REFERENCE_FILE.read_text())
+    reference["vectors"] = [[-x for x in vector] for vector in reference["vectors"]]
+    wrong = tmp_path / "reference.json"
+    wrong.write_text(json.dumps(reference))
+    monkeypatch.setattr(embeddings, "REFERENCE_FILE", wrong)
+    path = tmp_path / "models" / "graph.onnx"
+    path.parent.mkdir()
+    with pytest.raises(ImproperlyConfigured, match="disagrees with sentence-transformers"):
+        embeddings._export_onnx(path)
+    assert list(path.parent.iterdir()) == []  # neither the graph nor a temporary file
+
+
+def test_weights_the_check_vectors_were_not_made_for_are_refused(tmp_path, monkeypatch):
+    reference = json.loads(embeddings.REFERENCE_FILE.read_text())
+    reference["weights_sha256"] = "0" * 64
+    other = tmp_path / "reference.json"
+    other.write_text(json.dumps(reference))
+    monkeypatch.setattr(embeddings, "REFERENCE_FILE", other)
+    with pytest.raises(ImproperlyConfigured, match="requirements-model.txt"):
+        embeddings._export_onnx(tmp_path / "graph.onnx")
+    assert not (tmp_path / "graph.onnx").exists()
 
 
 def test_queries_run_on_an_int8_copy_that_agrees_with_the_float_model():

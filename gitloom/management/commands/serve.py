@@ -1,8 +1,8 @@
 """Run GitLoom: migrations, then gunicorn, the django-q2 workers and the MCP server,
 until interrupted.
 
-The serve process prepares the embedder's fork-safe parts (the ONNX copy of the model,
-exported once per data dir, its tokenizer and onnxruntime; with the torch runtime only
+The serve process prepares the embedder's fork-safe parts (the ONNX graph of the model,
+written once per data dir, its tokenizer and onnxruntime; with the torch runtime only
 the libraries) in a thread while it checks and migrates the database, then forks the
 gunicorn master, the queue cluster and the MCP server from itself, so none of them
 imports those again. ``serve`` says it listens only once every worker is warm (its

@@ -17,13 +17,17 @@ latency
     and ONNX (float and the int8 query copy) at each of ``--threads``, the runtimes
     taking turns question by question so a busy machine slows them alike; and a repeated
     question answered from the query cache;
+cue batches
+    the questions in batches of 64 (as the indexer embeds cues), ms per batch, torch and
+    the float ONNX graph taking turns batch by batch;
 imports
     the seconds (wall and CPU) a fresh interpreter spends importing each runtime's
     libraries: torch + sentence-transformers, or onnxruntime + tokenizers.
 
-The first run exports the ONNX copy under ``GITLOOM_DATA_DIR/models`` if it is not
-there yet. ``--json`` ends with one JSON line of all the figures, with the machine's
-load average.
+torch and sentence-transformers come with ``requirements-dev.txt`` only; without them
+the figures that need torch are left out (and said to be). The first run builds the
+ONNX graph under ``GITLOOM_DATA_DIR/models`` if it is not there yet. ``--json`` ends
+with one JSON line of all the figures, with the machine's load average.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from retrieval import embeddings
@@ -94,7 +99,13 @@ class Command(BaseCommand):
             raise CommandError(f"{data} holds no questions.")
         report: dict = {"questions": len(questions)}
 
-        report["imports"] = {name: _import_seconds(code) for name, code in IMPORTS.items()}
+        try:
+            torch = embeddings.local_encoder(runtime_name="torch", threads=torch_threads)
+        except ImproperlyConfigured:
+            torch = None
+            self.stdout.write("torch and sentence-transformers are not installed: no torch figures")
+        imports = IMPORTS if torch else {"onnx": IMPORTS["onnx"]}
+        report["imports"] = {name: _import_seconds(code) for name, code in imports.items()}
         for name, figures in report["imports"].items():
             self.stdout.write(
                 f"import {name:5}: {figures['wall_s']:.2f} s wall, {figures['cpu_s']:.2f} s CPU"
@@ -107,21 +118,21 @@ class Command(BaseCommand):
         int8 = {
             n: embeddings.local_encoder(runtime_name="onnx-int8", threads=n) for n in thread_counts
         }
-        torch = embeddings.local_encoder(runtime_name="torch", threads=torch_threads)
         report["onnx_file"] = str(path)
         self.stdout.write(
-            f"ONNX copy {path} ({'cached' if existed else 'exported'}); runtimes ready in "
+            f"ONNX graph {path} ({'cached' if existed else 'built'}); runtimes ready in "
             f"{time.perf_counter() - started:.1f} s"
         )
 
         report["onnx_int8_file"] = str(embeddings.onnx_query_model_file())
-        report["agreement"] = self._agreement(
-            questions, onnx[thread_counts[0]], torch, int8[thread_counts[0]]
-        )
+        if torch:
+            report["agreement"] = self._agreement(
+                questions, onnx[thread_counts[0]], torch, int8[thread_counts[0]]
+            )
 
         timed = questions[:queries]
         runners = (
-            {f"torch_{torch_threads}t": torch}
+            ({f"torch_{torch_threads}t": torch} if torch else {})
             | {f"onnx_{n}t": f for n, f in onnx.items()}
             | {f"onnx_int8_{n}t": f for n, f in int8.items()}
         )
@@ -140,6 +151,22 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"query embedding {name:12}: p50 {figures['p50_ms']:6.2f} ms  "
                 f"p95 {figures['p95_ms']:6.2f} ms  ({len(timed)} questions)"
+            )
+        batchers = ({f"torch_{torch_threads}t": torch} if torch else {}) | {
+            f"onnx_{n}t": f for n, f in onnx.items()
+        }
+        batches = [timed[start : start + 64] for start in range(0, len(timed) - 63, 64)]
+        batch_ms: dict[str, list[float]] = {name: [] for name in batchers}
+        for batch in batches:
+            for name, runner in batchers.items():
+                began = time.perf_counter()
+                runner(batch)
+                batch_ms[name].append((time.perf_counter() - began) * 1000)
+        report["cue_batch_64"] = {name: _summary(v) for name, v in batch_ms.items() if v}
+        for name, figures in report["cue_batch_64"].items():
+            self.stdout.write(
+                f"cue batch of 64 {name:12}: p50 {figures['p50_ms']:6.1f} ms  "
+                f"p95 {figures['p95_ms']:6.1f} ms  ({len(batches)} batches)"
             )
         report["load_average"] = [round(x, 2) for x in os.getloadavg()]
         report["cpus"] = len(os.sched_getaffinity(0))
