@@ -224,8 +224,10 @@ def _clauses(sent: Span) -> list[list[Token]]:
     tokens = list(sent)
     cuts = [0]
     for k, token in enumerate(tokens):
+        dash = token.text == "-" and k > 0 and bool(tokens[k - 1].whitespace_)  # not "me-time"
         if k == 0 or not (
             token.text in (",", ";", "—", "–")
+            or dash
             or token.dep_ == "cc"
             or token.lower_ in ("and", "but")
         ):
@@ -295,6 +297,8 @@ def _subject_at(tokens: list[Token], j: int) -> int | None:
 
 
 def _finite(token: Token) -> bool:
+    if token.tag_ == "VB" and any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children):
+        return True  # "These figurines ... remind me": a base form with a subject is finite
     return (
         token.tag_ in _FINITE_TAGS
         or token.lower_ in _CONTRACTIONS
@@ -402,8 +406,14 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     ]
     if root is not None and (root.lower_ in FEELINGS or root.pos_ == "ADJ"):
         predicate.append(root)
-    if predicate and all(t.lower_ in FEELINGS for t in predicate) and not specific:
-        return False  # "My ears are done", "I'm so nervous"
+    said_of = {t.i for t in subject.subtree} if subject is not None else set()
+    if (
+        predicate
+        and all(t.lower_ in FEELINGS for t in predicate)
+        and not specific
+        and not any(t.i not in said_of for t in content)
+    ):
+        return False  # "My ears are done", "I'm so nervous" (not "great for my mental health")
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
     # "I need a bakery recommendation": a request, not a fact
     return not (verbs & {"need", "want", "hope", "wish"} and not specific)
