@@ -45,7 +45,7 @@ logger = logging.getLogger("gitloom.memories")
 NAME = "offline"
 CONFIDENCE = 0.6  # rules are less sure than a model
 MAX_LINKS_PER_MEMORY = 6
-CONTEXT_CUE_CHARS = 300
+MAX_CUE_CHARS = 250  # below the format's 300 per cue
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
 # a liking is read from the parse (a like:<thing> facet); these words say it outright
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
@@ -75,7 +75,6 @@ class OfflineExtractor:
                 continue
             when = as_utc(message.timestamp or now)
             said = statements(message.content, day=when.date(), speakers=frozenset(self._speakers))
-            context = _context_cue(said, who=message.name)
             for n, statement in enumerate(said):
                 body = f"{message.name}: {statement.text}" if message.name else statement.text
                 seen = by_body.get(body.casefold())
@@ -115,7 +114,6 @@ class OfflineExtractor:
                                 if referent and not message.name
                                 else []
                             )
-                            + ([context] if context else [])
                         ),
                         sources=(message.id,),
                         confidence=CONFIDENCE,
@@ -154,22 +152,17 @@ def _cues(reading: Reading, **kwargs) -> list[str]:
     """Cues from the parse; a pattern the rules did not foresee costs that statement
     its question cues, never the job (the statement itself stays a cue)."""
     try:
-        return cues_for(reading, **kwargs)
+        return [c for c in (_clip_cue(cue) for cue in cues_for(reading, **kwargs)) if c]
     except Exception:  # noqa: BLE001 - logged; the write goes on
         logger.exception("offline cues failed for a statement; keeping it as its own cue")
         return [" ".join(reading.text.split())[:200]]
 
 
-def _context_cue(said: list[Statement], *, who: str | None) -> str:
-    """What the whole message said, as one more cue of each of its statements: a
-    question often asks after a turn as a whole ("what did they do while camping"), and
-    a cue only finds the memory it belongs to (the body stays one fact)."""
-    if len(said) < 2 or any(s.kind == "roster" for s in said):
-        return ""
-    text = " ".join(" ".join(s.plain.split()) for s in said)
-    if len(text) > CONTEXT_CUE_CHARS:
-        text = text[:CONTEXT_CUE_CHARS].rsplit(" ", 1)[0]
-    return f"{who}: {text}" if who else text
+def _clip_cue(text: str) -> str:
+    """At most ``MAX_CUE_CHARS`` (a cue is one header line of bounded length), cut at a
+    word."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
 
 
 def _objects(reading: Reading) -> list[str]:

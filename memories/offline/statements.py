@@ -269,7 +269,11 @@ def _personal_at(tokens: list[Token], j: int) -> bool:
 
 
 def _subordinates(token: Token) -> bool:
-    return token.dep_ == "mark" or token.tag_ in ("WRB", "WDT", "WP") or token.lower_ in ("how", "because")
+    return (
+        token.dep_ == "mark"
+        or token.tag_ in ("WRB", "WDT", "WP")
+        or token.lower_ in ("how", "because")
+    )
 
 
 def _subject_at(tokens: list[Token], j: int) -> int | None:
