@@ -280,9 +280,9 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     if subject == "i" and attribute.startswith("like:"):
         return [f"{do} {me} like {attribute[5:]}"]
     if subject.startswith("my ") and attribute == "is":
-        if subject.endswith(" name"):
-            return [f"what is {my} {subject[3:]}"]
-        return [f"who is {my} {subject[3:]}"]
+        if subject.split()[-1] in _RELATIONS:
+            return [f"who is {my} {subject[3:]}"]
+        return [f"what is {my} {subject[3:]}"]
     if attribute == "price":
         return [f"how much did the {subject} cost"]
     if attribute == "colour":

@@ -158,15 +158,28 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 found.append(Facet("i", f"like:{thing}", "+" if polarity > 0 else "-", (token.i,)))
     if subject is not None and not first_person:
         key = _subject_key(subject)
-        attr = next((t for t in subject.head.children if t.dep_ == "attr"), None)
+        attr = next(
+            (t for t in subject.head.children if t.dep_ in ("attr", "acomp") and t.pos_ != "PRON"),
+            None,
+        )
         if subject.head.lemma_ == "be" and attr is not None and key.startswith("my "):
+            # "My manager is Priyanka Rao", "My favourite colour is green": the value is
+            # the complement with its modifiers, up to a clause or a preposition
             span = sorted(
-                [attr, *(t for t in attr.children if t.dep_ == "compound")], key=lambda t: t.i
+                [
+                    attr,
+                    *(
+                        t
+                        for t in attr.subtree
+                        if t.i < attr.i and t.dep_ in ("compound", "amod", "nummod", "det")
+                    ),
+                ],
+                key=lambda t: t.i,
             )
-            if any(t.pos_ == "PROPN" for t in span):
-                found.append(
-                    Facet(key, "is", " ".join(t.lower_ for t in span), tuple(t.i for t in span))
-                )
+            span = [t for t in span if t.dep_ != "det"]
+            found.append(
+                Facet(key, "is", " ".join(t.lower_ for t in span), tuple(t.i for t in span))
+            )
         dates = [
             e
             for e in ents

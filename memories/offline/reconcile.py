@@ -103,7 +103,12 @@ def correction(new: Reading, old: Reading) -> Facet | None:
                 continue
             if before not in found:
                 found.append(before)
-    return found[0] if len(found) == 1 else None
+    # two readings of one value ("my favourite colour is green": an identity and a
+    # colour) are one correction; two different values are ambiguous
+    values = {tuple(f.tokens) for f in found}
+    if len(values) != 1:
+        return None
+    return next((f for f in found if f.exact), found[0])
 
 
 def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:

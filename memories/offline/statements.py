@@ -377,7 +377,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         first.tag_ in ("VBD", "VBN")
         and first.i == tokens[0].i
         or first.lower_ in ("got", "did", "gonna")
-    )  # "Got a Kindle ...", "Gonna continue my edu ..."
+    ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)  # "Got a Kindle ..."
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
@@ -403,8 +403,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _describes(root)
     ):
         return False  # "That's what sold me", "it's freezing out" (not "It was a poetry reading")
-    if subject is not None and not specific and not _personal(subject):
-        return False  # "Fingers crossed.", "Meatballs are the real reason we go."
+    if subject is not None and not specific and not _personal(subject) and not _mine(tokens):
+        return False  # "Fingers crossed.", "Reorg happened." (not "Family's important to me")
     predicate = [
         c for c in (root.children if root is not None else ()) if c.dep_ in ("acomp", "oprd")
     ]
@@ -447,6 +447,11 @@ def _specific(token: Token) -> bool:
     if token.pos_ == "PROPN" and token.lower_ not in INTERJECTIONS:
         return token.ent_type_ not in ("DATE", "TIME") or any(c.isdigit() for c in token.text)
     return token.like_num or any(c.isdigit() for c in token.text)
+
+
+def _mine(tokens: list[Token]) -> bool:
+    """The speaker is in the clause ("... to me", "my ...")."""
+    return any(t.lower_ in ("me", "my", "mine", "myself", "i", "we", "us", "our") for t in tokens)
 
 
 def _personal(subject: Token) -> bool:
@@ -506,11 +511,12 @@ def _content(token: Token) -> bool:
     if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):
         return token.lower_ not in FEELINGS
     if token.tag_ == "VBG" and token.dep_ in ("xcomp", "dobj", "pcomp", "ccomp"):
-        return token.head.lemma_ in _LIKING  # "I hate running"
+        return token.head.lemma_ in _LIKING | _DOING  # "I hate running", "we went biking"
     return False
 
 
 _LIKING = word_set("like love hate enjoy prefer dislike adore detest miss")
+_DOING = word_set("go start begin keep stop quit finish take")
 _MUSING = word_set("think consider wonder plan hope try wish")
 
 

@@ -193,3 +193,24 @@ def test_cues_are_questions_with_a_noun_in_their_slot(api, say):
     assert any(c.startswith("what ") and c.endswith(" do I drive") for c in cues), cues
     folders = {p.split("/")[1] for p in job["result"]["created"]}
     assert not folders & {"we-ve", "keep", "whenever", "general"}
+
+
+def test_a_favourite_changed_twice_ends_on_the_last_in_one_file(api, say):
+    first = say("My favourite colour is green.")
+    say("Actually my favourite colour is blue now.", when="2026-04-01T09:00:00Z")
+    third = say(
+        "Changed again: my favourite colour is orange these days.", when="2026-05-01T09:00:00Z"
+    )
+    assert third["result"]["rewritten"] == first["result"]["created"]
+    assert "orange" in top(api, "what is my favourite colour")
+    body = memory(api, first["result"]["created"][0])["body"]
+    assert "green" not in body and "blue" not in body
+    versions = api.get(f"/v1/memories/{first['result']['created'][0]}/history").json()["versions"]
+    assert len(versions) == 3
+
+
+def test_a_self_introduction_is_kept_in_the_speakers_words(api, say):
+    say("Hi! I'm Priya, by the way.", "Nice to meet you, Priya!")
+    stored = bodies(api)
+    assert stored == ["I'm Priya, by the way."] or any("I'm Priya" in b for b in stored), stored
+    assert not any("Nice to meet you" in b for b in stored)
