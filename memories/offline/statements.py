@@ -451,7 +451,7 @@ def _specific(token: Token) -> bool:
 
 def _mine(tokens: list[Token]) -> bool:
     """The speaker is in the clause ("... to me", "my ...")."""
-    return any(t.lower_ in ("me", "my", "mine", "myself", "i", "we", "us", "our") for t in tokens)
+    return any(t.lower_ in ("me", "my", "mine", "myself", "us", "our") for t in tokens)
 
 
 def _personal(subject: Token) -> bool:
@@ -511,7 +511,9 @@ def _content(token: Token) -> bool:
     if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):
         return token.lower_ not in FEELINGS
     if token.tag_ == "VBG" and token.dep_ in ("xcomp", "dobj", "pcomp", "ccomp"):
-        return token.head.lemma_ in _LIKING | _DOING  # "I hate running", "we went biking"
+        if token.head.lemma_ in _DOING:
+            return token.head.tag_ == "VBD"  # "we went biking" (a plan is not yet a fact)
+        return token.head.lemma_ in _LIKING  # "I hate running"
     return False
 
 
