@@ -69,8 +69,8 @@ def answered_question(question: str, *, who: str | None) -> str:
     question = " ".join(question.split()).strip()
     if not re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE):
         return ""
-    if len(question) > 120:
-        return ""
+    if not _YOU.search(question) or len(question) > 90:
+        return ""  # "What's going on?" asks after nothing a later question would name
     if re.search(r"\b(?:I|me|my|we|us)\b", question):
         return ""  # "What can I do for you?": the assistant's offer, not a question about the user
     me, my = (who, f"{who}'s") if who else ("I", "my")

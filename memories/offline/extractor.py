@@ -105,7 +105,7 @@ class OfflineExtractor:
                                 reading,
                                 who=message.name,
                                 asked=answered_question(question, who=message.name)
-                                if n < 2
+                                if n == 0
                                 else "",
                                 items=statement.kind == "roster",
                             )
