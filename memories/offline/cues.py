@@ -14,7 +14,7 @@ import re
 from spacy.tokens import Token
 
 from memories.offline.facets import Reading
-from memories.offline.words import ENDING_VERBS, FEELINGS, VAGUE_NOUNS, word_set
+from memories.offline.words import ENDING_VERBS, FEELINGS, HEDGE, VAGUE_NOUNS, word_set
 
 MAX_CUES = 8
 MAX_ROSTER_ITEMS = 6
@@ -143,9 +143,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         name = " ".join(t.text for t in product.subtree if t.pos_ in ("PROPN", "NUM"))
         perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
         out.append(f"what did {me} {lemma}" if past or perfect else f"what {do} {me} {lemma}")
-        out.append(
-            f"{'did' if past or perfect else do} {me} {lemma} {name}"
-        )  # "did I read Hyperion"
+        if lemma not in ("do", "get") and not HEDGE.search(reading_text(tokens)):
+            out.append(
+                f"{'did' if past or perfect else do} {me} {lemma} {name}"
+            )  # "did I read Hyperion"
         if any(e.label_ == "MONEY" for e in ents):
             out.append(f"how much did the {name} cost")
         if any(e.label_ in _PLACE for e in ents if e.root.head.lower_ in ("from", "at")):
@@ -201,7 +202,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if subject is not None and not first_person:
         out.extend(_about_someone(subject, verb, tokens, who))
-    for name in _person_names(tokens):
+    for name in _person_names(tokens, subjects_only=True):
         out.append(f"who is {name}")
     if any(t.lemma_.lower() in ENDING_VERBS for t in tokens):
         out.extend(f"what happened with {name}" for name in _person_names(tokens))
@@ -215,16 +216,28 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     return out
 
 
-def _person_names(tokens: list[Token]) -> list[str]:
+def _person_names(tokens: list[Token], *, subjects_only: bool = False) -> list[str]:
+    """People the statement names. ``subjects_only``: those it is about (a subject, or
+    the name of one: "my partner Tomasz"); the small model also calls places and shops
+    PERSON ("Valencia", "Verde Kitchen"), which a "who is" cue must not ask after."""
     doc = tokens[0].doc
-    return [
-        e.text
-        for e in doc.ents
-        if e.label_ == "PERSON"
-        and tokens[0].i <= e.start
-        and e.end - 1 <= tokens[-1].i
-        and "\n" not in e.text
-    ]
+    names = []
+    for e in doc.ents:
+        if e.label_ != "PERSON" or not (tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i):
+            continue
+        if "\n" in e.text:
+            continue
+        root = e.root
+        about = root.dep_.startswith("nsubj") or (
+            root.dep_ in ("appos", "conj") and root.head.dep_.startswith("nsubj")
+        )
+        if about or not subjects_only:
+            names.append(e.text)
+    return names
+
+
+def reading_text(tokens: list[Token]) -> str:
+    return " ".join(t.text for t in tokens)
 
 
 def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:

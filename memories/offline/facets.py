@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Token
 
 from memories.offline.language import parse
-from memories.offline.words import CORRECTION, ENDING_VERBS, word_set
+from memories.offline.words import CORRECTION, ENDING_VERBS, VAGUE_NOUNS, word_set
 
 logger = logging.getLogger("gitloom.memories")
 _ORG_LABELS = frozenset(("ORG", "FAC", "PRODUCT", "PERSON", "GPE"))
@@ -318,12 +318,17 @@ def _referent(tokens: list[Token], subject: Token | None) -> str | None:
     for token in tokens:
         if token.dep_ in ("dobj", "pobj", "attr", "nsubj", "nsubjpass") and token.pos_ == "NOUN":
             lemma = token.lemma_.lower()
-            if CORRECTION.fullmatch(lemma) or lemma in (
-                "one",
-                "correction",
-                "thing",
-                "email",
-                "order",
+            if (
+                CORRECTION.fullmatch(lemma)
+                or lemma in VAGUE_NOUNS
+                or lemma
+                in (
+                    "one",
+                    "correction",
+                    "thing",
+                    "email",
+                    "order",
+                )
             ):
                 continue
             return lemma
