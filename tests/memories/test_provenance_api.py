@@ -93,7 +93,7 @@ def test_blame_names_the_job_session_extractor_and_messages_of_each_line(api, ns
     assert list(by_commit) == [fix["commit"], first["commit"]]  # newest first
     line_commits = _line_commits(blame)
     body_line = next(
-        i for i, line in enumerate(_lines(blame)) if line.startswith("Quick correction: Biscuit is")
+        i for i, line in enumerate(_lines(blame)) if line.startswith("Biscuit is actually four")
     )
     assert line_commits[body_line] == fix["commit"]
     assert line_commits[0] == first["commit"]  # the opening "---" is the first job's

@@ -127,7 +127,7 @@ def test_reverting_a_rewrite_brings_back_the_content_before_it(api, ingest):
     assert versions[0]["commit"] == body["commit"]
     # the rewrite said the new age and quoted the rest of the old statement, as said
     assert (
-        "-Quick correction: Biscuit is actually four years old, not three"
+        "-Biscuit is actually four years old, not three"
         " (I have a … beagle named Biscuit)." in versions[0]["diff"]
     )
     assert "+I have a three-year-old beagle named Biscuit." in versions[0]["diff"]
