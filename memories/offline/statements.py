@@ -102,8 +102,25 @@ def _statements(content: str, day: date) -> list[Statement]:
             roster = heading + "\n" + "\n".join(f"- {item}" for item in items if item)
             found.append(_roster(roster, day, bullets=True))
             continue
-        found.extend(_from_text(_BULLET.sub("", line), day, found))
+        prose, asides = _asides(_BULLET.sub("", line))
+        found.extend(_from_text(prose, day, found) if prose.strip() else [])
+        for aside in asides:  # "[shared a photo: ...]": what the message attached
+            if found:
+                found[-1].plain = f"{found[-1].plain} {aside}"
+                found[-1].text = f"{found[-1].text} {aside}"
+            else:
+                found.append(Statement(plain=aside, text=aside))
     return [s for s in found if s.plain]
+
+
+_ASIDE = re.compile(r"\[[^\[\]\n]{3,300}\]")
+
+
+def _asides(line: str) -> tuple[str, list[str]]:
+    """A line without its bracketed asides (an attachment's description, as a chat app
+    writes it), and the asides as they were written."""
+    asides = [m.group(0) for m in _ASIDE.finditer(line)]
+    return _ASIDE.sub(" ", line).strip(), asides
 
 
 def _sentence_texts(line: str) -> list[str]:
