@@ -74,7 +74,13 @@ class OfflineExtractor:
             if not _speaks_facts(message):
                 continue
             when = as_utc(message.timestamp or now)
-            said = statements(message.content, day=when.date(), speakers=frozenset(self._speakers))
+            answered = answered_question(question, who=message.name)
+            said = statements(
+                message.content,
+                day=when.date(),
+                speakers=frozenset(self._speakers),
+                answers=bool(answered),
+            )
             for n, statement in enumerate(said):
                 body = f"{message.name}: {statement.text}" if message.name else statement.text
                 seen = by_body.get(body.casefold())
@@ -104,9 +110,7 @@ class OfflineExtractor:
                             _cues(
                                 reading,
                                 who=message.name,
-                                asked=answered_question(question, who=message.name)
-                                if n == 0
-                                else "",
+                                asked=answered if n == 0 else "",
                                 items=statement.kind == "roster",
                             )
                             + (

@@ -71,15 +71,32 @@ class Statement:
 
 
 def statements(
-    content: str, *, day: date, speakers: frozenset[str] = frozenset()
+    content: str, *, day: date, speakers: frozenset[str] = frozenset(), answers: bool = False
 ) -> list[Statement]:
     """The statements of one message said on ``day`` (see the module docstring);
-    ``speakers`` (lower case) are the conversation's names, which state no fact."""
+    ``speakers`` (lower case) are the conversation's names, which state no fact.
+    ``answers``: the message answers a question put to its speaker ("How long have
+    you been married?"), so a short answer with a number or a name ("5 years
+    already!") is kept as said when nothing else is; the question is its cue."""
     token = _SPEAKERS.set(frozenset(speakers))
     try:
-        return _statements(content, day)
+        found = _statements(content, day)
+        if not found and answers:
+            found = _short_answer(content, day)
+        return found
     finally:
         _SPEAKERS.reset(token)
+
+
+def _short_answer(content: str, day: date) -> list[Statement]:
+    doc = parse(" ".join(_asides(content)[0].split()))
+    first = next(iter(doc.sents), None)
+    if first is None or _is_question(first) or JOKE.search(first.text):
+        return []
+    words = [t for t in first if not t.is_punct]
+    if len(words) < 2 or not any(_specific(t) for t in words):
+        return []
+    return [_statement(list(first), day, kind="fact")]
 
 
 def _statements(content: str, day: date) -> list[Statement]:
