@@ -28,7 +28,6 @@ from memories.job_states import (
     job_started,
 )
 from memories.models import Job
-from memories.pipeline import default_extractor, run_pipeline
 from memories.transcripts import payload_messages
 from namespaces import repository
 from namespaces.memory_format import render_memory
@@ -120,6 +119,12 @@ def _job_attempt(job: Job) -> Job:
                 rewritten=[c.path for c in changes if c.kind == "modify"],
                 linked=[],
             )
+        # Imported here, not at the top: the pipeline brings spaCy (and, through thinc,
+        # torch), ~2 s, and every process that loads the apps (manage.py commands, the
+        # MCP server, a bare gunicorn) would pay it. serve and qcluster import it before
+        # they fork their workers, so those share it as before.
+        from memories.pipeline import default_extractor, run_pipeline
+
         snapshot = repository.repository_snapshot(prefix=prefix)
         extractor = default_extractor()
         result = run_pipeline(

@@ -16,6 +16,16 @@ from tests.fixtures_storage import (  # noqa: F401
 )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def fast_password_hashing():
+    """Passwords hashed in the test process take 1,000 PBKDF2 rounds, not a million
+    (tests/support/hashers.py); processes the tests start keep the real setting."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["tests.support.hashers.FastPBKDF2PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def fresh_object_store(tmp_path):
     """Each test gets an empty object store, as each test gets an empty database."""

@@ -32,14 +32,18 @@ pytestmark = pytest.mark.slow
 JOB_RETRY = 10  # an unacknowledged drain is redelivered after this many seconds
 
 # Two processes run this at once, over and over, while the nodes write: geometric and
-# full consolidation and gc (default grace) of every namespace's repository.
+# full consolidation and gc (default grace) of every namespace's repository. They stop
+# when the test has seen every write finish (it creates the stop file), not after a
+# fixed time, so they overlap all the writes however long those take.
 UPKEEP = """
 import os, time
+from pathlib import Path
 from namespaces.models import Namespace
 from namespaces import repository
-deadline = time.monotonic() + float(os.environ["FLEET_UPKEEP_SECONDS"])
+stop = Path(os.environ["FLEET_UPKEEP_STOP"])
+deadline = time.monotonic() + 300  # the test failed to stop it: end anyway
 rounds = 0
-while time.monotonic() < deadline:
+while not (rounds and stop.exists()) and time.monotonic() < deadline:
     for namespace in Namespace.objects.all():
         prefix = namespace.storage_prefix
         repository.repository_consolidate(prefix=prefix)
@@ -213,6 +217,7 @@ def test_a_fleet_of_two_nodes_on_one_postgres_and_one_s3(fleet_env, api, tmp_pat
             status, _ = a.call(secret, "POST", "/v1/namespaces", {"name": name})
             assert status == 201
         model.delay = 0.2
+        upkeep_stop = tmp_path / "upkeep-stop"
         upkeep = [
             subprocess.Popen(
                 [sys.executable, "manage.py", "shell", "-c", UPKEEP],
@@ -220,7 +225,7 @@ def test_a_fleet_of_two_nodes_on_one_postgres_and_one_s3(fleet_env, api, tmp_pat
                 env=dict(
                     env,
                     GITLOOM_DATA_DIR=str(tmp_path / f"upkeep-{i}"),
-                    FLEET_UPKEEP_SECONDS="20",
+                    FLEET_UPKEEP_STOP=str(upkeep_stop),
                 ),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -246,6 +251,7 @@ def test_a_fleet_of_two_nodes_on_one_postgres_and_one_s3(fleet_env, api, tmp_pat
         every = [job for ids in accepted.values() for job in ids]
         jobs = dict(zip(every, _wait_jobs(a, secret, every, timeout=180), strict=True))
         assert all(job["status"] == "done" and job["commit"] for job in jobs.values()), jobs
+        upkeep_stop.touch()
         for process in upkeep:
             out, _ = process.communicate(timeout=120)
             assert process.returncode == 0 and "UPKEEP ROUNDS" in out, out

@@ -33,6 +33,10 @@ class Command(QClusterCommand):
         # Forked workers must not inherit this process's database connection.
         connection.close()
         embedder_load()
+        # The extraction pipeline too (spaCy), which memories.ingest imports only when
+        # a job runs: imported here, the forked workers share it.
+        import memories.pipeline  # noqa: F401
+
         post_spawn.connect(_warm_worker, dispatch_uid="gitloom-warm-worker")
         # A killed cluster takes its sentinel and workers with it (gitloom.lifetime).
         multiprocessing_children_end_with_parent()

@@ -178,7 +178,7 @@ class Command(BaseCommand):
         from retrieval.embeddings import embedder_load
 
         started = time.monotonic()
-        loading = _Loader(embedder_load)
+        loading = _Loader(lambda: (embedder_load(), _import_pipeline()))
         problem = vector_self_check()
         if problem is not None:
             raise CommandError(vector_problem_message(problem))
@@ -311,6 +311,13 @@ class _Loader:
         self.thread.join()
         if self.error is not None:
             raise self.error
+
+
+def _import_pipeline() -> None:
+    """Import the extraction pipeline (spaCy and what it brings) before the workers are
+    forked, so they share it; memories.ingest imports it only when a job runs, so that
+    commands which run no job do not pay for it."""
+    import memories.pipeline  # noqa: F401
 
 
 def _wait_until_ready(ready_dir: Path, expected: dict[str, int], children, stopping) -> bool:
