@@ -71,6 +71,8 @@ def answered_question(question: str, *, who: str | None) -> str:
         return ""
     if not _YOU.search(question) or len(question) > 90:
         return ""  # "What's going on?" asks after nothing a later question would name
+    if re.search(r"\b(?:and|or) (?:what|where|who|when|which|how)\b", question, re.IGNORECASE):
+        return ""  # two questions in one: neither is a cue on its own
     if re.search(r"\b(?:I|me|my|we|us)\b", question):
         return ""  # "What can I do for you?": the assistant's offer, not a question about the user
     me, my = (who, f"{who}'s") if who else ("I", "my")
@@ -139,7 +141,13 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         obj = None
     ents = list(tokens[0].doc.ents)
     product = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "PROPN"), None)
-    if first_person and product is not None and lemma not in ("be", "have"):
+    if (
+        first_person
+        and product is not None
+        and lemma not in ("be", "have")
+        and lemma not in ENDING_VERBS
+        and not HEDGE.search(reading_text(tokens))
+    ):
         name = " ".join(t.text for t in product.subtree if t.pos_ in ("PROPN", "NUM"))
         perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
         out.append(f"what did {me} {lemma}" if past or perfect else f"what {do} {me} {lemma}")

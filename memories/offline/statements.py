@@ -177,8 +177,8 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
             if not _informative(clause):
                 continue
             hedged = bool(HEDGE.search(_text(clause)))
-            if hedged and not any(t.pos_ in ("PROPN", "NUM") for t in clause):
-                continue
+            if hedged and not _names_a_thing(clause):
+                continue  # "I want to plan something": a hedge about nothing in particular
             statement = _statement(clause, day, kind="hedge" if hedged else "fact")
             out.append(statement)
             previous = statement
@@ -407,11 +407,11 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
     if first is None:
         return False
+    # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
+    opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
     implicit_i = (
-        first.tag_ in ("VBD", "VBN")
-        and first.i == tokens[0].i
-        or first.lower_ in ("got", "did", "gonna")
-    ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)  # "Got a Kindle ..."
+        first.tag_ in ("VBD", "VBN") and opening or first.lower_ in ("got", "did", "gonna", "gon")
+    ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
@@ -513,6 +513,13 @@ def _main_verbs(tokens: list[Token]) -> list[Token]:
         t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp")
     )
     return verbs
+
+
+def _names_a_thing(tokens: list[Token]) -> bool:
+    """A name, a number, or the object of a verb ("considering adopting a rescue dog")."""
+    return any(t.pos_ in ("PROPN", "NUM") for t in tokens) or any(
+        t.dep_ in ("dobj", "pobj") and t.pos_ == "NOUN" and _content(t) for t in tokens
+    )
 
 
 def _addressed(token: Token) -> bool:
