@@ -284,6 +284,8 @@ def parse_memory(data: bytes, *, path: str | None = None) -> Memory:
         header = yaml.load(header_text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
     except (yaml.YAMLError, RecursionError) as exc:
         raise bad(f"invalid YAML header: {' '.join(str(exc).split())}") from None
+    except ValueError:  # an integer past Python's int-string limit (4300 digits)
+        raise bad("invalid YAML header: a number in it has too many digits") from None
     if not isinstance(header, dict):
         raise bad("the YAML header must be a mapping of keys to values")
     unknown = [key for key in header if key not in HEADER_KEYS]

@@ -137,3 +137,22 @@ def test_the_dashboard_browser_skips_an_unreadable_file(dashboard):
     assert page.status_code == 200
     assert CAMERA in page.content.decode()
     assert dashboard.get(f"/namespaces/notes/memories/{CAMERA}").status_code == 200
+
+
+@pytest.mark.parametrize("field", ["confidence", "tags", "cues"])
+def test_an_integer_of_5000_digits_in_front_matter_is_400(api, notes, field):
+    # Python refuses int("1" * 5000) (its int-string limit): was a 500 (issue 28, item 5).
+    digits = "1" * 5000
+    header = {
+        "confidence": f"confidence: {digits}\ncues:\n  - q",
+        "tags": f"tags: [{digits}]\ncues:\n  - q",
+        "cues": f"cues:\n  - {digits}",
+    }[field]
+    data = (
+        "---\ntier: facts\ncreated: 2026-07-31T00:00:00Z\nupdated: 2026-07-31T00:00:00Z\n"
+        f"{header}\n---\n\nBody.\n"
+    ).encode()
+    response = _import(api, "notes", tar_gz({OLD: data}))
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_memory"
+    assert _listed(api, "notes") == set()
