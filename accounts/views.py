@@ -84,7 +84,13 @@ class LoginView(auth_views.LoginView):
         return super().form_valid(form)
 
     def _username(self) -> str:
-        return str(self.request.POST.get("username", ""))[:150]
+        """The identity whose failures are counted: the name as the form cleans it
+        before authenticating (Django's UsernameField: surrounding whitespace stripped,
+        NFKC), casefolded, since no two users' names differ only in case
+        (``account_signup``). So ``' carol'``, ``'carol\t'`` and ``'Carol'`` share
+        ``carol``'s count and its lock."""
+        field = self.get_form_class().base_fields["username"]
+        return field.to_python(str(self.request.POST.get("username", "")))[:150].casefold()
 
 
 def _too_many(request: HttpRequest, error: RateLimited) -> HttpResponse:

@@ -63,6 +63,24 @@ def _import_files_from_tar(data: bytes) -> dict[str, Memory]:
     return memories
 
 
+def _render_checked(path: str, memory: Memory) -> bytes:
+    """The canonical bytes of an imported memory, read back before anything is stored:
+    a value the reader would not give back as it was (a date, a number, a string)
+    is refused here, at the door, rather than stored where it would break the listing."""
+    rendered = render_memory(memory)
+    try:
+        readable = parse_memory(rendered, path=path) == memory
+    except InvalidMemory:
+        readable = False
+    if not readable:
+        raise InvalidMemory(
+            f"{path}: the header cannot be stored in the canonical form and read back "
+            "unchanged; check its dates, numbers and strings.",
+            path=path,
+        )
+    return rendered
+
+
 def tar_check(data: bytes) -> None:
     """The archive's structure, paths and sizes (not the memories' format): fast enough
     for a request, so a hostile or broken archive is 400 before any job is queued."""
@@ -135,7 +153,7 @@ def memory_import(
         )
     elif kind == "tar":
         memories = _import_files_from_tar(data)
-        rendered = {path: render_memory(memory) for path, memory in memories.items()}
+        rendered = {path: _render_checked(path, memory) for path, memory in memories.items()}
 
         def apply(snapshot: repository.Snapshot) -> dict[str, bytes]:
             validate_links(memories=memories, existing_paths=_Existing(snapshot))

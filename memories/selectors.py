@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from namespaces.errors import CommitNotInHistory, InvalidCommitId
 from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
 from namespaces.models import Namespace
 from namespaces.selectors import commit_check
+
+logger = logging.getLogger("gitloom.memories")
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,12 @@ def memory_list(
     cursor: str | None = None,
     limit: int = 50,
 ) -> MemoryPage:
-    """A page of memories in path order, read from the repository at its head."""
+    """A page of memories in path order, read from the repository at its head.
+
+    A file that does not parse (hand-edited history, or one an older GitLoom wrote) is
+    left out with a warning naming it: one bad file never fails the listing of its
+    neighbours. It can still be fetched, forgotten and seen in its history.
+    """
     snapshot = repository.repository_snapshot(prefix=namespace.storage_prefix)
     items: list[MemoryFile] = []
     next_cursor = None
@@ -116,7 +124,16 @@ def memory_list(
         if cursor and path <= cursor:
             continue
         raw = snapshot.read_blob(blob)
-        memory = parse_memory(raw, path=path)
+        try:
+            memory = parse_memory(raw, path=path)
+        except InvalidMemory as exc:
+            logger.warning(
+                "namespace %s: skipping unreadable memory file %s: %s",
+                namespace.pk,
+                path,
+                exc.message,
+            )
+            continue
         if tag and tag not in memory.tags:
             continue
         if len(items) == limit:

@@ -29,6 +29,7 @@ from memories.reverts import Revert, job_revert  # noqa: F401 (the service calle
 from memories.transcripts import validate_transcript
 from namespaces import repository
 from namespaces.memory_format import (
+    InvalidMemory,
     parse_memory,
     render_memory,
     validate_memory_path,
@@ -142,7 +143,10 @@ def _unlinked_from(snapshot: repository.Snapshot, path: str) -> dict[str, bytes]
         data = snapshot.read_blob(blob)
         if needle not in data:
             continue
-        memory = parse_memory(data, path=other)
+        try:
+            memory = parse_memory(data, path=other)
+        except InvalidMemory:  # unreadable: it cannot be rewritten, and must not stop this
+            continue
         kept = [link for link in memory.related if link.path != path]
         if len(kept) != len(memory.related):
             memory.related = kept

@@ -38,7 +38,7 @@ def validate_transcript(*, messages: object, session_id: object, metadata: objec
         if unknown:
             raise _bad(f"{where} has unknown field(s): {', '.join(sorted(unknown))}.")
         role, content = raw.get("role"), raw.get("content")
-        if role not in ROLES:
+        if not isinstance(role, str) or role not in ROLES:  # {} or ["user"]: unhashable
             raise _bad(f"{where}.role must be one of {', '.join(sorted(ROLES))}.")
         if not isinstance(content, str) or not content.strip():
             raise _bad(f"{where}.content must be a non-empty string.")

@@ -31,7 +31,8 @@ Header keys
 
 Canonical form
     ``render_memory`` always writes keys in the order above, timestamps in UTC as
-    ``2026-07-31T00:00:00Z`` (with ``.ffffff`` only when there are microseconds),
+    ``2026-07-31T00:00:00Z`` (four-digit year, ``0999-...``; ``.ffffff`` only when there
+    are microseconds), ``confidence`` as a float YAML reads back (``1.0e-05``),
     ``tags`` as a flow list, the other lists as indented block lists, an empty optional
     list or a ``None`` confidence as no key at all, then ``---``, one blank line, the
     body and a single trailing newline. Strings are quoted only when YAML needs it
@@ -82,8 +83,10 @@ REQUIRED_KEYS = ("tier", "created", "updated", "cues")
 # The format nests at most mapping > list > mapping; anything deeper is hostile, and
 # refusing it early keeps a deep "[[[[..." from recursing in the YAML composer.
 _MAX_DEPTH = 4
+# The year may have fewer than four digits: GitLoom itself once wrote years before 1000
+# unpadded ("999-06-01T00:00:00Z", strftime's %Y), and those files must stay readable.
 _TIMESTAMP_RE = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})", re.ASCII
+    r"(\d{1,4})(-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|[+-]\d{2}:\d{2}))", re.ASCII
 )
 _WIDE = 1 << 30  # keep PyYAML from folding long scalars over lines
 # Letters NFKD does not decompose but that have an obvious ASCII spelling.
@@ -281,6 +284,8 @@ def parse_memory(data: bytes, *, path: str | None = None) -> Memory:
         header = yaml.load(header_text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
     except (yaml.YAMLError, RecursionError) as exc:
         raise bad(f"invalid YAML header: {' '.join(str(exc).split())}") from None
+    except ValueError:  # an integer past Python's int-string limit (4300 digits)
+        raise bad("invalid YAML header: a number in it has too many digits") from None
     if not isinstance(header, dict):
         raise bad("the YAML header must be a mapping of keys to values")
     unknown = [key for key in header if key not in HEADER_KEYS]
@@ -300,13 +305,15 @@ def parse_memory(data: bytes, *, path: str | None = None) -> Memory:
 
     def timestamp(key: str) -> datetime:
         value = header[key]
-        if not isinstance(value, str) or not _TIMESTAMP_RE.fullmatch(value):
+        match = _TIMESTAMP_RE.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
             raise bad(
                 f"{key!r} must be an ISO 8601 time with a zone, like 2026-07-31T00:00:00Z "
                 f"(got {_show(str(value))})"
             )
         try:
-            return datetime.fromisoformat(value).astimezone(UTC)
+            year, rest = match.groups()
+            return datetime.fromisoformat(f"{int(year):04d}{rest}").astimezone(UTC)
         except (ValueError, OverflowError):  # OverflowError: past year 9999 once in UTC
             raise bad(f"{key!r} is not a real time: {_show(value)}") from None
 
@@ -424,8 +431,19 @@ def _scalar(value: str, *, flow: bool = False) -> str:
 
 
 def _timestamp(value: datetime) -> str:
-    text = value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{text}.{value.microsecond:06d}Z" if value.microsecond else f"{text}Z"
+    # Not strftime: its %Y does not pad years before 1000 on every platform, and the
+    # reader wants four digits ("0999-06-01T00:00:00Z").
+    utc = value.astimezone(UTC)
+    text = utc.replace(tzinfo=None).isoformat(timespec="seconds")
+    return f"{text}.{utc.microsecond:06d}Z" if utc.microsecond else f"{text}Z"
+
+
+def _float(value: float) -> str:
+    # repr, but with a dot before any exponent: YAML 1.1 reads "1e-05" as a string.
+    mantissa, e, exponent = repr(float(value)).partition("e")
+    if e and "." not in mantissa:
+        mantissa += ".0"
+    return f"{mantissa}{e}{exponent}"
 
 
 def render_memory(memory: Memory) -> bytes:
@@ -441,7 +459,7 @@ def render_memory(memory: Memory) -> bytes:
     lines.append(f"created: {_timestamp(memory.created)}")
     lines.append(f"updated: {_timestamp(memory.updated)}")
     if memory.confidence is not None:
-        lines.append(f"confidence: {float(memory.confidence)!r}")
+        lines.append(f"confidence: {_float(memory.confidence)}")
     lines += ["cues:"] + [f"  - {_scalar(cue)}" for cue in memory.cues]
     if memory.related:
         lines.append("related:")

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import contextlib
 import uuid
 
 from django.db import IntegrityError, transaction
 
 from accounts.models import Account
+from gitloom.errors import NamespaceNotFound
 from gitloom.slugs import validate_slug
 from namespaces import repository
 from namespaces.errors import NamespaceExists
@@ -36,9 +38,15 @@ def _after_create(namespace: Namespace) -> None:
 
 
 def namespace_delete(*, namespace: Namespace) -> None:
-    """Forget a whole namespace: its index rows, its repository, then its row."""
+    """Forget a whole namespace: its index rows, its repository, then its row.
+
+    Of two deletes at once, the one that waited for the lock finds the row gone and
+    raises ``NamespaceNotFound`` (404), as if it had come a moment later."""
     with transaction.atomic():
-        locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
+        try:
+            locked = Namespace.objects.select_for_update().get(pk=namespace.pk)
+        except Namespace.DoesNotExist:
+            raise NamespaceNotFound() from None
         namespace_deleting.send(sender=Namespace, namespace=locked)
         repository.repository_delete(prefix=locked.storage_prefix)
         locked.delete()
@@ -48,7 +56,8 @@ def account_delete(*, account: Account) -> None:
     """Delete an account with everything it owns: each namespace as namespace_delete
     does (index rows, repository in object storage), then the account's rows."""
     for namespace in account.namespaces.all():
-        namespace_delete(namespace=namespace)
+        with contextlib.suppress(NamespaceNotFound):  # deleted meanwhile: gone either way
+            namespace_delete(namespace=namespace)
     account.delete()
 
 

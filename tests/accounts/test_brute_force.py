@@ -178,3 +178,32 @@ def test_behind_a_trusted_proxy_each_client_is_counted_by_its_forwarded_address(
     direct = APIClient(REMOTE_ADDR="10.31.0.5")
     assert _key_attempts_until_refused(direct, HTTP_X_FORWARDED_FOR="198.51.100.99") == 31
     assert _key_attempts_until_refused(direct) == 1
+
+
+@pytest.mark.parametrize("spelling", [" dana", "dana ", "\tdana", "Dana", " DANA\n"])
+def test_a_locked_user_stays_locked_under_another_spelling(person, spelling):
+    client = Client()
+    for _ in range(10):
+        assert _login(client, "dana", "wrong-password").status_code == 200
+    other = Client(REMOTE_ADDR="10.9.9.8")
+    response = _login(other, spelling, PASSWORD)
+    assert response.status_code == 429
+    assert "_auth_user_id" not in other.session
+
+
+def test_wrong_passwords_under_other_spellings_count_as_one_identity(person):
+    spellings = [" dana", "dana ", "\tdana", "Dana", "dana"]
+    for i in range(10):
+        client = Client(REMOTE_ADDR=f"10.7.0.{i}")  # spread out: only the user count locks
+        assert _login(client, spellings[i % len(spellings)], "wrong-password").status_code == 200
+    assert _login(Client(REMOTE_ADDR="10.7.1.1"), "dana", PASSWORD).status_code == 429
+
+
+def test_the_right_password_with_surrounding_whitespace_signs_in_and_clears_the_count(person):
+    client = Client()
+    for _ in range(9):
+        assert _login(client, "dana", "wrong-password").status_code == 200
+    assert _login(client, " dana\t", PASSWORD).status_code == 302
+    for _ in range(9):  # the count was cleared: nine more wrong ones are not yet a lock
+        assert _login(Client(), "dana", "wrong-password").status_code == 200
+    assert _login(Client(), "dana", PASSWORD).status_code == 302

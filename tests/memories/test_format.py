@@ -173,6 +173,44 @@ def test_render_writes_other_zones_as_utc():
     assert b"updated: 2026-08-01T00:00:00Z\n" in render_memory(memory)
 
 
+@pytest.mark.parametrize(
+    "when",
+    [
+        datetime(1, 1, 1, tzinfo=UTC),
+        datetime(1, 1, 1, 23, 59, tzinfo=UTC),
+        datetime(9, 9, 9, 9, 9, 9, 9, tzinfo=UTC),
+        datetime(999, 6, 1, tzinfo=UTC),
+        datetime(1000, 1, 1, tzinfo=UTC),
+        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(1969, 12, 31, 23, 59, 59, 1, tzinfo=timezone(timedelta(hours=-23, minutes=-59))),
+    ],
+)
+@pytest.mark.parametrize("confidence", [None, 0, 1, 0.1, 5e-324, 0.30000000000000004, 1 - 2**-53])
+def test_every_header_field_reads_back_as_written(when, confidence):
+    memory = Memory(
+        tier="working",
+        tags=["東京", "ß", "🙂", "yes"],
+        created=when,
+        updated=when,
+        confidence=confidence,
+        cues=["what's 東京 — in ⚙ terms?", "- dash", "#hash", "\u00e9 plain"],
+        related=[Link(type="same_event", path="facts/a/b.md")],
+        sources=["msg-1", "null", "0999-06-01T00:00:00Z"],
+        body="Line one.\n\n---\n\nline two ☃",
+    )
+    data = render_memory(memory)
+    assert re.search(rb"^created: \d{4}-\d{2}-\d{2}T", data, re.M)
+    assert parse_memory(data, path="working/a/b.md") == memory
+    assert render_memory(parse_memory(data)) == data
+
+
+def test_an_unpadded_year_an_older_gitloom_wrote_is_read_and_rewritten_padded():
+    data = header_with("created: 2026-07-31T00:00:00Z", "created: 999-06-01T00:00:00Z")
+    memory = parse_memory(data)
+    assert memory.created == datetime(999, 6, 1, tzinfo=UTC)
+    assert b"created: 0999-06-01T00:00:00Z\n" in render_memory(memory)
+
+
 # --- validation -------------------------------------------------------------
 
 

@@ -77,6 +77,9 @@ def test_idempotency_key_returns_the_same_job(api, ns, run_inline):
         ({"messages": "hello"}, 400, "invalid_transcript"),
         ({"messages": [{"role": "user"}]}, 400, "invalid_transcript"),
         ({"messages": [{"role": "wizard", "content": "x"}]}, 400, "invalid_transcript"),
+        # not strings: were a TypeError (unhashable) and a 500 (issue 28, item 5)
+        ({"messages": [{"role": {}, "content": "x"}]}, 400, "invalid_transcript"),
+        ({"messages": [{"role": ["user"], "content": "x"}]}, 400, "invalid_transcript"),
         ({"messages": [{"role": "user", "content": "x", "extra": 1}]}, 400, "invalid_transcript"),
         (
             {"messages": [{"role": "user", "content": "x", "timestamp": "yesterday"}]},
