@@ -110,7 +110,8 @@ class OfflineExtractor:
                             _cues(
                                 reading,
                                 who=message.name,
-                                asked=answered if n == 0 else "",
+                                # a hedge does not answer "what do you have?"
+                                asked=answered if n == 0 and statement.kind == "fact" else "",
                                 items=statement.kind == "roster",
                             )
                             + (
