@@ -457,7 +457,8 @@ class MemoryListCreateApi(NamespaceScopedApi):
                 "Idempotency-Key",
                 str,
                 OpenApiParameter.HEADER,
-                description="makes retries safe: at most 255 printable characters",
+                description="makes retries safe: 1 to 255 printable characters (sent empty, it is "
+                "`400 invalid_idempotency_key`)",
             )
         ],
         responses={202: JobEnvelopeSerializer},

@@ -66,6 +66,10 @@ def job_accept(
     payload = validate_transcript(messages=messages, session_id=session_id, metadata=metadata)
     request_hash = _request_hash(namespace, payload)
     key = (idempotency_key or "").strip()
+    if idempotency_key is not None and not key:
+        # A header sent empty is a client bug (an unset variable), not "no key": treated
+        # as absent, its retries would make duplicates while the client believes them safe.
+        raise InvalidIdempotencyKey("Idempotency-Key is empty; send a key or leave the header out.")
     if len(key) > MAX_IDEMPOTENCY_KEY_CHARS or any(ord(ch) < 32 for ch in key):
         raise InvalidIdempotencyKey("Idempotency-Key is at most 255 printable characters.")
     if key:

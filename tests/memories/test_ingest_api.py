@@ -69,6 +69,15 @@ def test_idempotency_key_returns_the_same_job(api, ns, run_inline):
     assert conflict.json()["error"]["code"] == "idempotency_key_reused"
 
 
+@pytest.mark.parametrize("key", ["", "   "])
+def test_an_empty_idempotency_key_is_refused_not_ignored(api, ns, run_inline, key):
+    response = run_inline(api, TRANSCRIPT, HTTP_IDEMPOTENCY_KEY=key)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "invalid_idempotency_key"
+    assert api.get("/v1/jobs").json()["jobs"] == []
+
+
 @pytest.mark.parametrize(
     "body,status,code",
     [
