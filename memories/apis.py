@@ -387,9 +387,7 @@ class MetadataField(serializers.JSONField):
 class MemoryListCreateApi(NamespaceScopedApi):
     class InputSerializer(StrictSerializer):
         # Only shape here: the transcript's rules (and codes) are memories.transcripts'.
-        namespace = serializers.CharField(
-            required=False, allow_null=True, help_text="omitted: `default`"
-        )
+        namespace = StrictCharField(required=False, allow_null=True, help_text="omitted: `default`")
         messages = MessagesField()
         session_id = SessionIdField(required=False)
         metadata = MetadataField(required=False, help_text="kept with the job")
@@ -585,9 +583,7 @@ PURGE_DESCRIPTION = (
 
 class MemoryPurgeApi(NamespaceScopedApi):
     class InputSerializer(StrictSerializer):
-        namespace = serializers.CharField(
-            required=False, allow_null=True, help_text="omitted: `default`"
-        )
+        namespace = StrictCharField(required=False, allow_null=True, help_text="omitted: `default`")
 
         class Meta:
             ref_name = "MemoryPurge"

@@ -47,7 +47,7 @@ class NamespaceScopedApi(APIView):
             if not isinstance(data, dict):
                 return None  # the input serializer says what is wrong with the body
             try:
-                return serializers.CharField(allow_null=True).run_validation(data.get("namespace"))
+                return StrictCharField(allow_null=True).run_validation(data.get("namespace"))
             except serializers.ValidationError as exc:
                 raise serializers.ValidationError({"namespace": exc.detail}) from None
         return request.query_params.get("namespace")

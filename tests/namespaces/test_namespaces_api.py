@@ -92,3 +92,21 @@ def test_session_and_key_reach_the_same_namespace_endpoints(dashboard):
     keyed.credentials(HTTP_AUTHORIZATION=f"Bearer {key.json()['secret']}")
     assert [n["name"] for n in keyed.get("/v1/namespaces").json()["namespaces"]] == ["web"]
     assert dashboard.get("/v1/namespaces").json() == keyed.get("/v1/namespaces").json()
+
+
+@pytest.mark.parametrize("name", [5, 5.0, True, ["5"]])
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("/v1/memories", {"messages": [{"role": "user", "content": "I live in Oslo."}]}),
+        ("/v1/retrieve", {"query": "where do I live"}),
+    ],
+)
+def test_a_non_string_namespace_in_a_body_is_400_not_coerced(api, path, body, name):
+    # A namespace named "5" exists, so a coerced 5 would silently reach it.
+    assert api.post("/v1/namespaces", {"name": "5"}, format="json").status_code == 201
+    response = api.post(path, {**body, "namespace": name}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+    assert "namespace" in response.json()["error"]["message"]
+    assert api.get("/v1/jobs?namespace=5").json()["jobs"] == []
