@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from gitloom.errors import (
     AuthenticationFailed,
+    EmptyBody,
     GitLoomError,
     InvalidInput,
     MalformedJson,
@@ -149,11 +150,25 @@ def as_gitloom_error(exc: BaseException) -> GitLoomError | None:
 
 def exception_handler(exc, context) -> Response:
     error = as_gitloom_error(exc)
+    if isinstance(exc, drf.ValidationError) and _sent_no_body(context.get("request")):
+        # The body is missing, not wrong: DRF reads an empty JSON body as ``{}``, and the
+        # input serializer's "field required" was answered as ``invalid``.
+        error = EmptyBody("The request body is empty; send a JSON object.")
     if error is None:
         # Anything else is a real bug: log it with its traceback, answer a clean 500.
         logger.exception("Unhandled error in %s", context.get("view").__class__.__name__)
         error = ServerError()
     return error_response(error)
+
+
+def _sent_no_body(request) -> bool:
+    # DRF's request has no stream when the body is empty (Content-Length 0 or none; a
+    # chunked body was read and measured by BodySizeLimitMiddleware).
+    return (
+        request is not None
+        and request.method in ("POST", "PUT", "PATCH")
+        and getattr(request, "stream", True) is None
+    )
 
 
 def api_not_found(request, exception=None, *args, **kwargs) -> JsonResponse:

@@ -62,6 +62,11 @@ class InvalidInput(GitLoomError):
     code, status, message = "invalid", 400, "Invalid input."
 
 
+class EmptyBody(InvalidInput):
+    # A write whose body is required sent none (an import's archive, a JSON object).
+    code, message = "empty_body", "The request body is empty."
+
+
 class MalformedJson(GitLoomError):
     code, status, message = "malformed_json", 400, "The request body is not valid JSON."
 

@@ -24,6 +24,7 @@ from rest_framework import serializers
 
 from gitloom.errors import (
     AuthenticationFailed,
+    EmptyBody,
     GitLoomError,
     InvalidInput,
     MalformedJson,
@@ -51,6 +52,7 @@ COMMON: tuple[type[GitLoomError], ...] = (
 BODY: tuple[type[GitLoomError], ...] = (
     MalformedJson,
     InvalidInput,
+    EmptyBody,
     PayloadTooLarge,
     UnsupportedMediaType,
 )

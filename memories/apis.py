@@ -14,12 +14,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gitloom.errors import InvalidInput, InvalidPath, PayloadTooLarge
+from gitloom.errors import EmptyBody, InvalidInput, InvalidPath, PayloadTooLarge
 from gitloom.openapi import raises
 from gitloom.parsers import RawBodyParser
 from gitloom.serializers import StrictCharField, StrictSerializer
 from memories.errors import (
-    EmptyBody,
     IdempotencyKeyReused,
     ImportTooLarge,
     InvalidArchive,

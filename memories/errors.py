@@ -29,10 +29,6 @@ class InvalidTier(InvalidInput):
     code, message = "invalid_tier", "Unknown tier."
 
 
-class EmptyBody(InvalidInput):
-    code, message = "empty_body", "The request body is empty."
-
-
 class InvalidTranscript(InvalidInput):
     code, message = "invalid_transcript", "Invalid transcript."
 

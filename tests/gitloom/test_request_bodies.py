@@ -34,8 +34,32 @@ def test_a_chunked_body_over_the_limit_is_413(api, settings):
     assert response.json()["error"]["code"] == "payload_too_large"
 
 
+@pytest.mark.parametrize("path", ["/v1/namespaces", "/v1/memories"])
 @pytest.mark.parametrize("declared", [None, "0"])
-def test_an_empty_body_is_still_refused_as_such(api, declared):
+def test_an_empty_body_is_still_refused_as_such(api, declared, path):
+    api.post("/v1/namespaces", {"name": "default"}, format="json")
     extra = {} if declared is None else {"CONTENT_LENGTH": declared}
-    response = api.generic("POST", "/v1/namespaces", b"", content_type="application/json", **extra)
+    response = api.generic("POST", path, b"", content_type="application/json", **extra)
     assert response.status_code == 400
+    assert response.json()["error"]["code"] == "empty_body"
+
+
+def test_an_empty_chunked_body_is_empty_body(api):
+    response = _chunked(api, "/v1/namespaces", b"")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "empty_body"
+
+
+def test_an_empty_object_is_invalid_not_empty_body(api):
+    response = api.post("/v1/namespaces", {}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+
+
+def test_an_empty_body_where_every_field_is_optional_is_accepted(api):
+    # A job revert takes an optional body: no body is not an error there.
+    api.post("/v1/namespaces", {"name": "default"}, format="json")
+    response = api.generic(
+        "POST", "/v1/jobs/job_missing/revert", b"", content_type="application/json"
+    )
+    assert response.json()["error"]["code"] == "job_not_found"
