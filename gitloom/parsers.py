@@ -5,12 +5,17 @@ cannot be stored or even encoded: nesting deep enough to exhaust the interpreter
 recursion limit (``RecursionError`` was a 500), a lone surrogate (``"\\ud800"``, which
 no UTF-8 encoder takes) and NUL (``"\\u0000"``, which Postgres refuses in text and
 jsonb). Each is a ``400 malformed_json`` here, before any view sees the body, keys and
-values alike.
+values alike. So is an object that names one key twice (``{"a": 1, "a": 2}``): ``json``
+keeps the last silently, and which of two values a write meant is not ours to guess.
 """
 
 from __future__ import annotations
 
+import codecs
+
 from rest_framework import parsers
+from rest_framework.exceptions import ParseError
+from rest_framework.utils import json
 
 from gitloom.errors import MalformedJson
 
@@ -19,12 +24,26 @@ MAX_JSON_DEPTH = 64
 
 class JSONParser(parsers.JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
+        # DRF's parse, with the duplicate-key check (DRF takes no ``object_pairs_hook``).
+        decoded = codecs.getreader(parsers.get_encoding(parser_context or {}))(stream)
+        parse_constant = json.strict_constant if self.strict else None
         try:
-            data = super().parse(stream, media_type, parser_context)
+            data = json.load(decoded, parse_constant=parse_constant, object_pairs_hook=_object_once)
         except RecursionError:
             raise MalformedJson(f"JSON nested deeper than {MAX_JSON_DEPTH} levels.") from None
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
         check_json(data)
         return data
+
+
+def _object_once(pairs: list[tuple[str, object]]) -> dict:
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            raise MalformedJson(f"A JSON object names the key {key!r} more than once.")
+        seen.add(key)
+    return dict(pairs)
 
 
 def check_json(data: object) -> None:

@@ -63,3 +63,22 @@ def test_an_empty_body_where_every_field_is_optional_is_accepted(api):
         "POST", "/v1/jobs/job_missing/revert", b"", content_type="application/json"
     )
     assert response.json()["error"]["code"] == "job_not_found"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"name": "one", "name": "two"}',
+        b'{"messages": [{"role": "user", "content": "a", "content": "b"}]}',
+        b'{"namespace": "default", "messages": [], "namespace": "other"}',
+    ],
+)
+def test_a_key_named_twice_is_refused_not_last_wins(api, body):
+    api.post("/v1/namespaces", {"name": "default"}, format="json")
+    path = "/v1/namespaces" if b'"name"' in body else "/v1/memories"
+    response = api.generic("POST", path, body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "malformed_json"
+    assert "more than once" in response.json()["error"]["message"]
+    assert [n["name"] for n in api.get("/v1/namespaces").json()["namespaces"]] == ["default"]
+    assert api.get("/v1/jobs").json()["jobs"] == []
