@@ -280,3 +280,33 @@ def test_nodes_starting_at_once_write_each_queue_schedule_once(transactional_db)
     assert errors == []
     names = sorted(Schedule.objects.values_list("name", flat=True))
     assert names == ["gitloom-repository-upkeep", "gitloom-requeue-pending"]
+
+
+def test_each_instance_keeps_gunicorns_control_socket_with_its_data(
+    tmp_path, settings, monkeypatch
+):
+    # Two instances on one host shared gunicorn's default $HOME/.gunicorn/gunicorn.ctl.
+    from gunicorn.app import wsgiapp
+
+    from gitloom.management.commands import serve
+
+    sockets = []
+    real = wsgiapp.WSGIApplication
+
+    class Recorder:
+        def __init__(self, usage):
+            pass
+
+        def run(self):
+            app = real("%(prog)s")  # parses the argv serve set, runs nothing
+            sockets.append(app.cfg.control_socket)
+
+    monkeypatch.setattr(wsgiapp, "WSGIApplication", Recorder)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    for name in ("one", "two"):
+        settings.GITLOOM_DATA_DIR = str(tmp_path / name)
+        serve._run_gunicorn("127.0.0.1", 8000, 1, 1)
+    assert sockets == [
+        str(tmp_path / "one" / "gunicorn.ctl"),
+        str(tmp_path / "two" / "gunicorn.ctl"),
+    ]

@@ -106,6 +106,11 @@ def _run_gunicorn(host: str, port: int, web_workers: int, web_threads: int) -> N
         "python:gitloom.gunicorn_conf",
         "--graceful-timeout",
         "10",
+        # gunicorn's control socket (gunicornc) defaults to one fixed path under $HOME
+        # or $XDG_RUNTIME_DIR, so two instances on one host took each other's: each
+        # instance keeps its own with its data.
+        "--control-socket",
+        str(Path(settings.GITLOOM_DATA_DIR) / "gunicorn.ctl"),
     ]
     WSGIApplication("%(prog)s [OPTIONS] [APP_MODULE]").run()
 
