@@ -302,6 +302,13 @@ def test_a_fleet_of_two_nodes_on_one_postgres_and_one_s3(fleet_env, api, tmp_pat
             assert time.monotonic() < deadline, "the job never started"
             time.sleep(0.05)
         (victim,) = running
+        # The task's process title is set before the drain claims the job; kill only once
+        # the claim (its first attempt) is committed, so the kill really is mid-job.
+        from memories.models import Job
+
+        while not Job.objects.filter(public_id=job_id, attempts__gte=1).exists():
+            assert time.monotonic() < deadline, "the job was never claimed"
+            time.sleep(0.05)
         survivor = b if victim is a else a
         victim.kill()
         model.delay = 0.2
