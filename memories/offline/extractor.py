@@ -139,17 +139,16 @@ class OfflineExtractor:
         rewrites, supersedes = reconcile(
             drafts=drafts, candidates=candidates, candidates_for=candidates_for, readings=readings
         )
-        links = _relate(drafts, candidates, readings, self._speakers)
-        linked = {(link.source, link.target) for link in links}
+        # a supersedes link replaces any other link between the same pair
+        replaced = {(s.source, s.target) for s in supersedes}
         links = [
-            *(s for s in supersedes),
+            *supersedes,
             *(
                 link
-                for link in links
-                if (link.source, link.target) not in {(s.source, s.target) for s in supersedes}
+                for link in _relate(drafts, candidates, readings, self._speakers)
+                if (link.source, link.target) not in replaced
             ),
         ]
-        del linked
         return Decision(links=tuple(links), rewrites=tuple(rewrites)), Usage()
 
 

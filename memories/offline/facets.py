@@ -356,9 +356,5 @@ def _endings(tokens: list[Token]) -> set[str]:
     return names
 
 
-def nouns(reading: Reading) -> set[str]:
-    return {t.lemma_.lower() for t in reading.doc if t.pos_ in ("NOUN", "PROPN")}
-
-
 def names(reading: Reading) -> set[str]:
     return {t.lower_ for t in reading.doc if t.pos_ == "PROPN"}

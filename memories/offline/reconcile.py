@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from spacy.tokens import Token
 
-from memories.offline.facets import Facet, Reading
+from memories.offline.facets import Facet, Reading, names
 from memories.offline.facets import without_speaker as speaker_free
 from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
 
@@ -53,7 +53,7 @@ def reconcile(
         if matches:
             links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k, _ in matches)
             continue
-        ended = [k for k in keys if new.endings and new.endings & _names(readings[k])]
+        ended = [k for k in keys if new.endings and new.endings & names(readings[k])]
         if ended:
             endings.append((draft, ended))
             continue
@@ -76,7 +76,7 @@ def reconcile(
             if earlier.key in folded or _speaker(earlier.body) != _speaker(later.body):
                 continue
             new, old = readings[later.key], readings[earlier.key]
-            if correction(new, old) is not None or (new.endings & _names(old)):
+            if correction(new, old) is not None or (new.endings & names(old)):
                 links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
     rewrites = []
     for key, parts in folds.items():
@@ -199,10 +199,6 @@ def _restates(new: Reading, old: Reading) -> bool:
     words = {t.lemma_.lower() for t in new.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
     have = {t.lemma_.lower() for t in old.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
     return len(words) >= 2 and words <= have
-
-
-def _names(reading: Reading) -> set[str]:
-    return {t.lower_ for t in reading.doc if t.pos_ == "PROPN"}
 
 
 def _speaker(text: str) -> str:
