@@ -1,18 +1,20 @@
 from django.urls import path
 
-from memories import apis
+from memories.apis import jobs, memories, provenance, purges, transfer
 
 urlpatterns = [
-    path("memories", apis.MemoryListCreateApi.as_view(), name="memories"),
-    path("memories/<path:path>/history", apis.MemoryHistoryApi.as_view(), name="memory-history"),
-    path("memories/<path:path>/blame", apis.MemoryBlameApi.as_view(), name="memory-blame"),
-    path("memories/<path:path>/purge", apis.MemoryPurgeApi.as_view(), name="memory-purge"),
-    path("memories/<path:path>", apis.MemoryDetailApi.as_view(), name="memory-detail"),
-    path("jobs", apis.JobListApi.as_view(), name="jobs"),
-    path("jobs/<str:job_id>", apis.JobDetailApi.as_view(), name="job-detail"),
-    path("jobs/<str:job_id>/revert", apis.JobRevertApi.as_view(), name="job-revert"),
-    path("namespaces/<str:name>/export", apis.NamespaceExportApi.as_view(), name="export"),
-    path("namespaces/<str:name>/changes", apis.NamespaceChangesApi.as_view(), name="changes"),
-    path("namespaces/<str:name>/import", apis.NamespaceImportApi.as_view(), name="import"),
-    path("namespaces/<str:name>/purge", apis.NamespacePurgeApi.as_view(), name="purge"),
+    path("memories", memories.MemoryListCreateApi.as_view(), name="memories"),
+    path(
+        "memories/<path:path>/history", provenance.MemoryHistoryApi.as_view(), name="memory-history"
+    ),
+    path("memories/<path:path>/blame", provenance.MemoryBlameApi.as_view(), name="memory-blame"),
+    path("memories/<path:path>/purge", purges.MemoryPurgeApi.as_view(), name="memory-purge"),
+    path("memories/<path:path>", memories.MemoryDetailApi.as_view(), name="memory-detail"),
+    path("jobs", jobs.JobListApi.as_view(), name="jobs"),
+    path("jobs/<str:job_id>", jobs.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<str:job_id>/revert", jobs.JobRevertApi.as_view(), name="job-revert"),
+    path("namespaces/<str:name>/export", transfer.NamespaceExportApi.as_view(), name="export"),
+    path("namespaces/<str:name>/changes", provenance.NamespaceChangesApi.as_view(), name="changes"),
+    path("namespaces/<str:name>/import", transfer.NamespaceImportApi.as_view(), name="import"),
+    path("namespaces/<str:name>/purge", purges.NamespacePurgeApi.as_view(), name="purge"),
 ]

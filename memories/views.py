@@ -1,6 +1,6 @@
 """Dashboard pages for a namespace's memories, their history, its jobs, and export and
-import. Every page first fetches the namespace with namespace_get_for_account and the
-signed-in person's account, then calls the same selector or service as the API view."""
+import. Each page gets its namespace from ``namespace_page`` (resolved once, for the
+signed-in person's account), then calls the same selector or service as the API view."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.credentials import Credential
 from accounts.models import Account
-from gitloom.dashboard import dashboard_view, error_page
+from gitloom.dashboard import error_page
 from gitloom.errors import InvalidInput, PayloadTooLarge
 from memories.errors import JobNotFound, MemoryNotFound, RevertConflict
 from memories.forms import ImportForm, MemoryFilterForm, PurgeMatchForm, PurgePathForm
@@ -38,8 +38,9 @@ from memories.services import (
     memory_purge,
     namespace_purge,
 )
+from namespaces.dashboard import namespace_page
 from namespaces.memory_format import TIERS
-from namespaces.selectors import namespace_get_for_account
+from namespaces.models import Namespace
 
 PAGE_SIZE = 200
 JOBS_SHOWN = 50
@@ -84,9 +85,8 @@ def _tree(items) -> list[tuple[str, list[tuple[str, list]]]]:
 # --- the memory browser ------------------------------------------------------------
 
 
-@dashboard_view
-def memory_browser(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def memory_browser(request: HttpRequest, *, namespace: Namespace, account: Account) -> HttpResponse:
     filters = MemoryFilterForm(request.GET or None)
     tier = tag = None
     if filters.is_valid():
@@ -120,9 +120,10 @@ def _crumbs(path: str) -> tuple[str, str]:
     return tier, topic
 
 
-@dashboard_view
-def memory_detail(request: HttpRequest, name: str, path: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def memory_detail(
+    request: HttpRequest, path: str, *, namespace: Namespace, account: Account
+) -> HttpResponse:
     try:
         item = memory_get(namespace=namespace, path=path)
     except MemoryNotFound as exc:
@@ -170,11 +171,10 @@ def _blame_rows(blame) -> list[dict]:
     ]
 
 
-@dashboard_view
+@namespace_page
 def memory_history_page(
-    request: HttpRequest, name: str, path: str, *, account: Account
+    request: HttpRequest, path: str, *, namespace: Namespace, account: Account
 ) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
     versions = memory_history(namespace=namespace, path=path)
     tier, topic = _crumbs(path)
     context = {
@@ -193,9 +193,10 @@ def memory_history_page(
 
 
 @require_http_methods(["GET", "POST"])
-@dashboard_view
-def memory_forget(request: HttpRequest, name: str, path: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def memory_forget(
+    request: HttpRequest, path: str, *, namespace: Namespace, account: Account
+) -> HttpResponse:
     item = memory_get(namespace=namespace, path=path)
     if request.method == "POST":
         result = memory_delete(namespace=namespace, path=path)
@@ -213,13 +214,12 @@ def _who(request: HttpRequest, account: Account) -> str:
 
 
 @require_http_methods(["GET", "POST"])
-@dashboard_view
+@namespace_page
 def memory_purge_page(
-    request: HttpRequest, name: str, path: str, *, account: Account
+    request: HttpRequest, path: str, *, namespace: Namespace, account: Account
 ) -> HttpResponse:
     """Erase a memory from all history, behind its path typed out. Reached from the
     memory's page and from its history (a forgotten memory can be purged too)."""
-    namespace = namespace_get_for_account(account=account, name=name)
     versions = memory_history(namespace=namespace, path=path)  # 404 if it never was
     form = PurgePathForm(request.POST or None, path=path)
     if request.method == "POST" and form.is_valid():
@@ -248,10 +248,11 @@ def memory_purge_page(
 
 
 @require_http_methods(["POST"])
-@dashboard_view
-def namespace_purge_page(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
+@namespace_page
+def namespace_purge_page(
+    request: HttpRequest, *, namespace: Namespace, account: Account
+) -> HttpResponse:
     """The data page's "purge everything about..." form, typed twice."""
-    namespace = namespace_get_for_account(account=account, name=name)
     purge_form = PurgeMatchForm(request.POST)
     if purge_form.is_valid():
         try:
@@ -287,9 +288,8 @@ def namespace_purge_page(request: HttpRequest, name: str, *, account: Account) -
 # --- jobs --------------------------------------------------------------------------
 
 
-@dashboard_view
-def jobs(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def jobs(request: HttpRequest, *, namespace: Namespace, account: Account) -> HttpResponse:
     context = {
         "section": "namespaces",
         "tab": "jobs",
@@ -314,9 +314,10 @@ def _revertible(job) -> bool:
     return job.status == job.Status.DONE and bool(job.commit) and not bundle
 
 
-@dashboard_view
-def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def job_detail(
+    request: HttpRequest, job_id: str, *, namespace: Namespace, account: Account
+) -> HttpResponse:
     job = _job_of(namespace, account, job_id)
     result = job.result or {}
     context = {
@@ -336,13 +337,12 @@ def job_detail(request: HttpRequest, name: str, job_id: str, *, account: Account
 
 
 @require_http_methods(["GET", "POST"])
-@dashboard_view
+@namespace_page
 def job_revert_page(
-    request: HttpRequest, name: str, job_id: str, *, account: Account
+    request: HttpRequest, job_id: str, *, namespace: Namespace, account: Account
 ) -> HttpResponse:
     """Asks first (GET), then reverts (POST). A conflict shows the files in the way and
     the commits that changed them, with a button to revert the rest (``force``)."""
-    namespace = namespace_get_for_account(account=account, name=name)
     job = _job_of(namespace, account, job_id)
     conflict = None
     if request.method == "POST":
@@ -392,9 +392,8 @@ def _revert_message(request: HttpRequest, revert) -> None:
 
 
 @require_http_methods(["GET", "POST"])
-@dashboard_view
-def export_import(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def export_import(request: HttpRequest, *, namespace: Namespace, account: Account) -> HttpResponse:
     fmt = request.GET.get("format")
     if request.method == "GET" and fmt:
         return _export(namespace, fmt)

@@ -1,6 +1,6 @@
-"""Dashboard pages for namespaces. Each fetch goes through namespace_get_for_account with
-the signed-in person's account, so another account's namespace is the same 404 as a
-missing one."""
+"""Dashboard pages for namespaces. A namespace's page gets it from ``namespace_page``,
+fetched for the signed-in person's account, so another account's namespace is the same
+404 as a missing one."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from django.views.decorators.http import require_http_methods
 from accounts.models import Account
 from gitloom.dashboard import dashboard_view
 from gitloom.errors import GitLoomError
+from namespaces.dashboard import namespace_page
 from namespaces.forms import NamespaceCreateForm, NamespaceDeleteForm
-from namespaces.selectors import namespace_get_for_account, namespace_list
+from namespaces.models import Namespace
+from namespaces.selectors import namespace_list
 from namespaces.services import namespace_create, namespace_delete
 from retrieval.selectors import index_memory_counts
 
@@ -48,13 +50,14 @@ def namespaces(request: HttpRequest, *, account: Account) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@dashboard_view
-def namespace_delete_confirm(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def namespace_delete_confirm(
+    request: HttpRequest, *, namespace: Namespace, account: Account
+) -> HttpResponse:
     form = NamespaceDeleteForm(request.POST or None, namespace_name=namespace.name)
     if request.method == "POST" and form.is_valid():
         namespace_delete(namespace=namespace)
-        messages.success(request, f"Deleted namespace “{name}” and all its memories.")
+        messages.success(request, f"Deleted namespace “{namespace.name}” and all its memories.")
         return redirect("dash-namespaces")
     context = {"section": "namespaces", "tab": "delete", "namespace": namespace, "form": form}
     return render(request, "namespaces/delete.html", context, status=400 if form.errors else 200)

@@ -7,9 +7,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts.models import Account
-from gitloom.dashboard import dashboard_view
 from gitloom.errors import InvalidInput
-from namespaces.selectors import namespace_get_for_account
+from namespaces.dashboard import namespace_page
+from namespaces.models import Namespace
 from retrieval.errors import AsOfBeforeHistory, AsOfNotFound
 from retrieval.forms import RetrieveForm
 from retrieval.query import ARMS
@@ -19,9 +19,8 @@ from retrieval.selectors import retrieve
 AS_OF_CODES = ("invalid_as_of", "ambiguous_commit", "as_of_")
 
 
-@dashboard_view
-def playground(request: HttpRequest, name: str, *, account: Account) -> HttpResponse:
-    namespace = namespace_get_for_account(account=account, name=name)
+@namespace_page
+def playground(request: HttpRequest, *, namespace: Namespace, account: Account) -> HttpResponse:
     asked = "query" in request.GET
     data = request.GET.copy()
     data.setdefault("limit", "10")  # a bookmarked ?query=... still shows its limit
