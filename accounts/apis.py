@@ -14,9 +14,9 @@ from accounts.credentials import Credential
 from accounts.errors import ApiKeyNotFound
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke
-from gitloom.errors import DashboardOnly, InvalidName
-from gitloom.openapi import raises
-from gitloom.serializers import StrictCharField, StrictSerializer
+from gitloom.core.errors import DashboardOnly, InvalidName
+from gitloom.core.openapi import raises
+from gitloom.core.serializers import StrictCharField, StrictSerializer
 
 
 class ApiKeyCredentialSerializer(serializers.Serializer):

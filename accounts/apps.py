@@ -6,4 +6,4 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from accounts import checks, schema  # noqa: F401  (registers checks, schema extensions)
+        from accounts import schema  # noqa: F401  (registers the schema extensions)

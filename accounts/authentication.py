@@ -16,8 +16,8 @@ from rest_framework.permissions import BasePermission
 
 from accounts.credentials import Credential
 from accounts.models import ApiKey
-from gitloom.errors import AuthenticationFailed, NoAccount, NotAuthenticated
-from gitloom.throttle import API_KEY_PER_ADDRESS, client_address, record, refuse
+from gitloom.core.errors import AuthenticationFailed, NoAccount, NotAuthenticated
+from gitloom.core.throttle import API_KEY_PER_ADDRESS, client_address, record, refuse
 
 KEY_PREFIX = "glk_"
 # Writing last_used on every request would put a write on the retrieval hot path.
@@ -46,7 +46,7 @@ class ApiKeyUser:
 
 def _failed(request, error: AuthenticationFailed) -> Exception:
     """A failed key attempt is counted per client address; past the limit it is 429
-    with Retry-After instead of 401 (gitloom.throttle). A valid key is never counted."""
+    with Retry-After instead of 401 (gitloom.core.throttle). A valid key is never counted."""
     wait = record(API_KEY_PER_ADDRESS, client_address(request))
     return refuse(wait, "failed API-key attempts from this address") if wait else error
 

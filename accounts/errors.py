@@ -1,5 +1,5 @@
-from gitloom.errors import Conflict, InvalidInput, NotFound
-from gitloom.errors import NoAccount as NoAccount  # declared in core
+from gitloom.core.errors import Conflict, InvalidInput, NotFound
+from gitloom.core.errors import NoAccount as NoAccount  # declared in core
 
 
 class AccountExists(Conflict):

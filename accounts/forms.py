@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 
-from gitloom.slugs import is_slug
+from gitloom.core.slugs import is_slug
 
 
 class SignupForm(forms.Form):

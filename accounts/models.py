@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
-from gitloom.slugs import SLUG_PATTERN, SLUG_RULE
+from gitloom.core.slugs import SLUG_PATTERN, SLUG_RULE
 
 slug_validator = RegexValidator(rf"^{SLUG_PATTERN}\Z", f"Use {SLUG_RULE}.")
 

@@ -31,7 +31,7 @@ def account_for_user(*, user) -> Account | None:
 
 def account_for_dashboard(*, user) -> Account:
     """The account a signed-in person's dashboard pages act for (the ``DASHBOARD_ACCOUNT``
-    setting names this for ``gitloom.dashboard``); ``NoAccount`` when there is none."""
+    setting names this for ``gitloom.core.dashboard``); ``NoAccount`` when there is none."""
     account = account_for_user(user=user)
     if account is None:
         raise NoAccount(

@@ -19,8 +19,8 @@ from accounts.errors import (
 )
 from accounts.models import Account, ApiKey, Membership
 from accounts.selectors import api_key_get_for_account
-from gitloom.errors import InvalidName
-from gitloom.slugs import validate_slug
+from gitloom.core.errors import InvalidName
+from gitloom.core.slugs import validate_slug
 
 
 @transaction.atomic

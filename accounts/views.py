@@ -1,6 +1,6 @@
 """The dashboard's account pages: sign-up, sign-in, the account and its API keys.
 
-They stand on the shared base in ``gitloom.dashboard`` (sign-in, the person's account,
+They stand on the shared base in ``gitloom.core.dashboard`` (sign-in, the person's account,
 errors as pages) and call the same services and selectors as the API views.
 """
 
@@ -18,9 +18,9 @@ from accounts.forms import ApiKeyCreateForm, LoginForm, SignupForm
 from accounts.models import Account
 from accounts.selectors import api_key_get_for_account, api_key_list
 from accounts.services import account_signup, api_key_create, api_key_revoke
-from gitloom.dashboard import dashboard_view, error_page
-from gitloom.errors import GitLoomError, RateLimited
-from gitloom.throttle import (
+from gitloom.core.dashboard import dashboard_view, error_page
+from gitloom.core.errors import GitLoomError, RateLimited
+from gitloom.core.throttle import (
     LOGIN_PER_ADDRESS,
     LOGIN_PER_USER,
     SIGNUP_PER_ADDRESS,
@@ -59,7 +59,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 class LoginView(auth_views.LoginView):
-    """Django's sign-in with brute-force throttling (gitloom.throttle): failed attempts
+    """Django's sign-in with brute-force throttling (gitloom.core.throttle): failed attempts
     are counted per user name and per client address; past either limit every attempt,
     the right password included, is 429 with Retry-After until the window ends.
 

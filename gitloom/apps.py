@@ -5,4 +5,4 @@ class GitloomConfig(AppConfig):
     name = "gitloom"
 
     def ready(self) -> None:
-        from gitloom import checks  # noqa: F401  (registers the pgvector self-check)
+        from gitloom.core import checks  # noqa: F401  (registers the database checks)

@@ -16,7 +16,7 @@ def on_starting(server) -> None:
     django.setup()
     from django.conf import settings
 
-    from gitloom.request_budget import limit_request_statements
+    from gitloom.core.request_budget import limit_request_statements
     from retrieval.embeddings import embedder_load
 
     limit_request_statements(settings.GITLOOM_REQUEST_STATEMENT_TIMEOUT)
@@ -25,7 +25,7 @@ def on_starting(server) -> None:
 
 
 def post_worker_init(worker) -> None:
-    from gitloom.warm import process_warm_up
+    from gitloom.core.warm import process_warm_up
     from retrieval.embeddings import embedder_warm_up
 
     process_warm_up(role="web", warm=embedder_warm_up)
@@ -39,7 +39,7 @@ def _write_json_error(sock, status_int, reason, mesg) -> None:
     import json
     from http import HTTPStatus
 
-    from gitloom.errors import (
+    from gitloom.core.errors import (
         GitLoomError,
         HeadersTooLarge,
         PermissionDenied,

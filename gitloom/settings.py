@@ -101,7 +101,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "gitloom.middleware.BodySizeLimitMiddleware",
+    "gitloom.core.middleware.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -112,7 +112,7 @@ MIDDLEWARE = [
 
 # Proxies (addresses or CIDR networks, comma-separated) whose X-Forwarded-For is
 # believed: the client's address for brute-force throttling is then the rightmost hop
-# that is not one of them (gitloom/throttle.py). Empty: the peer's address, header ignored.
+# that is not one of them (gitloom/core/throttle.py). Empty: the peer's address, header ignored.
 GITLOOM_TRUSTED_PROXIES = env_list("GITLOOM_TRUSTED_PROXIES")
 for _proxy in GITLOOM_TRUSTED_PROXIES:
     try:
@@ -122,7 +122,7 @@ for _proxy in GITLOOM_TRUSTED_PROXIES:
             f"GITLOOM_TRUSTED_PROXIES: {_proxy!r} is not an IP address or CIDR network."
         ) from None
 # Per process; brute-force counters, which every worker and node must share, are
-# rows in Postgres (gitloom/throttle.py).
+# rows in Postgres (gitloom/core/throttle.py).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 ROOT_URLCONF = "gitloom.urls"
@@ -180,7 +180,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 # Which account a signed-in person's dashboard acts for: the accounts app decides, and the
-# core's dashboard base (gitloom.dashboard) finds it by this name, importing no app.
+# core's dashboard base (gitloom.core.dashboard) finds it by this name, importing no app.
 DASHBOARD_ACCOUNT = "accounts.selectors.account_for_dashboard"
 LOGOUT_REDIRECT_URL = "/login/"
 
@@ -208,9 +208,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.authentication.HasAccount"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["gitloom.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "gitloom.envelope.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "gitloom.openapi.AutoSchema",
+    "DEFAULT_PARSER_CLASSES": ["gitloom.core.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "gitloom.core.envelope.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "gitloom.core.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": None,
     "UNAUTHENTICATED_USER": None,
     # `?format=` is ours (export format), not DRF's renderer override.

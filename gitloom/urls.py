@@ -3,8 +3,8 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from gitloom import envelope
 from gitloom.apis import ApiRootApi
+from gitloom.core import envelope
 
 v1_patterns = [
     path("", include("accounts.urls")),
@@ -31,5 +31,5 @@ urlpatterns = [
     path("", include("retrieval.urls_dashboard")),
 ]
 
-handler404 = "gitloom.envelope.handler404"
-handler500 = "gitloom.envelope.handler500"
+handler404 = "gitloom.core.envelope.handler404"
+handler500 = "gitloom.core.envelope.handler500"

@@ -1,4 +1,4 @@
-from gitloom.errors import Conflict, GitLoomError, InvalidInput, NotFound
+from gitloom.core.errors import Conflict, GitLoomError, InvalidInput, NotFound
 
 
 class MemoryNotFound(NotFound):

@@ -16,7 +16,7 @@ import time
 from django.conf import settings
 from django.utils import timezone
 
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 from memories.candidates import memory_candidates
 from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
 from memories.imports import memory_import, upload_delete, upload_get

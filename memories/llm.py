@@ -41,8 +41,8 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 
-from gitloom.errors import GitLoomError, ServiceUnavailable
-from gitloom.times import as_utc
+from gitloom.core.errors import GitLoomError, ServiceUnavailable
+from gitloom.core.times import as_utc
 
 log = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ from typing import Any, Literal
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gitloom.errors import GitLoomError
-from gitloom.times import as_utc
+from gitloom.core.errors import GitLoomError
+from gitloom.core.times import as_utc
 from memories import prompts
 from memories.errors import DuplicateMessageId, InvalidMessageId
 from memories.llm import ModelClient, Usage, model_client

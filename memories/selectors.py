@@ -10,7 +10,7 @@ from django.core import signing
 from django.db.models import QuerySet
 
 from accounts.models import Account
-from gitloom.errors import InvalidInput
+from gitloom.core.errors import InvalidInput
 from memories.errors import InvalidFormat, JobNotFound, MemoryNotFound
 from memories.models import Job
 from namespaces import repository

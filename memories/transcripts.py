@@ -6,8 +6,8 @@ from datetime import datetime
 
 from django.conf import settings
 
-from gitloom.errors import InvalidInput, PayloadTooLarge
-from gitloom.times import as_utc
+from gitloom.core.errors import InvalidInput, PayloadTooLarge
+from gitloom.core.times import as_utc
 from memories.errors import InvalidTranscript
 from memories.pipeline_types import Message
 

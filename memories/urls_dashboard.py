@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from gitloom.dashboard import NAMESPACE_PAGES as NS
+from gitloom.core.dashboard import NAMESPACE_PAGES as NS
 from memories import views
 
 urlpatterns = [

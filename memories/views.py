@@ -16,8 +16,8 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.credentials import Credential
 from accounts.models import Account
-from gitloom.dashboard import error_page
-from gitloom.errors import InvalidInput, PayloadTooLarge
+from gitloom.core.dashboard import error_page
+from gitloom.core.errors import InvalidInput, PayloadTooLarge
 from memories.errors import JobNotFound, MemoryNotFound, RevertConflict
 from memories.forms import ImportForm, MemoryFilterForm, PurgeMatchForm, PurgePathForm
 from memories.selectors import (

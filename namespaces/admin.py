@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.db.models import Count, Q
 
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 from namespaces.models import Namespace, Purge
 from retrieval.selectors import index_memory_counts
 from retrieval.services import after_repository_change

@@ -5,9 +5,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gitloom.errors import InvalidName, NamespaceNotFound
-from gitloom.openapi import raises
-from gitloom.serializers import StrictCharField, StrictSerializer
+from gitloom.core.errors import InvalidName, NamespaceNotFound
+from gitloom.core.openapi import raises
+from gitloom.core.serializers import StrictCharField, StrictSerializer
 from namespaces.errors import NamespaceExists
 from namespaces.selectors import namespace_get_for_account, namespace_list
 from namespaces.services import namespace_create, namespace_delete

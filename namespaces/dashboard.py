@@ -12,7 +12,7 @@ from functools import wraps
 
 from django.http import HttpRequest, HttpResponse
 
-from gitloom.dashboard import dashboard_view
+from gitloom.core.dashboard import dashboard_view
 from namespaces.selectors import namespace_get_for_account
 
 

@@ -1,4 +1,4 @@
-from gitloom.errors import (
+from gitloom.core.errors import (
     Conflict,
     GitLoomError,
     InvalidInput,

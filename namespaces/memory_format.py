@@ -67,7 +67,7 @@ from datetime import UTC, datetime
 
 import yaml
 
-from gitloom.errors import InvalidInput, InvalidPath  # InvalidPath: re-exported
+from gitloom.core.errors import InvalidInput, InvalidPath  # InvalidPath: re-exported
 
 TIERS = ("facts", "preferences", "events", "working")
 MAX_MEMORY_BYTES = 64 * 1024

@@ -5,7 +5,7 @@ import uuid
 from django.db import models
 
 from accounts.models import Account
-from gitloom.slugs import SLUG_PATTERN
+from gitloom.core.slugs import SLUG_PATTERN
 
 
 class Namespace(models.Model):

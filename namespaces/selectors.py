@@ -3,8 +3,8 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from accounts.models import Account
-from gitloom.errors import NamespaceNotFound
-from gitloom.slugs import is_slug
+from gitloom.core.errors import NamespaceNotFound
+from gitloom.core.slugs import is_slug
 from namespaces.errors import CommitPurged
 from namespaces.models import Namespace, Purge, ReplacedCommit
 

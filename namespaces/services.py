@@ -6,8 +6,8 @@ import uuid
 from django.db import IntegrityError, transaction
 
 from accounts.models import Account
-from gitloom.errors import NamespaceNotFound
-from gitloom.slugs import validate_slug
+from gitloom.core.errors import NamespaceNotFound
+from gitloom.core.slugs import validate_slug
 from namespaces import repository
 from namespaces.errors import NamespaceExists
 from namespaces.models import Namespace, Purge, ReplacedCommit

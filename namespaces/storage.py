@@ -40,8 +40,8 @@ from typing import Any, BinaryIO
 
 from django.conf import settings
 
-from gitloom.errors import ServiceUnavailable
-from gitloom.slugs import validate_slug
+from gitloom.core.errors import ServiceUnavailable
+from gitloom.core.slugs import validate_slug
 from namespaces.errors import InvalidStorageKey, StorageMisconfigured
 
 __all__ = [

@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.models import Account
-from gitloom.dashboard import dashboard_view
-from gitloom.errors import GitLoomError
+from gitloom.core.dashboard import dashboard_view
+from gitloom.core.errors import GitLoomError
 from namespaces.dashboard import namespace_page
 from namespaces.forms import NamespaceCreateForm, NamespaceDeleteForm
 from namespaces.models import Namespace

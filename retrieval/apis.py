@@ -10,9 +10,9 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from gitloom.errors import InvalidInput
-from gitloom.openapi import raises
-from gitloom.serializers import StrictSerializer
+from gitloom.core.errors import InvalidInput
+from gitloom.core.openapi import raises
+from gitloom.core.serializers import StrictSerializer
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import CommitPurged
 from namespaces.memory_format import TIERS

@@ -72,7 +72,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from gitloom.errors import ServiceUnavailable
+from gitloom.core.errors import ServiceUnavailable
 
 # Cue texts go to the model in batches of this many: big enough to amortise the call,
 # small enough that one request to a hosted endpoint stays well under its input limits.

@@ -1,4 +1,4 @@
-from gitloom.errors import InvalidInput, NotFound
+from gitloom.core.errors import InvalidInput, NotFound
 
 
 class InvalidQuery(InvalidInput):

@@ -68,7 +68,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import connection
 
-from gitloom.errors import InvalidInput
+from gitloom.core.errors import InvalidInput
 from namespaces.errors import CommitNotFound
 from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
 from namespaces.repository import TreeChange

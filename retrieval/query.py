@@ -40,7 +40,7 @@ from django.db import ProgrammingError
 from django.utils import timezone
 from pgvector import Vector
 
-from gitloom.errors import NamespaceNotFound
+from gitloom.core.errors import NamespaceNotFound
 from namespaces.memory_format import TIERS
 from retrieval.asof import SETTING as AS_OF_SETTING
 from retrieval.asof import AsOf, as_of_statement

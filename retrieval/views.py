@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts.models import Account
-from gitloom.errors import InvalidInput
+from gitloom.core.errors import InvalidInput
 from namespaces.dashboard import namespace_page
 from namespaces.models import Namespace
 from retrieval.errors import AsOfBeforeHistory, AsOfNotFound

@@ -2,14 +2,17 @@
 
 The rule is written in docs/DESIGN-NOTES.md ("Layers"). Bottom up:
 
-    gitloom (core) <- accounts <- namespaces <- namespaces.memory_format <- retrieval <- memories
+    gitloom.core <- accounts <- namespaces <- namespaces.memory_format <- retrieval
+        <- memories <- gitloom (the project shell)
 
 A domain module is any module of those packages except the top of the house: apis,
 views, admin, urls (``urls*.py``), forms, management commands (everything under
 ``management/``, the evaluation harness included), migrations, and the process entry
 points (settings, wsgi, gunicorn's config). A domain module may import its own layer
 and the layers below it; imports inside functions count too. The file format is a leaf:
-it imports nothing of the project but the core.
+it imports nothing of the project but the core. The core imports no app, and no module
+of an app (the top of its house included) imports the shell: both hold for every
+module, not only domain ones.
 
 ``python tests/test_layers.py`` prints the app graph (with ``--all``: every module,
 the top of the house included) and each import behind an edge.
@@ -23,7 +26,15 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("gitloom", "accounts", "namespaces", "namespaces.memory_format", "retrieval", "memories")
+LAYERS = (
+    "gitloom.core",
+    "accounts",
+    "namespaces",
+    "namespaces.memory_format",
+    "retrieval",
+    "memories",
+    "gitloom",
+)
 APPS = ("gitloom", "accounts", "namespaces", "retrieval", "memories")
 TOP_MODULES = {"apis", "views", "admin", "forms"}
 ENTRY_POINTS = {"gitloom.settings", "gitloom.wsgi", "gitloom.gunicorn_conf"}
@@ -152,7 +163,24 @@ def test_domain_modules_import_each_other_without_a_cycle():
 
 def test_the_memory_file_format_is_a_leaf_on_the_core():
     reached = {target for (source, target) in edges() if source == "namespaces.memory_format"}
-    assert reached <= {"gitloom"}
+    assert reached <= {"gitloom.core"}
+
+
+def test_the_core_imports_no_app():
+    reached = {target for (source, target) in edges(domain_only=False) if source == "gitloom.core"}
+    assert reached == set(), edges(domain_only=False).get(("gitloom.core", "accounts"))
+
+
+def test_no_app_imports_the_project_shell():
+    # Settings, urls, commands and the MCP server sit above every app: an app that
+    # imported one would stand on the top of the house.
+    into_shell = [
+        line
+        for (source, target), lines in sorted(edges(domain_only=False).items())
+        if target == "gitloom" and source != "gitloom"
+        for line in lines
+    ]
+    assert into_shell == [], "\n".join(into_shell)
 
 
 def test_the_layer_check_sees_an_upward_import(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""Brute-force counters as rows counted in one statement (``gitloom.throttle``).
+"""Brute-force counters as rows counted in one statement (``gitloom.core.throttle``).
 
 The database cache (``0001``) was read, then written: two processes counting the same
 key at once could both read n and both write n + 1, letting attempts past the limit

@@ -8,7 +8,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
 )
 
-from gitloom.errors import InvalidInput
+from gitloom.core.errors import InvalidInput
 from namespaces.errors import (
     RepositoryCorrupt,
     StorageMisconfigured,

@@ -14,9 +14,9 @@ from drf_spectacular.utils import (
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from gitloom.errors import InvalidInput
-from gitloom.openapi import raises
-from gitloom.serializers import StrictCharField, StrictSerializer
+from gitloom.core.errors import InvalidInput
+from gitloom.core.openapi import raises
+from gitloom.core.serializers import StrictCharField, StrictSerializer
 from memories.apis.common import PAGE_PARAMS, WRITE_ERRORS, int_param
 from memories.apis.examples import (
     JOB_EXAMPLE,

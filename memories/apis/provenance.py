@@ -11,8 +11,8 @@ from drf_spectacular.utils import (
 )
 from rest_framework.response import Response
 
-from gitloom.errors import InvalidInput, InvalidPath
-from gitloom.openapi import raises
+from gitloom.core.errors import InvalidInput, InvalidPath
+from gitloom.core.openapi import raises
 from memories.apis.common import PATH_PARAM, REPOSITORY_ERRORS, int_param
 from memories.apis.examples import (
     BLAME_EXAMPLE,

@@ -10,9 +10,9 @@ from drf_spectacular.utils import (
 )
 from rest_framework.response import Response
 
-from gitloom.errors import InvalidInput, InvalidPath
-from gitloom.openapi import raises
-from gitloom.serializers import StrictCharField, StrictSerializer
+from gitloom.core.errors import InvalidInput, InvalidPath
+from gitloom.core.openapi import raises
+from gitloom.core.serializers import StrictCharField, StrictSerializer
 from memories.apis.common import PATH_PARAM, WRITE_ERRORS
 from memories.apis.examples import (
     PURGE_EXAMPLE,

@@ -12,9 +12,9 @@ from drf_spectacular.utils import (
 )
 from rest_framework.response import Response
 
-from gitloom.errors import EmptyBody, InvalidPath, PayloadTooLarge
-from gitloom.openapi import raises
-from gitloom.parsers import RawBodyParser
+from gitloom.core.errors import EmptyBody, InvalidPath, PayloadTooLarge
+from gitloom.core.openapi import raises
+from gitloom.core.parsers import RawBodyParser
 from memories.apis.common import REPOSITORY_ERRORS, WRITE_ERRORS
 from memories.apis.examples import (
     COMMIT,
@@ -73,7 +73,7 @@ class NamespaceImportApi(NamespaceScopedApi):
 
     def get_parsers(self):
         # Raw bytes for any content type, so a session's CSRF check (which reads
-        # request.POST) does not make DRF refuse the body as 415 (gitloom.parsers).
+        # request.POST) does not make DRF refuse the body as 415 (gitloom.core.parsers).
         return [RawBodyParser()]
 
     @extend_schema(

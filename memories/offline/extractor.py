@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 
-from gitloom.times import as_utc
+from gitloom.core.times import as_utc
 from memories.llm import Usage
 from memories.offline.cues import answered_question, cues_for
 from memories.offline.facets import Reading, read

@@ -18,7 +18,7 @@ from dulwich.object_format import DEFAULT_OBJECT_FORMAT
 from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
 from dulwich.pack import OFS_DELTA, REF_DELTA, PackData, PackInflater, unpack_object_at
 
-from gitloom.errors import InvalidInput, InvalidPath
+from gitloom.core.errors import InvalidInput, InvalidPath
 from namespaces.errors import BundleTooLarge, InvalidBundle
 from namespaces.repository.commits import landed, unchanged
 from namespaces.repository.manifest import (

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
-from gitloom.errors import NamespaceNotFound
+from gitloom.core.errors import NamespaceNotFound
 from namespaces.errors import RepositoryCorrupt, WriteConflict
 from namespaces.repository.packs import (
     Objects,

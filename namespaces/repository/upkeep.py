@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from gitloom.errors import NamespaceNotFound
+from gitloom.core.errors import NamespaceNotFound
 from namespaces.errors import RepositoryCorrupt
 from namespaces.repository.manifest import (
     HEAD_KEY,

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Literal
 
-from gitloom.errors import InvalidPath
-from gitloom.slugs import SLUG_PATTERN
+from gitloom.core.errors import InvalidPath
+from gitloom.core.slugs import SLUG_PATTERN
 from namespaces.errors import (
     InvalidAuthor,
     InvalidBlobId,

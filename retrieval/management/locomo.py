@@ -52,7 +52,7 @@ from django.conf import settings
 
 from accounts.models import Account
 from accounts.services import account_create
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 from memories.jobs import drain_namespace, drains_inline
 from memories.models import Job
 from memories.services import job_accept, memory_import

@@ -1,5 +1,5 @@
 """The project's docs stand alone in a clone, and docs/API.md lists every error code the
-service declares (``gitloom.errors.REGISTRY``). No database."""
+service declares (``gitloom.core.errors.REGISTRY``). No database."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def app_sources() -> list[Path]:
 def declared_errors() -> dict[str, type]:
     """Every error code the service declares: the registry, once every module of every
     app is imported (a class registers its code when its module is)."""
-    from gitloom.errors import REGISTRY
+    from gitloom.core.errors import REGISTRY
 
     for path in app_sources():
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -82,7 +82,7 @@ def test_no_error_code_is_typed_at_a_raise_site():
 
 
 def test_an_error_code_cannot_be_passed_or_declared_twice():
-    from gitloom.errors import InvalidInput, NotFound
+    from gitloom.core.errors import InvalidInput, NotFound
 
     with pytest.raises(TypeError):
         InvalidInput("x", code="made_up")

@@ -55,6 +55,6 @@ def test_a_database_whose_pgvector_fails_stops_the_service_with_one_clear_messag
 
 
 def test_the_test_database_passes_the_self_check(db):
-    from gitloom.checks import vector_self_check
+    from gitloom.core.checks import vector_self_check
 
     assert vector_self_check() is None

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from gitloom.errors import InvalidInput
+from gitloom.core.errors import InvalidInput
 from namespaces.memory_format import (
     MAX_MEMORY_BYTES,
     InvalidMemory,

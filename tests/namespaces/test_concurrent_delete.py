@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from gitloom.errors import NamespaceNotFound
+from gitloom.core.errors import NamespaceNotFound
 from namespaces.models import Namespace
 from namespaces.services import namespace_delete
 

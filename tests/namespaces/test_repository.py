@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from dulwich.objects import Blob, Commit, Tree
 
-from gitloom.errors import InvalidInput, NamespaceNotFound, NotFound, PayloadTooLarge
+from gitloom.core.errors import InvalidInput, NamespaceNotFound, NotFound, PayloadTooLarge
 from namespaces import repository as repo
 from namespaces.repository import (
     repository_commit,

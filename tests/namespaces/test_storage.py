@@ -9,7 +9,7 @@ from datetime import datetime
 import boto3
 import pytest
 
-from gitloom.errors import InvalidInput, InvalidName, ServiceUnavailable
+from gitloom.core.errors import InvalidInput, InvalidName, ServiceUnavailable
 from namespaces.storage import (
     S3ObjectStore,
     namespace_prefix,

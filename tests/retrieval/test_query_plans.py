@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from gitloom.errors import NamespaceNotFound
+from gitloom.core.errors import NamespaceNotFound
 from retrieval.models import cue_partition
 from retrieval.query import fused_search
 from tests.retrieval.helpers import memory, write

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from accounts.models import Membership
 from accounts.selectors import account_get, user_exists
 from accounts.services import membership_add
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.services import account_create
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.selectors import account_get
 from accounts.services import api_key_create
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 
 
 class Command(BaseCommand):

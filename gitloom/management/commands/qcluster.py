@@ -13,9 +13,9 @@ from django.core.management.base import CommandError
 from django_q.management.commands.qcluster import Command as QClusterCommand
 from django_q.signals import post_spawn
 
-from gitloom.checks import vector_problem_message, vector_self_check
+from gitloom.core.checks import vector_problem_message, vector_self_check
+from gitloom.core.warm import process_warm_up
 from gitloom.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
-from gitloom.warm import process_warm_up
 from retrieval.embeddings import embedder_load, embedder_warm_up
 
 

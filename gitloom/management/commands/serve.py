@@ -27,11 +27,10 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
-from accounts.checks import rls_role_check
-from gitloom.checks import vector_problem_message, vector_self_check
+from gitloom.core.checks import rls_role_check, vector_problem_message, vector_self_check
+from gitloom.core.warm import report_ready_to
 from gitloom.embedded_postgres import embedded_revive, embedded_stop
 from gitloom.lifetime import end_with_parent
-from gitloom.warm import report_ready_to
 
 # A worker that is not warm by then is broken (the model loads in seconds).
 READY_TIMEOUT_SECONDS = 180

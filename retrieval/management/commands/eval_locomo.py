@@ -54,7 +54,7 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 from retrieval.management.locomo import (
     ARM_SETS,
     CATEGORIES,

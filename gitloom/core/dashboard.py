@@ -23,7 +23,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.module_loading import import_string
 
-from gitloom.errors import GitLoomError
+from gitloom.core.errors import GitLoomError
 
 # The URL prefix of a namespace's pages, shared by the apps that have some.
 NAMESPACE_PAGES = "namespaces/<str:name>/"

@@ -1,7 +1,7 @@
 """How every error is answered: GitLoom's JSON envelope.
 
 ``{"error": {"code": "...", "message": "..."}}`` for a ``GitLoomError`` (the declared
-codes, ``gitloom.errors``), DRF's own errors, Django's Http404/PermissionDenied, and
+codes, ``gitloom.core.errors``), DRF's own errors, Django's Http404/PermissionDenied, and
 (via the views below) unknown routes, 405s and 500s under ``/v1/``: each is first
 translated to the ``GitLoomError`` class that declares its code, then written by
 ``error_body``. A dependency that is down (the database, object storage, a model
@@ -21,7 +21,7 @@ from psycopg.errors import QueryCanceled
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from gitloom.errors import (
+from gitloom.core.errors import (
     AuthenticationFailed,
     EmptyBody,
     GitLoomError,

@@ -17,7 +17,7 @@ from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 from rest_framework.utils import json
 
-from gitloom.errors import MalformedJson
+from gitloom.core.errors import MalformedJson
 
 MAX_JSON_DEPTH = 64
 

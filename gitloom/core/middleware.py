@@ -7,8 +7,8 @@ import io
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 
-from gitloom.envelope import error_json_response
-from gitloom.errors import InvalidInput, PayloadTooLarge
+from gitloom.core.envelope import error_json_response
+from gitloom.core.errors import InvalidInput, PayloadTooLarge
 
 _CHUNK = 64 * 1024
 

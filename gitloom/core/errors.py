@@ -8,7 +8,7 @@ docs/API.md's list of codes is checked against it (``tests/gitloom/test_docs.py`
 A raise site picks a class; it cannot invent a code (``code=`` is refused).
 
 How an error is answered, the ``{"error": {"code", "message"}}`` envelope, is
-``gitloom.envelope``'s job. Errors of one app live in its ``errors.py``; the ones here
+``gitloom.core.envelope``'s job. Errors of one app live in its ``errors.py``; the ones here
 are shared by every app or belong to the HTTP layer itself.
 """
 
@@ -31,7 +31,7 @@ class GitLoomError(Exception):
         if "code" in details:
             raise TypeError(
                 f"{type(self).__name__}(code=...): declare a GitLoomError subclass with "
-                "its code instead (gitloom/errors.py)"
+                "its code instead (gitloom/core/errors.py)"
             )
         self.message = message or self.message
         self.details = details

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from gitloom.errors import InvalidName
+from gitloom.core.errors import InvalidName
 
 SLUG_PATTERN = r"[a-z0-9-]{1,64}"  # the one spelling: checks, constraints, storage keys
 SLUG_RE = re.compile(SLUG_PATTERN)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
-from gitloom.errors import RateLimited
+from gitloom.core.errors import RateLimited
 
 
 @dataclass(frozen=True)

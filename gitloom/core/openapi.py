@@ -2,7 +2,7 @@
 
 Every operation documents the errors it can answer, each status with the envelope
 schema (``ErrorEnvelope``) narrowed to the codes it may carry, and one example per code.
-The codes come from the classes themselves (``gitloom.errors``), gathered from three
+The codes come from the classes themselves (``gitloom.core.errors``), gathered from three
 places so each is written once:
 
 - ``COMMON``: what any authenticated ``/v1/`` call can meet (no or a bad credential,
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from rest_framework import serializers
 
-from gitloom.errors import (
+from gitloom.core.errors import (
     AuthenticationFailed,
     EmptyBody,
     GitLoomError,

@@ -1,4 +1,8 @@
-"""Start-up self-check of the database's pgvector, on every server the service uses.
+"""The database checks the service starts behind (Django system checks).
+
+- ``rls_role_check`` (deploy): the role must not bypass row-level security, the
+  tenants' boundary.
+- ``vector_check``: the database's pgvector works here, on every server the service uses.
 
 A pgvector compiled for AVX-512 kills its backend with SIGILL on CPUs without it: the
 server restarts and unrelated requests fail meanwhile. ``serve``, ``migrate`` and the
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 from django.core.checks import Error, register
 from django.db import DatabaseError, connection, transaction
+from django.db.utils import OperationalError
 
 PROBE_STATEMENTS = (
     "CREATE EXTENSION IF NOT EXISTS vector",
@@ -25,6 +30,27 @@ PROBE_STATEMENTS = (
     """SELECT id FROM gitloom_vector_probe
         ORDER BY v <=> (SELECT v FROM gitloom_vector_probe WHERE id = 7) LIMIT 1""",
 )
+
+
+@register("database", deploy=True)
+def rls_role_check(app_configs=None, **kwargs):
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user"
+            )
+            (bypasses,) = cursor.fetchone()
+    except OperationalError as exc:
+        return [Error(f"Cannot reach the database: {exc}", id="gitloom.E002")]
+    if bypasses:
+        return [
+            Error(
+                "DATABASE_URL connects as a role that bypasses row-level security "
+                "(SUPERUSER or BYPASSRLS); namespace isolation needs a role without either.",
+                id="gitloom.E001",
+            )
+        ]
+    return []
 
 
 class _RollBack(Exception):
