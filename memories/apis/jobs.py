@@ -63,8 +63,8 @@ class JobScopedApi(APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication comes first
+        name = self._namespace_name(request)  # a malformed body is 400 before the lookup
         job = job_get_for_account(account=request.auth.account, job_id=self.kwargs.pop("job_id"))
-        name = self._namespace_name(request)
         if name is not None and name != job.namespace.name:
             raise JobNotFound()
         self.kwargs["job"] = job  # DRF calls the handler with this very dict
