@@ -30,9 +30,9 @@ PACKAGE = Path(settings.BASE_DIR) / "clients" / "typescript"
 
 
 def node() -> str:
-    """The node binary, once the package is installed and built; else skip (fail on CI,
-    whose .ci/run installs both)."""
-    binary = shutil.which("node")
+    """The node binary (``GITLOOM_TEST_NODE``, else the one on PATH), once the package is
+    installed and built; else skip (fail on CI, whose .ci/run installs both)."""
+    binary = os.environ.get("GITLOOM_TEST_NODE") or shutil.which("node")
     missing = [
         what
         for what, ok in (

@@ -29,14 +29,19 @@ if (!check) {
   if (committed === generated) {
     console.log(`src/schema.ts matches ${source}`);
   } else {
+    // The changed stretch: from the first differing line to the last, as one hunk.
     const a = committed.split("\n");
     const b = generated.split("\n");
-    let line = 0;
-    while (line < Math.max(a.length, b.length) && a[line] === b[line]) line += 1;
+    let top = 0;
+    while (top < a.length && top < b.length && a[top] === b[top]) top += 1;
+    let end = 0;
+    while (end < a.length - top && end < b.length - top && a.at(-1 - end) === b.at(-1 - end)) end += 1;
+    const show = (lines, sign) =>
+      lines.slice(0, 12).map((line) => `${sign} ${line}\n`).join("") + (lines.length > 12 ? `${sign} ...\n` : "");
     console.error(
-      `src/schema.ts is out of date with ${source}: first difference at line ${line + 1}\n` +
-        `  committed: ${a[line] ?? "(end of file)"}\n` +
-        `  generated: ${b[line] ?? "(end of file)"}\n` +
+      `src/schema.ts is out of date with ${source} from line ${top + 1}:\n` +
+        show(a.slice(top, a.length - end), "-") +
+        show(b.slice(top, b.length - end), "+") +
         "Run `npm run types -- SCHEMA` in clients/typescript and commit src/schema.ts.",
     );
     process.exitCode = 1;
