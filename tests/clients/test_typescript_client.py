@@ -74,22 +74,40 @@ def webhook_vectors() -> list[dict]:
             valid = True
         except WebhookVerificationError:
             valid = False
-        return {"name": name, "secret": secret, "body": body, "headers": headers,
-                "valid": valid, "code": code}
+        return {
+            "name": name,
+            "secret": secret,
+            "body": body,
+            "headers": headers,
+            "valid": valid,
+            "code": code,
+        }
 
     good = Webhook(secret).sign("msg_2Kx", now, body)
     wrong = Webhook(other).sign("msg_2Kx", now, body)
     vectors = [
         delivery("valid", None),
-        delivery("one of several signatures matches (a rotated secret)", None,
-                 sig=f"v1,{wrong.split(',')[1]} {good}"),
-        delivery("a tampered body", "invalid_signature", sig=good, body=body.replace("acme", "acmf")),
+        delivery(
+            "one of several signatures matches (a rotated secret)",
+            None,
+            sig=f"v1,{wrong.split(',')[1]} {good}",
+        ),
+        delivery(
+            "a tampered body", "invalid_signature", sig=good, body=body.replace("acme", "acmf")
+        ),
         delivery("signed with another secret", "invalid_signature", sign_with=other),
         delivery("another message id", "invalid_signature", sig=good, msg_id="msg_other"),
-        delivery("an unknown signature version only", "invalid_signature",
-                 sig="v1a," + good.split(",")[1]),
-        delivery("ten minutes old", "timestamp_out_of_tolerance", stamp=str(int(now.timestamp()) - 600)),
-        delivery("ten minutes ahead", "timestamp_out_of_tolerance", stamp=str(int(now.timestamp()) + 600)),
+        delivery(
+            "an unknown signature version only",
+            "invalid_signature",
+            sig="v1a," + good.split(",")[1],
+        ),
+        delivery(
+            "ten minutes old", "timestamp_out_of_tolerance", stamp=str(int(now.timestamp()) - 600)
+        ),
+        delivery(
+            "ten minutes ahead", "timestamp_out_of_tolerance", stamp=str(int(now.timestamp()) + 600)
+        ),
     ]
     # The reference's verdicts are the expectation: check they are what the names say.
     assert [v["valid"] for v in vectors] == [True, True] + [False] * 6
@@ -97,7 +115,9 @@ def webhook_vectors() -> list[dict]:
 
 
 def summary(output: str) -> dict[str, int]:
-    return {name: int(count) for name, count in re.findall(r"^ℹ (\w+) (\d+)$", output, re.MULTILINE)}
+    return {
+        name: int(count) for name, count in re.findall(r"^ℹ (\w+) (\d+)$", output, re.MULTILINE)
+    }
 
 
 def test_the_typescript_client_passes_its_node_tests_against_the_live_service(
