@@ -124,7 +124,9 @@ export interface RevertOptions {
 export interface RetrieveOptions extends NamespaceOption {
   /** 1-100, the service's default 10. */
   limit?: number;
-  tier?: Filter;
+  /** Any of these tiers. */
+  tier?: Tier | readonly Tier[];
+  /** All of these tags. */
   tag?: Filter;
   arms?: readonly ("lexical" | "semantic" | "graph")[];
   /** Cosine floor (-1..1) for the semantic arm; the graph arm follows only what is left. */
