@@ -4,13 +4,20 @@
  * same shape as the Python client. Lists are async iterators that fetch a page at a
  * time; every `memories.add` carries an Idempotency-Key.
  */
-import { ConflictError, JobFailedError, JobTimeoutError, APIConnectionError, ServiceUnavailableError } from "./errors.js";
+import {
+  APIConnectionError,
+  ConflictError,
+  JobFailedError,
+  JobTimeoutError,
+  ServiceUnavailableError,
+} from "./errors.js";
 import {
   DEFAULT_BASE_URL,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
   type Query,
   Transport,
+  readJson,
   sleep,
 } from "./http.js";
 import { randomUUID } from "./crypto.js";
@@ -210,7 +217,7 @@ export class Namespaces {
         "Content-Type": options.format === "bundle" ? "application/x-git-bundle" : "application/gzip",
       },
     });
-    const answer = (await response.json()) as ImportResult | { job: Job };
+    const answer = (await readJson(response)) as ImportResult | { job: Job };
     return response.status === 202 ? (answer as { job: Job }).job : (answer as ImportResult);
   }
 

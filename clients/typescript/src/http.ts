@@ -151,6 +151,19 @@ function describe(error: unknown): string {
   return String(error);
 }
 
+/** A successful answer's JSON body; `UnexpectedResponseError` when it is not JSON. */
+export async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UnexpectedResponseError(
+      `HTTP ${response.status} answer is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
+      response.status,
+    );
+  }
+}
+
 export class Transport {
   readonly baseUrl: string;
   private readonly options: TransportOptions;
@@ -166,16 +179,7 @@ export class Transport {
     route: R,
     request: Request = {},
   ): Promise<Ok<R, M>> {
-    const response = await this.send(method, route, request);
-    const text = await response.text();
-    try {
-      return JSON.parse(text) as Ok<R, M>;
-    } catch {
-      throw new UnexpectedResponseError(
-        `HTTP ${response.status} answer is not JSON: ${JSON.stringify(text.slice(0, 200))}`,
-        response.status,
-      );
-    }
+    return readJson(await this.send(method, route, request)) as Promise<Ok<R, M>>;
   }
 
   /** Send the operation; the successful `Response`, its body unread. */
