@@ -1,4 +1,5 @@
-"""Refuse oversized API bodies with 413 before anything reads them, and read chunked ones."""
+"""Refuse oversized API bodies with 413 before anything reads them, and read chunked ones
+(a malformed or cut-short chunked body is 400 ``bad_request``, not a crash)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,16 @@ import io
 
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
+from gunicorn.http.errors import ParseException
 
 from gitloom.core.envelope import error_json_response
-from gitloom.core.errors import InvalidInput, PayloadTooLarge
+from gitloom.core.errors import GitLoomError, InvalidInput, PayloadTooLarge
 
 _CHUNK = 64 * 1024
+# What gunicorn's chunked reader raises for a bad chunk size or terminator
+# (ParseException) and for a body that ends before its last chunk (NoMoreData, an
+# OSError, as a dropped connection is).
+_BROKEN_BODY = (ParseException, OSError)
 
 
 class BodySizeLimitMiddleware:
@@ -28,7 +34,14 @@ class BodySizeLimitMiddleware:
             if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
                 # No Content-Length: Django would read the body as empty. Read it here,
                 # at most one byte past the limit, and hand Django the bytes.
-                body = _read_at_most(request.META["wsgi.input"], limit + 1)
+                try:
+                    body = _read_at_most(request.META["wsgi.input"], limit + 1)
+                except _BROKEN_BODY as exc:
+                    return error_json_response(
+                        GitLoomError(
+                            f"The chunked request body is malformed or cut short ({exc!r:.100})."
+                        )
+                    )
                 if len(body) > limit:
                     return error_json_response(too_large)
                 request.META["CONTENT_LENGTH"] = str(len(body))

@@ -59,18 +59,34 @@ def _wait_for_banner(process: subprocess.Popen, tmp_path: Path, timeout: float =
         time.sleep(0.2)
 
 
-def _raw_request(port: int, line: str, *headers: str, body: bytes = b"") -> tuple:
-    """One HTTP/1.1 request over a socket, as written (urllib would refuse some)."""
+def _raw_request(
+    port: int, line: str, *headers: str, body: bytes = b"", hang_up: bool = False
+) -> tuple:
+    """One HTTP/1.1 request over a socket, as written (urllib would refuse some);
+    ``hang_up`` closes the sending side after the body, as a client cut off does."""
     head = "\r\n".join([line, "Host: 127.0.0.1", "Connection: close", *headers, "", ""])
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(head.encode() + body)
+        if hang_up:
+            sock.shutdown(socket.SHUT_WR)
         received = b""
         while chunk := sock.recv(65536):
             received += chunk
     top, _, rest = received.partition(b"\r\n\r\n")
     lines = top.decode("latin-1").split("\r\n")
-    fields = dict(line.split(": ", 1) for line in lines[1:])
-    return int(lines[0].split()[1]), {k.lower(): v for k, v in fields.items()}, rest
+    fields = {k.lower(): v for k, v in (line.split(": ", 1) for line in lines[1:])}
+    if fields.get("transfer-encoding") == "chunked":
+        rest = _dechunk(rest)
+    return int(lines[0].split()[1]), fields, rest
+
+
+def _dechunk(data: bytes) -> bytes:
+    body = b""
+    while True:
+        size, _, data = data.partition(b"\r\n")
+        if not int(size, 16):
+            return body
+        body, data = body + data[: int(size, 16)], data[int(size, 16) + 2 :]
 
 
 def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
@@ -116,6 +132,23 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
             body=b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload),
         )
         assert status == 201, body
+        # A malformed chunk size, and a chunked body cut off before its last chunk, are
+        # JSON 400s (gunicorn's InvalidChunkSize and NoMoreData were 500s).
+        for broken, hang_up in (
+            (b"zz\r\n{}\r\n0\r\n\r\n", False),
+            (b'100\r\n{"name": "cut', True),
+        ):
+            status, headers, body = _raw_request(
+                port,
+                "POST /v1/namespaces HTTP/1.1",
+                f"Authorization: Bearer {api.secret}",
+                "Content-Type: application/json",
+                "Transfer-Encoding: chunked",
+                body=broken,
+                hang_up=hang_up,
+            )
+            assert status == 400 and headers["content-type"] == "application/json", body
+            assert json.loads(body)["error"]["code"] == "bad_request", body
         # A request stuck on the database ends within its time budget, as JSON.
         import psycopg
 
