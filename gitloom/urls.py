@@ -1,10 +1,17 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.decorators.csrf import csrf_exempt
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from gitloom.apis import ApiRootApi
 from gitloom.core import envelope
+
+
+def _redirect(name: str):
+    # A redirect changes nothing: no CSRF check (an unsafe method would get a 403).
+    return csrf_exempt(RedirectView.as_view(pattern_name=name, query_string=True, permanent=True))
+
 
 v1_patterns = [
     path("", include("accounts.urls")),
@@ -15,8 +22,8 @@ v1_patterns = [
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     # One address each; the trailing-slash spellings people type lead there.
-    path("schema/", RedirectView.as_view(pattern_name="schema", query_string=True, permanent=True)),
-    path("docs/", RedirectView.as_view(pattern_name="docs", query_string=True, permanent=True)),
+    path("schema/", _redirect("schema")),
+    path("docs/", _redirect("docs")),
     # Anything else under /v1/ is a JSON 404, not Django's HTML page.
     re_path(r"^.*$", envelope.api_not_found),
 ]
@@ -31,5 +38,6 @@ urlpatterns = [
     path("", include("retrieval.urls_dashboard")),
 ]
 
+handler400 = "gitloom.core.envelope.handler400"
 handler404 = "gitloom.core.envelope.handler404"
 handler500 = "gitloom.core.envelope.handler500"

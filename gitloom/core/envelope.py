@@ -14,9 +14,11 @@ from __future__ import annotations
 import logging
 import sys
 
+from django.core.exceptions import DisallowedHost
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from psycopg.errors import QueryCanceled
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -171,8 +173,17 @@ def _sent_no_body(request) -> bool:
     )
 
 
+@csrf_exempt  # it changes nothing: an unknown route is 404 for every method, not a CSRF 403
 def api_not_found(request, exception=None, *args, **kwargs) -> JsonResponse:
     return error_json_response(NotFound("No such endpoint."))
+
+
+def api_bad_request(request, exception=None) -> JsonResponse:
+    # Django's SuspiciousOperation answers (an unknown Host above all), read before any
+    # view; the message names the Host problem without echoing the header.
+    if isinstance(exception, DisallowedHost):
+        return error_json_response(GitLoomError("This host name is not served here."))
+    return error_json_response(GitLoomError())
 
 
 def api_server_error(request, *args, **kwargs) -> JsonResponse:
@@ -191,6 +202,14 @@ def handler404(request, exception=None):
     from django.views.defaults import page_not_found
 
     return page_not_found(request, exception)
+
+
+def handler400(request, exception=None):
+    if _is_api(request):
+        return api_bad_request(request, exception)
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception)
 
 
 def handler500(request):

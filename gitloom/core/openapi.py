@@ -5,8 +5,8 @@ schema (``ErrorEnvelope``) narrowed to the codes it may carry, and one example p
 The codes come from the classes themselves (``gitloom.core.errors``), gathered from three
 places so each is written once:
 
-- ``COMMON``: what any authenticated ``/v1/`` call can meet (no or a bad credential,
-  a session without an account, a throttle, an outage, a bug);
+- ``COMMON``: what any authenticated ``/v1/`` call can meet (an unknown Host, no or a
+  bad credential, a session without an account, a throttle, an outage, a bug);
 - ``BODY``: what any call that sends a JSON body can meet (malformed JSON, too large,
   not JSON, a schema violation);
 - a view's ``errors`` attribute (every method of that view, e.g. the namespace lookup)
@@ -40,6 +40,7 @@ from gitloom.core.errors import (
 )
 
 COMMON: tuple[type[GitLoomError], ...] = (
+    GitLoomError,  # bad_request: a Host not served, a request the server could not parse
     NotAuthenticated,
     AuthenticationFailed,
     PermissionDenied,  # a session's request without its CSRF token
