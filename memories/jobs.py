@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection, transaction
 
 from memories.ingest import job_run
 from memories.models import Job
@@ -61,6 +61,25 @@ def enqueue_drain(*, namespace_id: int) -> None:
         task_name=f"drain-namespace-{namespace_id}",
         sync=settings.GITLOOM_QUEUE_SYNC or _drains_inline.get(),
     )
+
+
+def enqueue_drain_on_commit(*, namespace_id: int) -> None:
+    """Queue the namespace's drain once the accepting transaction commits. By then the
+    job row has committed and the write is accepted: a database that fails the enqueue
+    (it went away just after the commit) is logged, not raised, so the caller is
+    answered 202 for a job that will run; ``requeue_pending`` queues its drain."""
+
+    def enqueue() -> None:
+        try:
+            enqueue_drain(namespace_id=namespace_id)
+        except (OperationalError, InterfaceError) as exc:
+            logger.warning(
+                "namespace %s: job accepted, its drain not queued (%s); requeue_pending will",
+                namespace_id,
+                (str(exc).strip().splitlines() or [type(exc).__name__])[0],
+            )
+
+    transaction.on_commit(enqueue)
 
 
 def _try_lock(namespace_id: int) -> bool:

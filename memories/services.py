@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
+from gitloom.errors import ServiceUnavailable
 from memories.errors import (
     IdempotencyKeyReused,
     InvalidFormat,
@@ -22,7 +24,7 @@ from memories.errors import (
 )
 from memories.imports import memory_import, tar_check, upload_put  # noqa: F401 (memory_import: the service callers use)
 from memories.job_states import job_requeued
-from memories.jobs import enqueue_drain
+from memories.jobs import enqueue_drain_on_commit
 from memories.models import Job
 from memories.purges import memory_purge, namespace_purge  # noqa: F401 (the services callers use)
 from memories.reverts import Revert, job_revert  # noqa: F401 (the service callers use)
@@ -76,9 +78,11 @@ def job_accept(
         existing = Job.objects.filter(account=account, idempotency_key=key).first()
         if existing is not None:
             return _same_request(existing, request_hash), False
+    public_id = uuid.uuid4()
     try:
         with transaction.atomic():
             job = Job.objects.create(
+                public_id=public_id,
                 account=account,
                 namespace=namespace,
                 idempotency_key=key,
@@ -86,12 +90,34 @@ def job_accept(
                 payload=payload,
                 session_id=payload["session_id"] or "",
             )
-            transaction.on_commit(lambda: enqueue_drain(namespace_id=namespace.pk))
+            enqueue_drain_on_commit(namespace_id=namespace.pk)
     except IntegrityError:
         # Two retries raced with the same key: the other one won.
         existing = Job.objects.get(account=account, idempotency_key=key)
         return _same_request(existing, request_hash), False
+    except (OperationalError, InterfaceError):
+        # The connection failed inside the transaction, perhaps at its COMMIT: the row
+        # decides. Committed, the write is accepted (202); not, it is a 503 to retry.
+        return _committed_job(public_id), True
     return job, True
+
+
+def _committed_job(public_id: uuid.UUID) -> Job:
+    connection.close()  # never reuse the broken connection; the next query opens one
+    try:
+        job = Job.objects.filter(public_id=public_id).first()
+    except (OperationalError, InterfaceError):
+        raise ServiceUnavailable(
+            "The database went away while the write was being accepted, and cannot say "
+            f"yet whether it was: it is job {public_id} if it was (GET /v1/jobs/{public_id}"
+            "). Retry with the same Idempotency-Key, which returns that job if it exists.",
+            job=str(public_id),
+        ) from None
+    if job is None:
+        raise ServiceUnavailable(
+            "The database went away before the write was accepted; nothing was stored. Try again."
+        )
+    return job
 
 
 def _same_request(job: Job, request_hash: str) -> Job:
@@ -105,7 +131,7 @@ def job_retry(*, job: Job) -> Job:
     if job.status != Job.Status.FAILED:
         return job
     job = job_requeued(job=job)
-    transaction.on_commit(lambda: enqueue_drain(namespace_id=job.namespace_id))
+    enqueue_drain_on_commit(namespace_id=job.namespace_id)
     return job
 
 
@@ -181,5 +207,5 @@ def import_accept(*, namespace: Namespace, data: bytes, kind: str = "auto") -> J
             request_hash=digest,
             payload={"import": {"format": kind, "upload": upload, "bytes": len(data)}},
         )
-        transaction.on_commit(lambda: enqueue_drain(namespace_id=namespace.pk))
+        enqueue_drain_on_commit(namespace_id=namespace.pk)
     return job
