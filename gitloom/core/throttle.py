@@ -24,6 +24,7 @@ import random
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core import signing
 from django.db import connection
 
 from gitloom.core.errors import RateLimited
@@ -99,17 +100,47 @@ def refuse(seconds: int, what: str) -> RateLimited:
     return error
 
 
+# A GitLoom front end that calls the API for its own clients (the MCP server) names the
+# client it serves in this header, signed with GITLOOM_SECRET_KEY, so the API counts
+# that client's failures, not the front end's address for all of them.
+FORWARDED_CLIENT_HEADER = "X-GitLoom-Client"
+_FORWARDED_CLIENT_SALT = "gitloom.throttle.forwarded-client"
+_FORWARDED_CLIENT_MAX_AGE = 60  # seconds a signed header is believed
+
+
+def forwarded_client_header(address: str) -> dict[str, str]:
+    signed = signing.TimestampSigner(salt=_FORWARDED_CLIENT_SALT).sign(address[:100])
+    return {FORWARDED_CLIENT_HEADER: signed}
+
+
 def client_address(request) -> str:
+    return peer_address(
+        request.META.get("REMOTE_ADDR") or "unknown",
+        forwarded_for=request.META.get("HTTP_X_FORWARDED_FOR", ""),
+        forwarded_client=request.META.get("HTTP_X_GITLOOM_CLIENT", ""),
+    )
+
+
+def peer_address(peer: str, *, forwarded_for: str = "", forwarded_client: str = "") -> str:
     """The client's address: the peer's (``REMOTE_ADDR``), or, when the peer is one of
     ``GITLOOM_TRUSTED_PROXIES``, the rightmost ``X-Forwarded-For`` hop that is not a
     trusted proxy: the address the outermost trusted proxy saw. Hops further left were
     written by the client and are never believed. With no trusted proxies (the
-    default) the header is ignored, so a client cannot choose its own address."""
-    peer = request.META.get("REMOTE_ADDR") or "unknown"
+    default) the header is ignored, so a client cannot choose its own address.
+
+    A GitLoom front end's ``X-GitLoom-Client`` wins when it comes from a loopback peer
+    or a trusted proxy and carries a fresh signature made with this service's secret
+    key; anything else in it (forged, stale, another secret's) is ignored."""
     trusted = _trusted_proxies(tuple(settings.GITLOOM_TRUSTED_PROXIES))
+    if forwarded_client and (_is_loopback(peer) or _is_trusted(peer, trusted)):
+        signer = signing.TimestampSigner(salt=_FORWARDED_CLIENT_SALT)
+        try:
+            return signer.unsign(forwarded_client, max_age=_FORWARDED_CLIENT_MAX_AGE)[:100]
+        except signing.BadSignature:
+            pass
     if not trusted or not _is_trusted(peer, trusted):
         return peer
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    hops = [hop.strip() for hop in forwarded_for.split(",")]
     hops = [hop for hop in hops if hop]
     for hop in reversed(hops):
         if not _is_trusted(hop, trusted):
@@ -123,6 +154,14 @@ def _trusted_proxies(
     entries: tuple[str, ...],
 ) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
     return tuple(ipaddress.ip_network(entry, strict=False) for entry in entries)
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return ip.is_loopback or bool(getattr(ip, "ipv4_mapped", None) and ip.ipv4_mapped.is_loopback)
 
 
 def _is_trusted(address: str, trusted) -> bool:

@@ -5,7 +5,9 @@ it with the API (``/v1/whoami``) before the MCP layer sees the request, so a mis
 wrong key is a plain HTTP ``401`` with ``WWW-Authenticate: Bearer``, in the API's error
 envelope. The tools then call the API with that same key, so they act for that key's
 account and a key revoked meanwhile fails on the next tool call. A key the API has
-accepted is not asked about again for ``KEY_CHECK_SECONDS``.
+accepted is not asked about again for ``KEY_CHECK_SECONDS``. Every call to the API names
+the client being served (``X-GitLoom-Client``, signed), so the API's throttle counts that
+client and not this server's address; a throttled client gets the API's ``429``.
 
 The server is stateless (no MCP session to keep between requests) and answers in JSON,
 so any number of these processes can sit behind one address.
@@ -15,18 +17,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import socket
 import time
 from collections.abc import Callable, Sequence
 
 import uvicorn
 from django.http.request import split_domain_port, validate_host
-from gitloom_client import AuthenticationError, GitLoomError
+from gitloom_client import AuthenticationError, GitLoomError, RateLimitError
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gitloom.mcp_server.server import Backend, bearer_key, build_server
+from gitloom.mcp_server.server import Backend, bearer_key, build_server, client_address
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
@@ -65,7 +68,12 @@ class KeyGate:
             )
             return
         try:
-            accepted = await self._accepts(key)
+            accepted = await self._accepts(key, client_address(scope, headers))
+        except RateLimitError as exc:
+            # The API throttles this client (its failed key attempts): say so, as it does.
+            wait = max(1, math.ceil(exc.retry_after or 1))
+            await _error(send, 429, exc.code, exc.message, retry_after=wait)
+            return
         except GitLoomError as exc:
             await _error(
                 send,
@@ -80,14 +88,15 @@ class KeyGate:
             return
         await self.app(scope, receive, send)
 
-    async def _accepts(self, key: str) -> bool:
+    async def _accepts(self, key: str, address: str) -> bool:
         digest = hashlib.sha256(key.encode()).hexdigest()
         checked = self._accepted.get(digest)
         now = time.monotonic()
         if checked is not None and now - checked < KEY_CHECK_SECONDS:
             return True
         try:
-            await self.backend.client_for(key).whoami()
+            # Not retried: a 429 is the caller's answer, not something to wait out here.
+            await self.backend.client_for(key, client=address, max_retries=0).whoami()
         except AuthenticationError:
             self._accepted.pop(digest, None)
             return False

@@ -28,6 +28,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from gitloom.throttle import forwarded_client_header, peer_address
+
 DEFAULT_NAMESPACE = "default"
 API_TIMEOUT = 30.0
 
@@ -166,22 +168,35 @@ class Backend:
     def client(self, ctx: Context | None) -> AsyncGitLoom:
         key = self.api_key
         request = ctx.request_context.request if ctx is not None else None
+        address = None
         if request is not None:  # Streamable HTTP: this request's own key, never another's
             key = bearer_key(request.headers.get("authorization"))
+            address = client_address(request.scope, request.headers)
         if not key:
             raise ToolError(
                 "not_authenticated: no GitLoom API key (stdio: set GITLOOM_API_KEY; HTTP: "
                 "send `Authorization: Bearer <key>`)."
             )
-        return self.client_for(key)
+        return self.client_for(key, client=address)
 
-    def client_for(self, key: str) -> AsyncGitLoom:
-        return AsyncGitLoom(self.api_url, api_key=key, http_client=self.http)
+    def client_for(self, key: str, *, client: str | None = None, **options) -> AsyncGitLoom:
+        """A client of the API with ``key``, naming ``client`` (the address of the caller
+        served over HTTP) to the API's throttle."""
+        headers = forwarded_client_header(client) if client else None
+        return AsyncGitLoom(
+            self.api_url, api_key=key, http_client=self.http, headers=headers, **options
+        )
 
     async def aclose(self) -> None:
         if self._http is not None:
             await self._http.aclose()
             self._http = None
+
+
+def client_address(scope: dict, headers) -> str:
+    """The HTTP caller's address by the API's own rules (``GITLOOM_TRUSTED_PROXIES``)."""
+    peer = (scope.get("client") or ("unknown",))[0]
+    return peer_address(peer, forwarded_for=headers.get("x-forwarded-for") or "")
 
 
 def bearer_key(header: str | None) -> str | None:

@@ -207,3 +207,31 @@ def test_the_right_password_with_surrounding_whitespace_signs_in_and_clears_the_
     for _ in range(9):  # the count was cleared: nine more wrong ones are not yet a lock
         assert _login(Client(), "dana", "wrong-password").status_code == 200
     assert _login(Client(), "dana", PASSWORD).status_code == 302
+
+
+def test_a_gitloom_front_end_names_its_client_only_with_a_fresh_signature(db, settings):
+    from django.core import signing
+    from rest_framework.test import APIClient
+
+    from gitloom.throttle import forwarded_client_header
+
+    # The MCP server on this host names the client it serves: that client is counted.
+    front = APIClient(REMOTE_ADDR="127.0.0.1")
+    named = {"HTTP_X_GITLOOM_CLIENT": forwarded_client_header("198.51.100.20")["X-GitLoom-Client"]}
+    assert _key_attempts_until_refused(front, **named) == 31
+    other = {"HTTP_X_GITLOOM_CLIENT": forwarded_client_header("198.51.100.21")["X-GitLoom-Client"]}
+    assert _key_attempts_until_refused(front, **other) == 31
+    assert _key_attempts_until_refused(APIClient(REMOTE_ADDR="198.51.100.20")) == 1
+    # Unsigned, signed with another secret, or from a peer that is neither loopback nor a
+    # trusted proxy, the header is ignored: the peer is counted.
+    unsigned = {"HTTP_X_GITLOOM_CLIENT": "198.51.100.30"}
+    other_secret = signing.TimestampSigner(
+        key="another-secret", salt="gitloom.throttle.forwarded-client"
+    ).sign("198.51.100.31")
+    local = APIClient(REMOTE_ADDR="127.0.0.5")
+    assert _key_attempts_until_refused(local, **unsigned) == 31
+    assert _key_attempts_until_refused(local, HTTP_X_GITLOOM_CLIENT=other_secret) == 1
+    remote = APIClient(REMOTE_ADDR="10.40.0.1")
+    assert _key_attempts_until_refused(remote, **named) == 31
+    settings.GITLOOM_TRUSTED_PROXIES = ["10.40.0.0/24"]
+    assert _key_attempts_until_refused(remote, **named) == 1  # 198.51.100.20's, used up

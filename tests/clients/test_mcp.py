@@ -347,3 +347,49 @@ def test_remember_with_wait_reports_a_failed_job_as_a_tool_error(
         assert "model_unavailable: job" in text and "nothing of it was written" in text
 
     run(over_http, mcp_http, acme_key, scenario)
+
+
+def test_http_counts_each_clients_failed_keys_and_answers_429_when_throttled(
+    mcp_http, service, account
+):
+    from accounts.services import api_key_create
+
+    _, secret = api_key_create(account=account, name="throttle")
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+
+    def client_at(address: str) -> httpx.Client:
+        # The MCP server and the API listen on 127.0.0.1; each test client speaks from
+        # an address of its own (all of 127/8 is this host).
+        return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=30)
+
+    def post(client: httpx.Client, key: str) -> httpx.Response:
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {key}",
+        }
+        return client.post(mcp_http, json=initialize, headers=headers)
+
+    with client_at("127.0.0.2") as guesser, client_at("127.0.0.3") as other:
+        answers = [post(guesser, f"glk_guess-{n}") for n in range(31)]
+        assert {a.status_code for a in answers[:30]} == {401}
+        # Throttled: the API's 429 with Retry-After, not a 503 "did not answer".
+        throttled = answers[30]
+        assert throttled.status_code == 429, throttled.text
+        assert throttled.json()["error"]["code"] == "rate_limited"
+        assert int(throttled.headers["Retry-After"]) > 0
+        # The API counted the guesser's address, not the MCP server's: another client
+        # of the same MCP server is not refused, and the guesser's address is refused
+        # by the API itself too.
+        assert post(other, "glk_typo").status_code == 401
+        assert post(other, secret).status_code == 200
+        direct = guesser.get(f"{service}/v1/whoami", headers={"Authorization": "Bearer glk_x"})
+        assert direct.status_code == 429
