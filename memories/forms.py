@@ -28,6 +28,12 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(
         label="What is it?", choices=FORMATS, initial="tar", widget=forms.RadioSelect
     )
+    replace = forms.BooleanField(
+        label="Replace",
+        required=False,
+        help_text="A bundle whose history does not continue this namespace's replaces its "
+        "files (earlier versions stay in history); without this it is refused.",
+    )
 
 
 class PurgePathForm(forms.Form):

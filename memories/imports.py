@@ -106,11 +106,26 @@ def tar_members(data: bytes):
         yield name, content
 
 
+def bundle_upload_check(data: bytes) -> None:
+    """A bundle's header, references and sizes (a file over the limit for one memory
+    included), before a job is queued for it; the job checks everything else."""
+    repository.bundle_check(data, validate_blob_size=_blob_fits)
+
+
+def _blob_fits(size: int) -> None:
+    if size > MAX_MEMORY_BYTES:
+        raise InvalidMemory(
+            f"A file in the bundle is {size} bytes, over the {MAX_MEMORY_BYTES}-byte limit "
+            "for one memory."
+        )
+
+
 def memory_import(
     *,
     namespace: Namespace,
     data: bytes,
     kind: str = "auto",
+    replace: bool = False,
     job_id: str | None = None,
     index: bool = True,
 ) -> repository.CommitResult:
@@ -146,6 +161,8 @@ def memory_import(
         result = repository.repository_import_bundle(
             prefix=prefix,
             data=data,
+            replace=replace,
+            validate_blob_size=_blob_fits,
             message="Import git bundle",
             trailers={"Gitloom-Action": "import", "Gitloom-Import": "bundle", **job_trailer},
             validate=validate,

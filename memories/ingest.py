@@ -221,6 +221,7 @@ def _import_attempt(job: Job) -> Job:
             namespace=job.namespace,
             data=data,
             kind=spec["format"],
+            replace=bool(spec.get("replace")),
             job_id=str(job.public_id),
             index=False,
         )

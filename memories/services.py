@@ -22,7 +22,7 @@ from memories.errors import (
     InvalidIdempotencyKey,
     MemoryNotFound,
 )
-from memories.imports import memory_import, tar_check, upload_put  # noqa: F401 (memory_import: the service callers use)
+from memories.imports import bundle_upload_check, memory_import, tar_check, upload_put  # noqa: F401 (memory_import: the service callers use)
 from memories.job_states import job_requeued
 from memories.jobs import enqueue_drain_on_commit
 from memories.models import Job
@@ -187,7 +187,9 @@ def _unlinked_from(snapshot: repository.Snapshot, path: str) -> dict[str, bytes]
 # --- import ------------------------------------------------------------------------
 
 
-def import_accept(*, namespace: Namespace, data: bytes, kind: str = "auto") -> Job:
+def import_accept(
+    *, namespace: Namespace, data: bytes, kind: str = "auto", replace: bool = False
+) -> Job:
     """Queue an import that is too big to run inside a request: the upload is kept in
     object storage beside the namespace's repository and one job imports it (validate
     everything, one commit, the index), so it ends either rejected with nothing
@@ -198,6 +200,8 @@ def import_accept(*, namespace: Namespace, data: bytes, kind: str = "auto") -> J
         raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")
     if kind == "tar":
         tar_check(data)  # a hostile or broken archive is 400 now, not a failed job
+    else:
+        bundle_upload_check(data)  # its references and sizes, likewise
     digest = hashlib.sha256(data).hexdigest()
     upload = upload_put(namespace=namespace, data=data)
     with transaction.atomic():
@@ -205,7 +209,9 @@ def import_accept(*, namespace: Namespace, data: bytes, kind: str = "auto") -> J
             account=namespace.account,
             namespace=namespace,
             request_hash=digest,
-            payload={"import": {"format": kind, "upload": upload, "bytes": len(data)}},
+            payload={
+                "import": {"format": kind, "upload": upload, "bytes": len(data), "replace": replace}
+            },
         )
         enqueue_drain_on_commit(namespace_id=namespace.pk)
     return job

@@ -39,6 +39,7 @@ from memories.services import (
     namespace_purge,
 )
 from namespaces.dashboard import namespace_page
+from namespaces.errors import UnrelatedHistory
 from namespaces.memory_format import TIERS
 from namespaces.models import Namespace
 
@@ -415,7 +416,10 @@ def export_import(request: HttpRequest, *, namespace: Namespace, account: Accoun
                 if len(data) > settings.GITLOOM_IMPORT_INLINE_BYTES:
                     # Too big for a request, as in the API: the queue imports it.
                     job = import_accept(
-                        namespace=namespace, data=data, kind=form.cleaned_data["format"]
+                        namespace=namespace,
+                        data=data,
+                        kind=form.cleaned_data["format"],
+                        replace=form.cleaned_data["replace"],
                     )
                     messages.info(
                         request,
@@ -427,9 +431,12 @@ def export_import(request: HttpRequest, *, namespace: Namespace, account: Accoun
                 # conflict, storage down) becomes an error page in dashboard_view.
                 try:
                     result = memory_import(
-                        namespace=namespace, data=data, kind=form.cleaned_data["format"]
+                        namespace=namespace,
+                        data=data,
+                        kind=form.cleaned_data["format"],
+                        replace=form.cleaned_data["replace"],
                     )
-                except InvalidInput as exc:
+                except (InvalidInput, UnrelatedHistory) as exc:
                     form.add_error("archive", exc.message)
                 else:
                     if result.noop:

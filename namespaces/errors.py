@@ -89,6 +89,15 @@ class BundleTooLarge(PayloadTooLarge):
     code, message = "bundle_too_large", "The bundle is too large."
 
 
+class UnrelatedHistory(Conflict):
+    # A bundle whose history neither continues nor contains the namespace's head.
+    code, message = (
+        "unrelated_history",
+        "The bundle's history does not continue this namespace's: importing it would "
+        "replace the namespace's files with the bundle's. Send replace=true to do that.",
+    )
+
+
 class WriteConflict(Conflict):
     code, message = "write_conflict", "The namespace is too busy to write right now; try again."
 

@@ -10,9 +10,10 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
 )
+from rest_framework import serializers
 from rest_framework.response import Response
 
-from gitloom.core.errors import EmptyBody, InvalidPath, PayloadTooLarge
+from gitloom.core.errors import EmptyBody, InvalidInput, InvalidPath, PayloadTooLarge
 from gitloom.core.openapi import raises
 from gitloom.core.parsers import RawBodyParser
 from memories.apis.common import REPOSITORY_ERRORS, WRITE_ERRORS
@@ -42,6 +43,7 @@ from namespaces.errors import (
     BundleTooLarge,
     InvalidBundle,
     PathConflict,
+    UnrelatedHistory,
 )
 from namespaces.memory_format import InvalidMemory
 
@@ -71,6 +73,9 @@ class NamespaceExportApi(NamespaceScopedApi):
 class NamespaceImportApi(NamespaceScopedApi):
     parser_classes: list = []  # the body is read raw: a tar.gz or a git bundle
 
+    class FilterSerializer(serializers.Serializer):
+        replace = serializers.BooleanField(required=False, default=False)
+
     def get_parsers(self):
         # Raw bytes for any content type, so a session's CSRF check (which reads
         # request.POST) does not make DRF refuse the body as 415 (gitloom.core.parsers).
@@ -87,7 +92,16 @@ class NamespaceImportApi(NamespaceScopedApi):
         "it is `202` with a job (poll `GET /v1/jobs/<id>`) that ends `done` (committed and "
         "indexed; `result.created`/`rewritten` name the paths) or `failed` (nothing "
         "committed; `error` says why, with the codes listed here).",
-        parameters=[OpenApiParameter("format", str, enum=["tar", "bundle"])],
+        parameters=[
+            OpenApiParameter("format", str, enum=["tar", "bundle"]),
+            OpenApiParameter(
+                "replace",
+                bool,
+                description="a bundle whose history does not continue the namespace's "
+                "replaces its files (one commit; earlier versions stay in history); without "
+                "it, such a bundle is `409 unrelated_history`",
+            ),
+        ],
         request={
             "application/gzip": OpenApiTypes.BINARY,
             "application/x-git-bundle": OpenApiTypes.BINARY,
@@ -120,6 +134,7 @@ class NamespaceImportApi(NamespaceScopedApi):
     )
     @raises(
         EmptyBody,
+        InvalidInput,
         InvalidFormat,
         InvalidArchive,
         InvalidMemory,
@@ -129,6 +144,7 @@ class NamespaceImportApi(NamespaceScopedApi):
         PathConflict,
         PayloadTooLarge,
         BundleTooLarge,
+        UnrelatedHistory,
         *WRITE_ERRORS,
     )
     def post(self, request, namespace):
@@ -136,9 +152,12 @@ class NamespaceImportApi(NamespaceScopedApi):
         if not data:
             raise EmptyBody("Send the archive as the request body.")
         kind = request.query_params.get("format") or "auto"
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        replace = params.validated_data["replace"]
         if len(data) > settings.GITLOOM_IMPORT_INLINE_BYTES:
             # Too big to validate, commit and index inside a request: a job does it.
-            job = import_accept(namespace=namespace, data=data, kind=kind)
+            job = import_accept(namespace=namespace, data=data, kind=kind, replace=replace)
             return Response(JobEnvelopeSerializer(job).data, status=202)
-        result = memory_import(namespace=namespace, data=data, kind=kind)
+        result = memory_import(namespace=namespace, data=data, kind=kind, replace=replace)
         return Response(ImportResultSerializer(result).data, status=201 if not result.noop else 200)

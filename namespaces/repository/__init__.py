@@ -42,7 +42,7 @@ The modules, each importing only those above it:
     revert     what undoing one commit at the head would change, and what is in the way
 """
 
-from namespaces.repository.bundle import is_bundle, repository_import_bundle
+from namespaces.repository.bundle import bundle_check, is_bundle, repository_import_bundle
 from namespaces.repository.commits import repository_commit, repository_init
 from namespaces.repository.export import repository_export_bundle, repository_export_tar
 from namespaces.repository.history import (
@@ -112,6 +112,7 @@ __all__ = [
     "TreeChange",
     "Version",
     "clear_pack_cache",
+    "bundle_check",
     "is_bundle",
     "repository_commit",
     "repository_blame",

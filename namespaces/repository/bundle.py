@@ -17,9 +17,10 @@ from dulwich.errors import ObjectFormatException
 from dulwich.object_format import DEFAULT_OBJECT_FORMAT
 from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
 from dulwich.pack import OFS_DELTA, REF_DELTA, PackData, PackInflater, unpack_object_at
+from dulwich.refs import check_ref_format
 
 from gitloom.core.errors import InvalidInput, InvalidPath
-from namespaces.errors import BundleTooLarge, InvalidBundle
+from namespaces.errors import BundleTooLarge, InvalidBundle, UnrelatedHistory
 from namespaces.repository.commits import landed, unchanged
 from namespaces.repository.manifest import (
     LoadedHead,
@@ -92,10 +93,17 @@ def _delta_target_size(delta: bytes) -> int:
 
 
 def _scan_pack(
-    contents: bytes, *, max_object_bytes: int, max_total_bytes: int, max_objects: int
+    contents: bytes,
+    *,
+    max_object_bytes: int,
+    max_total_bytes: int,
+    max_objects: int,
+    validate_blob_size: Callable[[int], None] | None = None,
 ) -> int:
     """Walk an untrusted pack checking every declared size before anything is
-    inflated in full: a small bundle must not expand into gigabytes."""
+    inflated in full: a small bundle must not expand into gigabytes. A whole (not
+    deltified) blob's size goes to ``validate_blob_size`` first: the caller's limit for
+    one file is the reason it names, not the pack's limit for one object."""
     if len(contents) < 32 or contents[:4] != b"PACK":
         raise InvalidBundle("The bundle holds no pack.")
     version = int.from_bytes(contents[4:8], "big")
@@ -111,6 +119,8 @@ def _scan_pack(
         type_num, size = _read_varint_header(contents, offset)
         if type_num not in (1, 2, 3, 4, OFS_DELTA, REF_DELTA):
             raise InvalidBundle("The bundle holds an unknown object type.")
+        if type_num == Blob.type_num and validate_blob_size is not None:
+            validate_blob_size(size)
         if size > max_object_bytes:
             raise BundleTooLarge("An object in the bundle is too large.")
         try:
@@ -171,6 +181,10 @@ def _parse_bundle(data: bytes) -> tuple[dict[bytes, bytes], list[bytes], bytes]:
         sha, _, ref = line.partition(b" ")
         if not SHA_RE.fullmatch(sha.decode("ascii", "replace")) or not ref:
             raise InvalidBundle("Malformed bundle reference.")
+        if ref != b"HEAD" and not check_ref_format(ref):
+            # git's own rules (git check-ref-format): no '..', spaces, control characters...
+            shown = ref[:100].decode("utf-8", "backslashreplace")
+            raise InvalidBundle(f"The bundle names an invalid reference: {shown!r}.")
         refs[ref] = sha
     if not refs:
         raise InvalidBundle("The bundle has no references.")
@@ -309,15 +323,39 @@ def _is_ancestor(objects: Objects, ancestor: bytes, descendant: bytes) -> bool:
     return False
 
 
+def bundle_check(
+    data: bytes,
+    *,
+    validate_blob_size: Callable[[int], None] | None = None,
+    max_object_bytes: int = MAX_IMPORT_OBJECT_BYTES,
+    max_total_bytes: int = MAX_IMPORT_TOTAL_BYTES,
+    max_objects: int = MAX_IMPORT_OBJECTS,
+) -> None:
+    """The bundle's header, references and declared sizes, without inflating it: fast
+    enough for a request, so a broken or oversized bundle is refused before a job is
+    queued for it."""
+    refs, _prerequisites, pack = _parse_bundle(data)
+    _bundle_head(refs)
+    _scan_pack(
+        pack,
+        max_object_bytes=max_object_bytes,
+        max_total_bytes=max_total_bytes,
+        max_objects=max_objects,
+        validate_blob_size=validate_blob_size,
+    )
+
+
 def repository_import_bundle(
     *,
     prefix: str,
     data: bytes,
+    replace: bool = False,
     message: str = "Import bundle",
     trailers: Mapping[str, str] | None = None,
     author: str = DEFAULT_AUTHOR,
     validate: Callable[[Snapshot], None] | None = None,
     validate_file: Callable[[str, bytes], None] | None = None,
+    validate_blob_size: Callable[[int], None] | None = None,
     max_object_bytes: int = MAX_IMPORT_OBJECT_BYTES,
     max_total_bytes: int = MAX_IMPORT_TOTAL_BYTES,
     max_objects: int = MAX_IMPORT_OBJECTS,
@@ -336,8 +374,10 @@ def repository_import_bundle(
       history becomes the namespace's history;
     - the head is in the bundle's history: fast-forward to the bundle head;
     - the bundle head is already in the namespace's history: nothing to do;
-    - otherwise: one new commit on the head whose tree is the bundle head's tree
-      (the bundle replaces the files; earlier versions stay in history).
+    - otherwise (the histories are unrelated or have diverged): with ``replace``, one
+      new commit on the head whose tree is the bundle head's tree (the bundle replaces
+      the files; earlier versions stay in history); without, ``UnrelatedHistory``, as
+      the namespace's files the bundle lacks would be dropped.
     """
     check_prefix(prefix)
     full_message = format_message(message, trailers or {})
@@ -349,6 +389,7 @@ def repository_import_bundle(
         max_object_bytes=max_object_bytes,
         max_total_bytes=max_total_bytes,
         max_objects=max_objects,
+        validate_blob_size=validate_blob_size,
     )
     store = object_store()
     first = load_head(store, prefix)
@@ -397,6 +438,8 @@ def repository_import_bundle(
             # The files are already exactly the bundle's (it was imported before on top
             # of other history): no empty commit.
             return unchanged(head, attempts=attempt)
+        elif not replace:
+            raise UnrelatedHistory()
         else:
             commit = make_commit(
                 tree=bundle_tree, parents=[current.id], message=full_message, author=author_bytes

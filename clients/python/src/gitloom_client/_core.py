@@ -248,14 +248,17 @@ def _import_outcome(response: httpx.Response) -> models.ImportResult | models.Jo
 
 
 def namespace_import(
-    name: str, data: bytes, fmt: str | None
+    name: str, data: bytes, fmt: str | None, *, replace: bool = False
 ) -> Call[models.ImportResult | models.Job]:
     content_type = {"bundle": "application/x-git-bundle"}.get(fmt or "", "application/gzip")
+    params = [("format", fmt)] if fmt else []
+    if replace:
+        params.append(("replace", "true"))
     return Call(
         "POST",
         f"/v1/namespaces/{_segment(name)}/import",
         _import_outcome,
-        params=[("format", fmt)] if fmt else [],
+        params=params,
         content=data,
         headers={"Content-Type": content_type},
     )

@@ -172,13 +172,18 @@ class Namespaces:
         data: bytes | str | IO[bytes],
         *,
         format: str | None = None,  # noqa: A002
+        replace: bool = False,
     ) -> models.ImportResult | models.Job:
         """Import a tar.gz of memory files or a git bundle (bytes, a file path or a binary
         file), all in one commit or not at all. ``format`` ``tar`` or ``bundle``; unset,
         the service tells them apart. A big upload (over the service's
         ``GITLOOM_IMPORT_INLINE_BYTES``) is queued: the result is then its ``Job``
-        (``jobs.wait`` it), which ends done or failed."""
-        return self._client._send(_core.namespace_import(name, _core.read_upload(data), format))
+        (``jobs.wait`` it), which ends done or failed. A bundle whose history does not
+        continue the namespace's is refused (``ConflictError``, ``unrelated_history``)
+        unless ``replace``: then its files replace the namespace's."""
+        return self._client._send(
+            _core.namespace_import(name, _core.read_upload(data), format, replace=replace)
+        )
 
     def changes_page(
         self,
