@@ -19,6 +19,7 @@ from dulwich.objects import Blob, Commit, Tree
 
 from gitloom.core.errors import InvalidInput, NamespaceNotFound, NotFound, PayloadTooLarge
 from namespaces import repository as repo
+from namespaces.errors import UnrelatedHistory
 from namespaces.repository import (
     repository_commit,
     repository_consolidate,
@@ -468,8 +469,13 @@ def test_importing_into_a_namespace_with_other_history_commits_the_bundle_tree(o
     write(OTHER, {"facts/b/theirs.md": b"t", "facts/a/shared.md": b"old"})
     repository_init(prefix=NS)
     before = write(NS, {"facts/a/mine.md": b"m", "facts/a/shared.md": b"x"})
+    bundle = repository_export_bundle(prefix=OTHER)
+    # Unrelated history would drop the namespace's files: only when asked to.
+    with pytest.raises(UnrelatedHistory):
+        repository_import_bundle(prefix=NS, data=bundle, message="Import from backup")
+    assert repository_snapshot(prefix=NS).commit == before.commit
     result = repository_import_bundle(
-        prefix=NS, data=repository_export_bundle(prefix=OTHER), message="Import from backup"
+        prefix=NS, data=bundle, message="Import from backup", replace=True
     )
     assert result.parent == before.commit
     assert result.created == ["facts/b/theirs.md"]
