@@ -31,6 +31,7 @@ from gitloom.core.errors import (
     NoAccount,
     NotAcceptable,
     NotAuthenticated,
+    NotFound,
     PayloadTooLarge,
     PermissionDenied,
     RateLimited,
@@ -141,6 +142,9 @@ class AutoSchema(SpectacularAutoSchema):
         parsers = getattr(self.view, "parser_classes", None)
         if self.method in ("POST", "PUT", "PATCH") and parsers:
             errors += BODY
+        if "{" in self.path:
+            # A path value its route does not take ("/v1/keys/abc") is an unknown route.
+            errors.append(NotFound)
         return errors
 
     def _get_response_bodies(self, direction="response"):
