@@ -15,7 +15,7 @@ import uuid
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
-from gitloom.errors import ServiceUnavailable
+from gitloom.core.errors import ServiceUnavailable
 from memories.errors import (
     IdempotencyKeyReused,
     InvalidFormat,

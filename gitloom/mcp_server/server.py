@@ -28,7 +28,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from gitloom.throttle import forwarded_client_header, peer_address
+from gitloom.core.throttle import forwarded_client_header, peer_address
 
 DEFAULT_NAMESPACE = "default"
 API_TIMEOUT = 30.0

@@ -213,7 +213,7 @@ def test_a_gitloom_front_end_names_its_client_only_with_a_fresh_signature(db, se
     from django.core import signing
     from rest_framework.test import APIClient
 
-    from gitloom.throttle import forwarded_client_header
+    from gitloom.core.throttle import forwarded_client_header
 
     # The MCP server on this host names the client it serves: that client is counted.
     front = APIClient(REMOTE_ADDR="127.0.0.1")

@@ -65,9 +65,7 @@ def ns(transactional_db, api):
     assert api.post("/v1/namespaces", {"name": "default"}, format="json").status_code == 201
 
 
-def test_a_job_that_committed_is_202_though_the_database_died_before_its_enqueue(
-    api, ns, settings
-):
+def test_a_job_that_committed_is_202_though_the_database_died_before_its_enqueue(api, ns, settings):
     settings.GITLOOM_QUEUE_SYNC = False
     # The job row commits; the drain task's insert (django-q's broker table) is killed.
     response = _post_while_killing(api, "django_q_ormq")
