@@ -988,7 +988,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description `invalid` */
+            /** @description `bad_request`, `invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -997,7 +997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid";
+                            code?: "bad_request" | "invalid";
                         };
                     };
                 };
@@ -1121,6 +1121,20 @@ export interface operations {
                     "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -1149,7 +1163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `job_not_found` */
+            /** @description `job_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1158,7 +1172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "job_not_found";
+                            code?: "job_not_found" | "not_found";
                         };
                     };
                 };
@@ -1252,7 +1266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Revert"];
                 };
             };
-            /** @description `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1261,7 +1275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -1294,7 +1308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `job_not_found` */
+            /** @description `job_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1303,7 +1317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "job_not_found";
+                            code?: "job_not_found" | "not_found";
                         };
                     };
                 };
@@ -1439,6 +1453,20 @@ export interface operations {
                     "application/json": components["schemas"]["KeyList"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -1546,7 +1574,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyCreated"];
                 };
             };
-            /** @description `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1555,7 +1583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -1693,6 +1721,20 @@ export interface operations {
                     "application/json": components["schemas"]["Key"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -1721,7 +1763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `key_not_found` */
+            /** @description `key_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1730,7 +1772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "key_not_found";
+                            code?: "key_not_found" | "not_found";
                         };
                     };
                 };
@@ -1820,7 +1862,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryPage"];
                 };
             };
-            /** @description `invalid_tier`, `invalid` */
+            /** @description `bad_request`, `invalid_tier`, `invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1829,7 +1871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_tier" | "invalid";
+                            code?: "bad_request" | "invalid_tier" | "invalid";
                         };
                     };
                 };
@@ -1958,7 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
-            /** @description `invalid_transcript`, `invalid_idempotency_key`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `invalid_transcript`, `invalid_idempotency_key`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1967,7 +2009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_transcript" | "invalid_idempotency_key" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "invalid_transcript" | "invalid_idempotency_key" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -2137,7 +2179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Memory"];
                 };
             };
-            /** @description `invalid_path` */
+            /** @description `bad_request`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2146,7 +2188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_path";
+                            code?: "bad_request" | "invalid_path";
                         };
                     };
                 };
@@ -2179,7 +2221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found`, `memory_not_found` */
+            /** @description `namespace_not_found`, `memory_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2188,7 +2230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found" | "memory_not_found";
+                            code?: "namespace_not_found" | "memory_not_found" | "not_found";
                         };
                     };
                 };
@@ -2274,7 +2316,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryForgotten"];
                 };
             };
-            /** @description `invalid_path` */
+            /** @description `bad_request`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2283,7 +2325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_path";
+                            code?: "bad_request" | "invalid_path";
                         };
                     };
                 };
@@ -2316,7 +2358,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found`, `memory_not_found` */
+            /** @description `namespace_not_found`, `memory_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2325,7 +2367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found" | "memory_not_found";
+                            code?: "namespace_not_found" | "memory_not_found" | "not_found";
                         };
                     };
                 };
@@ -2425,7 +2467,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryBlame"];
                 };
             };
-            /** @description `invalid_path` */
+            /** @description `bad_request`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2434,7 +2476,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_path";
+                            code?: "bad_request" | "invalid_path";
                         };
                     };
                 };
@@ -2467,7 +2509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found`, `memory_not_found` */
+            /** @description `namespace_not_found`, `memory_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2476,7 +2518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found" | "memory_not_found";
+                            code?: "namespace_not_found" | "memory_not_found" | "not_found";
                         };
                     };
                 };
@@ -2562,7 +2604,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryHistory"];
                 };
             };
-            /** @description `invalid_path` */
+            /** @description `bad_request`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2571,7 +2613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_path";
+                            code?: "bad_request" | "invalid_path";
                         };
                     };
                 };
@@ -2604,7 +2646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found`, `memory_not_found` */
+            /** @description `namespace_not_found`, `memory_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2613,7 +2655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found" | "memory_not_found";
+                            code?: "namespace_not_found" | "memory_not_found" | "not_found";
                         };
                     };
                 };
@@ -2703,7 +2745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Purge"];
                 };
             };
-            /** @description `invalid`, `invalid_path`, `malformed_json`, `empty_body` */
+            /** @description `bad_request`, `invalid`, `invalid_path`, `malformed_json`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2712,7 +2754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid" | "invalid_path" | "malformed_json" | "empty_body";
+                            code?: "bad_request" | "invalid" | "invalid_path" | "malformed_json" | "empty_body";
                         };
                     };
                 };
@@ -2745,7 +2787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found`, `memory_not_found` */
+            /** @description `namespace_not_found`, `memory_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2754,7 +2796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found" | "memory_not_found";
+                            code?: "namespace_not_found" | "memory_not_found" | "not_found";
                         };
                     };
                 };
@@ -2876,6 +2918,20 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceList"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -2983,7 +3039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
-            /** @description `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2992,7 +3048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -3144,6 +3200,20 @@ export interface operations {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -3172,7 +3242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found` */
+            /** @description `namespace_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3181,7 +3251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found";
+                            code?: "namespace_not_found" | "not_found";
                         };
                     };
                 };
@@ -3262,6 +3332,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -3290,7 +3374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found` */
+            /** @description `namespace_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3299,7 +3383,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found";
+                            code?: "namespace_not_found" | "not_found";
                         };
                     };
                 };
@@ -3388,7 +3472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangesPage"];
                 };
             };
-            /** @description `invalid_commit`, `invalid` */
+            /** @description `bad_request`, `invalid_commit`, `invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3397,7 +3481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_commit" | "invalid";
+                            code?: "bad_request" | "invalid_commit" | "invalid";
                         };
                     };
                 };
@@ -3430,7 +3514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found` */
+            /** @description `namespace_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3439,7 +3523,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found";
+                            code?: "namespace_not_found" | "not_found";
                         };
                     };
                 };
@@ -3538,7 +3622,7 @@ export interface operations {
                     "application/gzip": string;
                 };
             };
-            /** @description `invalid_format` */
+            /** @description `bad_request`, `invalid_format` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3547,7 +3631,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_format";
+                            code?: "bad_request" | "invalid_format";
                         };
                     };
                 };
@@ -3580,7 +3664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found` */
+            /** @description `namespace_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3589,7 +3673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found";
+                            code?: "namespace_not_found" | "not_found";
                         };
                     };
                 };
@@ -3656,6 +3740,8 @@ export interface operations {
         parameters: {
             query?: {
                 format?: "bundle" | "tar";
+                /** @description a bundle whose history does not continue the namespace's replaces its files (one commit; earlier versions stay in history); without it, such a bundle is `409 unrelated_history` */
+                replace?: boolean;
             };
             header?: never;
             path: {
@@ -3694,7 +3780,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
-            /** @description `empty_body`, `invalid_format`, `invalid_archive`, `invalid_memory`, `invalid_path`, `import_too_large`, `invalid_bundle`, `path_conflict` */
+            /** @description `bad_request`, `empty_body`, `invalid`, `invalid_format`, `invalid_archive`, `invalid_memory`, `invalid_path`, `import_too_large`, `invalid_bundle`, `path_conflict` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3703,7 +3789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "empty_body" | "invalid_format" | "invalid_archive" | "invalid_memory" | "invalid_path" | "import_too_large" | "invalid_bundle" | "path_conflict";
+                            code?: "bad_request" | "empty_body" | "invalid" | "invalid_format" | "invalid_archive" | "invalid_memory" | "invalid_path" | "import_too_large" | "invalid_bundle" | "path_conflict";
                         };
                     };
                 };
@@ -3736,7 +3822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found` */
+            /** @description `namespace_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3745,7 +3831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found";
+                            code?: "namespace_not_found" | "not_found";
                         };
                     };
                 };
@@ -3764,7 +3850,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `write_conflict` */
+            /** @description `unrelated_history`, `write_conflict` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3773,7 +3859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "write_conflict";
+                            code?: "unrelated_history" | "write_conflict";
                         };
                     };
                 };
@@ -3859,7 +3945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Purge"];
                 };
             };
-            /** @description `invalid_match`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `invalid_match`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3868,7 +3954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_match" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "invalid_match" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -3901,7 +3987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `namespace_not_found` */
+            /** @description `namespace_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3910,7 +3996,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "namespace_not_found";
+                            code?: "namespace_not_found" | "not_found";
                         };
                     };
                 };
@@ -4049,7 +4135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Retrieval"];
                 };
             };
-            /** @description `invalid`, `invalid_query`, `query_too_long`, `invalid_limit`, `invalid_arms`, `invalid_as_of`, `ambiguous_commit` */
+            /** @description `bad_request`, `invalid`, `invalid_query`, `query_too_long`, `invalid_limit`, `invalid_arms`, `invalid_as_of`, `ambiguous_commit` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4058,7 +4144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid" | "invalid_query" | "query_too_long" | "invalid_limit" | "invalid_arms" | "invalid_as_of" | "ambiguous_commit";
+                            code?: "bad_request" | "invalid" | "invalid_query" | "query_too_long" | "invalid_limit" | "invalid_arms" | "invalid_as_of" | "ambiguous_commit";
                         };
                     };
                 };
@@ -4192,6 +4278,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WhoAmI"];
+                };
+            };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
                 };
             };
             /** @description `not_authenticated`, `authentication_failed` */
