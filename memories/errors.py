@@ -1,4 +1,4 @@
-from gitloom.core.errors import Conflict, GitLoomError, InvalidInput, NotFound
+from gitloom.core.errors import Conflict, GitLoomError, InvalidInput, NotFound, ServiceUnavailable
 
 
 class MemoryNotFound(NotFound):
@@ -122,3 +122,23 @@ class RevertConflict(Conflict):
 
 class InvalidMatch(InvalidInput):
     code, message = "invalid_match", "The text to purge must be 3 to 200 characters."
+
+
+# --- the model endpoint (memories/llm.py) ---------------------------------------
+
+
+class ModelOutputInvalid(GitLoomError):
+    code, status, message = (
+        "model_output_invalid",
+        502,
+        "The model kept answering with output that is not valid for this step.",
+    )
+
+
+class ModelUnavailable(ServiceUnavailable):
+    code, status, message = "model_unavailable", 503, "The model endpoint is unavailable."
+
+
+class ModelRequestRefused(ModelUnavailable):
+    # It refused outright (wrong model name, bad key): retrying would not help.
+    code, message = "model_request_refused", "The model endpoint refused the request."

@@ -18,9 +18,9 @@ from django.conf import settings
 from memories.archives import read_tar
 from memories.errors import InvalidArchive, InvalidFormat
 from namespaces import repository
+from namespaces.errors import InvalidMemory
 from namespaces.memory_format import (
     MAX_MEMORY_BYTES,
-    InvalidMemory,
     Memory,
     parse_memory,
     render_memory,

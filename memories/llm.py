@@ -41,29 +41,12 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 
-from gitloom.core.errors import GitLoomError, ServiceUnavailable
 from gitloom.core.times import as_utc
+from memories.errors import ModelOutputInvalid, ModelRequestRefused, ModelUnavailable
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class ModelOutputInvalid(GitLoomError):
-    code, status, message = (
-        "model_output_invalid",
-        502,
-        "The model kept answering with output that is not valid for this step.",
-    )
-
-
-class ModelUnavailable(ServiceUnavailable):
-    code, status, message = "model_unavailable", 503, "The model endpoint is unavailable."
-
-
-class ModelRequestRefused(ModelUnavailable):
-    # It refused outright (wrong model name, bad key): retrying would not help.
-    code, message = "model_request_refused", "The model endpoint refused the request."
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,8 @@ from django.db.models.functions import Cast, Concat
 from memories.errors import InvalidMatch, MemoryNotFound
 from memories.models import Job
 from namespaces import repository
-from namespaces.memory_format import (
-    InvalidMemory,
-    parse_memory,
-    render_memory,
-    validate_memory_path,
-)
+from namespaces.errors import InvalidMemory
+from namespaces.memory_format import parse_memory, render_memory, validate_memory_path
 from namespaces.models import Namespace, Purge
 from namespaces.selectors import commit_current
 from namespaces.services import purge_record

@@ -44,8 +44,8 @@ from memories.errors import (
 from memories.jobs import namespace_queue_held
 from memories.models import Job
 from namespaces import repository
-from namespaces.errors import WriteConflict
-from namespaces.memory_format import InvalidMemory, parse_memory, render_memory
+from namespaces.errors import InvalidMemory, WriteConflict
+from namespaces.memory_format import parse_memory, render_memory
 from retrieval.services import after_repository_change
 
 REVERTS_TRAILER = "Gitloom-Reverts"

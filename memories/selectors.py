@@ -11,11 +11,11 @@ from django.db.models import QuerySet
 
 from accounts.models import Account
 from gitloom.core.errors import InvalidInput
-from memories.errors import InvalidFormat, JobNotFound, MemoryNotFound
+from memories.errors import InvalidFormat, InvalidTier, JobNotFound, MemoryNotFound
 from memories.models import Job
 from namespaces import repository
-from namespaces.errors import CommitNotInHistory, InvalidCommitId
-from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
+from namespaces.errors import CommitNotInHistory, InvalidCommitId, InvalidMemory
+from namespaces.memory_format import TIERS, Memory, parse_memory, validate_memory_path
 from namespaces.models import Namespace
 from namespaces.selectors import commit_check
 
@@ -117,6 +117,8 @@ def memory_list(
     left out with a warning naming it: one bad file never fails the listing of its
     neighbours. It can still be fetched, forgotten and seen in its history.
     """
+    if tier is not None and tier not in TIERS:
+        raise InvalidTier(f"tier must be one of {', '.join(TIERS)}.")
     snapshot = repository.repository_snapshot(prefix=namespace.storage_prefix)
     items: list[MemoryFile] = []
     next_cursor = None

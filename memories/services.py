@@ -30,12 +30,8 @@ from memories.purges import memory_purge, namespace_purge  # noqa: F401 (the ser
 from memories.reverts import Revert, job_revert  # noqa: F401 (the service callers use)
 from memories.transcripts import validate_transcript
 from namespaces import repository
-from namespaces.memory_format import (
-    InvalidMemory,
-    parse_memory,
-    render_memory,
-    validate_memory_path,
-)
+from namespaces.errors import InvalidMemory
+from namespaces.memory_format import parse_memory, render_memory, validate_memory_path
 from namespaces.models import Namespace
 from retrieval.services import after_repository_change
 

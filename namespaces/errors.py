@@ -110,3 +110,10 @@ class CommitPurged(GitLoomError):
         410,
         "This commit was rewritten by a purge; its id is gone for good.",
     )
+
+
+# --- the memory file format (namespaces/memory_format.py) ------------------------
+
+
+class InvalidMemory(InvalidInput):
+    code, message = "invalid_memory", "Invalid memory file."

@@ -67,7 +67,8 @@ from datetime import UTC, datetime
 
 import yaml
 
-from gitloom.core.errors import InvalidInput, InvalidPath  # InvalidPath: re-exported
+from gitloom.core.errors import InvalidPath  # InvalidPath: re-exported
+from namespaces.errors import InvalidMemory
 
 TIERS = ("facts", "preferences", "events", "working")
 MAX_MEMORY_BYTES = 64 * 1024
@@ -94,10 +95,6 @@ _FOLDS = str.maketrans(
     {"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE",
      "đ": "d", "Đ": "D", "ł": "l", "Ł": "L", "þ": "th", "Þ": "Th", "ı": "i"}
 )  # fmt: skip
-
-
-class InvalidMemory(InvalidInput):
-    code, message = "invalid_memory", "Invalid memory file."
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,15 @@ from rest_framework.response import Response
 
 from gitloom.core.errors import InvalidInput
 from gitloom.core.openapi import raises
-from gitloom.core.serializers import StrictSerializer
+from gitloom.core.serializers import StrictSerializer, TextField
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import CommitPurged
 from namespaces.memory_format import TIERS
-from retrieval.embeddings import EmbeddingUnavailable
 from retrieval.errors import (
     AmbiguousCommit,
     AsOfBeforeHistory,
     AsOfNotFound,
+    EmbeddingUnavailable,
     InvalidArms,
     InvalidAsOf,
     InvalidLimit,
@@ -28,7 +28,7 @@ from retrieval.errors import (
     QueryTooLong,
 )
 from retrieval.query import ARMS
-from retrieval.selectors import MAX_LIMIT, MAX_QUERY_CHARS, retrieve
+from retrieval.selectors import MAX_LIMIT, retrieve
 
 
 def _split(values: list[str]) -> list[str]:
@@ -221,15 +221,15 @@ RETRIEVAL_EXAMPLE = {
 
 
 class RetrieveApi(NamespaceScopedApi):
-    class InputSerializer(StrictSerializer):
-        query = serializers.CharField(max_length=MAX_QUERY_CHARS)
-        namespace = serializers.CharField(required=False, allow_blank=True, max_length=64)
-        limit = serializers.IntegerField(min_value=1, max_value=MAX_LIMIT, default=10)
+    class FilterSerializer(StrictSerializer):
+        # Only shape here; the rules with their own codes (an empty or NUL-bearing query,
+        # its length, the limit's range, the arms) are the selector's, retrieval.selectors.
+        query = TextField()
+        namespace = serializers.CharField(required=False, allow_blank=True)
+        limit = serializers.IntegerField(default=10)
         tier = serializers.ListField(child=serializers.ChoiceField(choices=TIERS), default=list)
         tag = serializers.ListField(child=serializers.CharField(max_length=300), default=list)
-        arms = serializers.ListField(
-            child=serializers.ChoiceField(choices=ARMS), allow_empty=False, default=list(ARMS)
-        )
+        arms = serializers.ListField(child=serializers.CharField(), default=list(ARMS))
         min_similarity = serializers.FloatField(
             min_value=-1.0, max_value=1.0, required=False, default=None, allow_null=True
         )
@@ -306,7 +306,7 @@ class RetrieveApi(NamespaceScopedApi):
         for key in ("tier", "tag", "arms"):
             if key in params:
                 data[key] = _split(params.getlist(key))
-        serializer = self.InputSerializer(data=data)
+        serializer = self.FilterSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         args = serializer.validated_data
         found = retrieve(

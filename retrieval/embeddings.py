@@ -72,7 +72,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from gitloom.core.errors import ServiceUnavailable
+from retrieval.errors import EmbeddingUnavailable
 
 # Cue texts go to the model in batches of this many: big enough to amortise the call,
 # small enough that one request to a hosted endpoint stays well under its input limits.
@@ -114,10 +114,6 @@ QUERY_INT8_MIN_COSINE = 0.99
 
 _load_lock = threading.Lock()
 logger = logging.getLogger("gitloom.retrieval")
-
-
-class EmbeddingUnavailable(ServiceUnavailable):
-    code, message = "embedding_unavailable", "The embedding model is unavailable."
 
 
 def backend() -> str:

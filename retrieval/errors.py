@@ -1,4 +1,4 @@
-from gitloom.core.errors import InvalidInput, NotFound
+from gitloom.core.errors import InvalidInput, NotFound, ServiceUnavailable
 
 
 class InvalidQuery(InvalidInput):
@@ -42,3 +42,7 @@ class AsOfNotFound(NotFound):
 
 class AsOfBeforeHistory(NotFound):
     code, message = "as_of_before_history", "That time is before the namespace's first commit."
+
+
+class EmbeddingUnavailable(ServiceUnavailable):
+    code, message = "embedding_unavailable", "The embedding model is unavailable."

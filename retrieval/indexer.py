@@ -69,8 +69,8 @@ from django.conf import settings
 from django.db import connection
 
 from gitloom.core.errors import InvalidInput
-from namespaces.errors import CommitNotFound
-from namespaces.memory_format import InvalidMemory, Memory, parse_memory, validate_memory_path
+from namespaces.errors import CommitNotFound, InvalidMemory
+from namespaces.memory_format import Memory, parse_memory, validate_memory_path
 from namespaces.repository import TreeChange
 from retrieval.embeddings import embed_texts, vector_literal
 from retrieval.models import HISTORY_TABLES

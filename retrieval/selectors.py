@@ -65,6 +65,9 @@ def retrieve(
         raise QueryTooLong(f"The query is longer than {MAX_QUERY_CHARS} characters.")
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidLimit(f"limit must be from 1 to {MAX_LIMIT}.")
+    unknown = sorted(set(arms) - set(ARMS))
+    if unknown:
+        raise InvalidArms(f"Unknown arm {unknown[0]!r}: the arms are {', '.join(ARMS)}.")
     arms = tuple(arm for arm in ARMS if arm in set(arms))
     if not arms or arms == ("graph",):
         raise InvalidArms(

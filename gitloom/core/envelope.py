@@ -73,20 +73,38 @@ def error_json_response(error: GitLoomError) -> JsonResponse:
     return response
 
 
-def _flatten(detail, prefix: str = "") -> list[str]:
+def validation_fields(detail, prefix: str = "") -> dict[str, list[str]]:
+    """A DRF validation error's messages by field: ``{"limit": [...],
+    "messages[0].role": [...]}``; an error of the whole object is under ``""``."""
+    fields: dict[str, list[str]] = {}
     if isinstance(detail, dict):
-        out: list[str] = []
         for key, value in detail.items():
-            name = f"{prefix}.{key}" if prefix else str(key)
-            out.extend(_flatten(value, "" if key == "non_field_errors" else name))
-        return out
-    if isinstance(detail, list):
-        out = []
+            name = (
+                prefix if key == "non_field_errors" else f"{prefix}.{key}" if prefix else str(key)
+            )
+            for field, messages in validation_fields(value, name).items():
+                fields.setdefault(field, []).extend(messages)
+    elif isinstance(detail, list):
         for index, value in enumerate(detail):
             name = prefix if not isinstance(value, (dict, list)) else f"{prefix}[{index}]"
-            out.extend(_flatten(value, name))
-        return out
-    return [f"{prefix}: {detail}" if prefix else str(detail)]
+            for field, messages in validation_fields(value, name).items():
+                fields.setdefault(field, []).extend(messages)
+    else:
+        fields[prefix] = [str(detail)]
+    return fields
+
+
+def _invalid_input(exc: drf.ValidationError) -> InvalidInput:
+    # The fields stay apart for programs (details.fields); the message joins them.
+    fields = validation_fields(exc.detail)
+    problems = [
+        f"{field}: {message}" if field else message
+        for field, messages in fields.items()
+        for message in messages
+    ]
+    if not problems:
+        return InvalidInput()
+    return InvalidInput("Invalid input: " + "; ".join(problems), fields=fields)
 
 
 # DRF's exceptions, as the GitLoom error declaring each one's code (default messages).
@@ -136,8 +154,7 @@ def as_gitloom_error(exc: BaseException) -> GitLoomError | None:
     if isinstance(exc, DjangoPermissionDenied):
         return PermissionDenied()
     if isinstance(exc, drf.ValidationError):
-        problems = _flatten(exc.detail)
-        return InvalidInput("Invalid input: " + "; ".join(problems) if problems else None)
+        return _invalid_input(exc)
     if isinstance(exc, drf.APIException):
         for drf_class, error_class in _DRF_ERRORS.items():
             if isinstance(exc, drf_class):

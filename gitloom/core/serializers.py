@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 
 
@@ -22,3 +23,21 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class TextField(serializers.CharField):
+    """A string taken as sent (blank, NUL and all) for a domain rule to judge with its
+    own code; anything but a string is refused here."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+        self.validators = [
+            v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)
+        ]
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return data

@@ -1,20 +1,19 @@
 """What several resources' operations declare: the error groups a repository read or
-write can meet, the page and path parameters, and the integer query parameter parser.
+write can meet, the page and path parameters, and the filter serializers that read
+query parameters.
 """
 
 from __future__ import annotations
 
-from drf_spectacular.utils import (
-    OpenApiParameter,
-)
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
 
-from gitloom.core.errors import InvalidInput
 from namespaces.errors import (
     RepositoryCorrupt,
     StorageMisconfigured,
     WriteConflict,
 )
-from retrieval.embeddings import EmbeddingUnavailable
+from retrieval.errors import EmbeddingUnavailable
 
 # What any call that reads or writes a namespace's repository can meet besides the
 # common errors; a write also brings the index up, which embeds the new cues.
@@ -38,13 +37,18 @@ PATH_PARAM = OpenApiParameter(
 )
 
 
-def int_param(value: str | None, *, default: int, low: int, high: int, name: str) -> int:
-    if value in (None, ""):
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        number = low - 1
-    if not low <= number <= high:
-        raise InvalidInput(f"{name} must be an integer from {low} to {high}.")
-    return number
+class PageFilterSerializer(serializers.Serializer):
+    """A page of a listing. Not strict: the other query parameters (``namespace``) are
+    their owners' (``NamespaceScopedApi``)."""
+
+    cursor = serializers.CharField(required=False, default=None)
+    limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+
+
+def filter_params(serializer_class: type[serializers.Serializer], request) -> dict:
+    """The request's query parameters through a filter serializer (an empty value is an
+    omitted one); ``invalid`` with ``details.fields`` otherwise."""
+    data = {key: value for key, value in request.query_params.items() if value != ""}
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from gitloom.core.errors import InvalidInput
 from gitloom.core.openapi import raises
 from gitloom.core.serializers import StrictCharField, StrictSerializer
-from memories.apis.common import PAGE_PARAMS, WRITE_ERRORS, int_param
+from memories.apis.common import PAGE_PARAMS, WRITE_ERRORS, PageFilterSerializer, filter_params
 from memories.apis.examples import (
     JOB_EXAMPLE,
     REVERT_EXAMPLE,
@@ -90,9 +90,7 @@ class JobListApi(NamespaceScopedApi):
     )
     @raises(InvalidInput)
     def get(self, request, namespace):
-        params = request.query_params
-        limit = int_param(params.get("limit"), default=50, low=1, high=200, name="limit")
-        page = job_page(namespace=namespace, cursor=params.get("cursor") or None, limit=limit)
+        page = job_page(namespace=namespace, **filter_params(PageFilterSerializer, request))
         return Response(JobPageSerializer(page).data)
 
 

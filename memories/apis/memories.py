@@ -11,12 +11,20 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
 )
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from gitloom.core.errors import InvalidInput, InvalidPath
 from gitloom.core.openapi import raises
 from gitloom.core.serializers import StrictCharField, StrictSerializer
-from memories.apis.common import PAGE_PARAMS, PATH_PARAM, REPOSITORY_ERRORS, WRITE_ERRORS, int_param
+from memories.apis.common import (
+    PAGE_PARAMS,
+    PATH_PARAM,
+    REPOSITORY_ERRORS,
+    WRITE_ERRORS,
+    PageFilterSerializer,
+    filter_params,
+)
 from memories.apis.examples import (
     COMMIT,
     MEMORY_EXAMPLE,
@@ -54,6 +62,11 @@ from namespaces.memory_format import TIERS
 
 
 class MemoryListApi(NamespaceScopedApi):
+    class FilterSerializer(PageFilterSerializer):
+        # A string: which tiers exist is memory_list's rule (`invalid_tier`).
+        tier = serializers.CharField(required=False, default=None)
+        tag = serializers.CharField(required=False, default=None)
+
     @extend_schema(
         operation_id="memories_list",
         summary="List memories (paginated)",
@@ -70,18 +83,7 @@ class MemoryListApi(NamespaceScopedApi):
     )
     @raises(InvalidTier, InvalidInput, *REPOSITORY_ERRORS)
     def get(self, request, namespace):
-        params = request.query_params
-        tier = params.get("tier") or None
-        if tier is not None and tier not in TIERS:
-            raise InvalidTier(f"tier must be one of {', '.join(TIERS)}.")
-        limit = int_param(params.get("limit"), default=50, low=1, high=200, name="limit")
-        page = memory_list(
-            namespace=namespace,
-            tier=tier,
-            tag=params.get("tag") or None,
-            cursor=params.get("cursor") or None,
-            limit=limit,
-        )
+        page = memory_list(namespace=namespace, **filter_params(self.FilterSerializer, request))
         return Response(MemoryPageSerializer(page).data)
 
 

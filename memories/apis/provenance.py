@@ -9,11 +9,12 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
 )
+from rest_framework import serializers
 from rest_framework.response import Response
 
 from gitloom.core.errors import InvalidInput, InvalidPath
 from gitloom.core.openapi import raises
-from memories.apis.common import PATH_PARAM, REPOSITORY_ERRORS, int_param
+from memories.apis.common import PATH_PARAM, REPOSITORY_ERRORS, PageFilterSerializer, filter_params
 from memories.apis.examples import (
     BLAME_EXAMPLE,
     CHANGES_EXAMPLE,
@@ -78,6 +79,10 @@ class MemoryBlameApi(NamespaceScopedApi):
 
 
 class NamespaceChangesApi(NamespaceScopedApi):
+    class FilterSerializer(PageFilterSerializer):
+        since = serializers.CharField(required=False, default=None)  # checked by the selector
+        limit = serializers.IntegerField(min_value=1, max_value=1000, default=200)
+
     @extend_schema(
         operation_id="namespaces_changes_retrieve",
         summary="The memories added, modified and deleted since a commit",
@@ -105,12 +110,7 @@ class NamespaceChangesApi(NamespaceScopedApi):
     )
     @raises(InvalidCommitId, InvalidInput, CommitNotInHistory, CommitPurged, *REPOSITORY_ERRORS)
     def get(self, request, namespace):
-        params = request.query_params
-        limit = int_param(params.get("limit"), default=200, low=1, high=1000, name="limit")
         page = namespace_changes(
-            namespace=namespace,
-            since=params.get("since") or None,
-            cursor=params.get("cursor") or None,
-            limit=limit,
+            namespace=namespace, **filter_params(self.FilterSerializer, request)
         )
         return Response(ChangesPageSerializer(page).data)

@@ -42,10 +42,10 @@ from namespaces.apis import NamespaceScopedApi
 from namespaces.errors import (
     BundleTooLarge,
     InvalidBundle,
+    InvalidMemory,
     PathConflict,
     UnrelatedHistory,
 )
-from namespaces.memory_format import InvalidMemory
 
 
 class NamespaceExportApi(NamespaceScopedApi):

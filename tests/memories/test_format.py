@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from gitloom.core.errors import InvalidInput
+from namespaces.errors import InvalidMemory
 from namespaces.memory_format import (
     MAX_MEMORY_BYTES,
-    InvalidMemory,
     InvalidPath,
     Link,
     Memory,

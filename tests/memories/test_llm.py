@@ -7,7 +7,8 @@ import pytest
 from django.test import override_settings
 from pydantic import BaseModel
 
-from memories.llm import ModelClient, ModelOutputInvalid, ModelUnavailable, Usage, model_client
+from memories.errors import ModelOutputInvalid, ModelUnavailable
+from memories.llm import ModelClient, Usage, model_client
 from tests.support.model_server import ModelServer, Reply
 
 

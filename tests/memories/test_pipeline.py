@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from memories import prompts
-from memories.llm import ModelClient, ModelOutputInvalid
+from memories.errors import ModelOutputInvalid
+from memories.llm import ModelClient
 from memories.pipeline import ModelExtractor, run_pipeline
 from memories.pipeline_types import ExistingMemory, Message
 from namespaces.memory_format import Link, Memory, parse_memory, render_memory

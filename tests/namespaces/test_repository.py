@@ -556,7 +556,7 @@ def test_import_validator_sees_the_bundle_files_and_can_refuse_them(object_store
 
     def validate(snapshot):
         seen.update(files_of(snapshot))
-        from namespaces.memory_format import InvalidMemory
+        from namespaces.errors import InvalidMemory
 
         raise InvalidMemory("facts/a/bad.md has no YAML header")
 

@@ -51,27 +51,38 @@ def test_unauthenticated_caller_gets_401(anon, notes):
 
 
 @pytest.mark.parametrize(
-    "params",
+    ("params", "code"),
     [
-        {},
-        {"query": ""},
-        {"query": "   "},
-        {"query": "x" * 1001},
-        {"query": "nul\x00byte"},
-        {"query": "ok", "limit": "0"},
-        {"query": "ok", "limit": "101"},
-        {"query": "ok", "limit": "ten"},
-        {"query": "ok", "tier": "legends"},
-        {"query": "ok", "arms": "lexical,psychic"},
-        {"query": "ok", "arms": "graph"},
-        {"query": "ok", "arms": ""},
-        {"query": "ok", "colour": "blue"},
+        # Shape (the filter serializer): missing, not a number, not a tier, unknown.
+        ({}, "invalid"),
+        ({"query": "ok", "limit": "ten"}, "invalid"),
+        ({"query": "ok", "tier": "legends"}, "invalid"),
+        ({"query": "ok", "colour": "blue"}, "invalid"),
+        # The selector's rules, each with its declared code.
+        ({"query": ""}, "invalid_query"),
+        ({"query": "   "}, "invalid_query"),
+        ({"query": "nul\x00byte"}, "invalid_query"),
+        ({"query": "x" * 1001}, "query_too_long"),
+        ({"query": "x" * 10_000}, "query_too_long"),
+        ({"query": "ok", "limit": "0"}, "invalid_limit"),
+        ({"query": "ok", "limit": "101"}, "invalid_limit"),
+        ({"query": "ok", "limit": "5000"}, "invalid_limit"),
+        ({"query": "ok", "arms": "lexical,psychic"}, "invalid_arms"),
+        ({"query": "ok", "arms": "graph"}, "invalid_arms"),
+        ({"query": "ok", "arms": ""}, "invalid_arms"),
     ],
 )
-def test_bad_questions_are_400(api, notes, params):
+def test_bad_questions_are_400_with_one_code_each(api, notes, params, code):
     response = api.get("/v1/retrieve", {"namespace": "notes", **params})
     assert response.status_code == 400, response.json()
-    assert response.json()["error"]["code"] in {"invalid", "invalid_arms", "invalid_query"}
+    assert response.json()["error"]["code"] == code
+
+
+def test_a_shape_error_names_its_field(api, notes):
+    response = api.get("/v1/retrieve", {"namespace": "notes", "query": "ok", "limit": "ten"})
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert error["details"]["fields"] == {"limit": ["A valid integer is required."]}
 
 
 def test_a_query_of_exactly_1000_characters_is_fine(api, notes):
