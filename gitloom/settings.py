@@ -96,6 +96,7 @@ INSTALLED_APPS = [
     "namespaces",
     "memories",
     "retrieval",
+    "evaluation",
 ]
 
 MIDDLEWARE = [

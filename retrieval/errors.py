@@ -20,11 +20,6 @@ class InvalidArms(InvalidInput):
     )
 
 
-class InvalidLocomo(InvalidInput):
-    # From the eval_locomo command's input file; never an API answer.
-    code, message = "invalid_locomo", "Unreadable LoCoMo data."
-
-
 class InvalidAsOf(InvalidInput):
     code, message = (
         "invalid_as_of",

@@ -3,7 +3,7 @@
 The rule is written in docs/DESIGN-NOTES.md ("Layers"). Bottom up:
 
     gitloom.core <- accounts <- namespaces <- namespaces.memory_format <- retrieval
-        <- memories <- gitloom (the project shell)
+        <- memories <- evaluation (the LoCoMo harness) <- gitloom (the project shell)
 
 A domain module is any module of those packages except the top of the house: apis,
 views, admin, urls (``urls*.py``), forms, management commands (everything under
@@ -34,9 +34,10 @@ LAYERS = (
     "namespaces.memory_format",
     "retrieval",
     "memories",
+    "evaluation",
     "gitloom",
 )
-APPS = ("gitloom", "accounts", "namespaces", "retrieval", "memories")
+APPS = ("gitloom", "accounts", "namespaces", "retrieval", "memories", "evaluation")
 TOP_MODULES = {"apis", "views", "admin", "forms"}
 ENTRY_POINTS = {"gitloom.settings", "gitloom.wsgi", "gitloom.gunicorn_conf"}
 

@@ -11,7 +11,8 @@ import pytest
 from memories import prompts
 from memories.errors import ModelOutputInvalid
 from memories.llm import ModelClient
-from memories.pipeline import ModelExtractor, run_pipeline
+from memories.model_extractor import ModelExtractor
+from memories.pipeline import run_pipeline
 from memories.pipeline_types import ExistingMemory, Message
 from namespaces.memory_format import Link, Memory, parse_memory, render_memory
 from tests.support.model_server import ModelServer, Reply, pipeline_responder

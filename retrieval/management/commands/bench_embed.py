@@ -47,8 +47,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
+from evaluation.locomo import DEFAULT_DATA, locomo_missing
 from retrieval import embeddings
-from retrieval.management.locomo import DEFAULT_DATA, locomo_missing
 
 IMPORTS = {
     "torch": "import torch, sentence_transformers",

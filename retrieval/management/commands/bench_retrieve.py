@@ -59,11 +59,11 @@ from django.db import connection
 from django.test import override_settings
 
 from accounts.models import Account
+from evaluation.locomo import DEFAULT_DATA, locomo_missing
 from namespaces.memory_format import TIERS as MEMORY_TIERS
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts
 from retrieval.indexer import derive_postings, document_terms_sql
-from retrieval.management.locomo import DEFAULT_DATA, locomo_missing
 from retrieval.models import cue_partition
 from retrieval.query import FusionParams, fused_search
 from retrieval.scope import namespace_scope

@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from retrieval.management.locomo import (
+from evaluation.locomo import (
     ACCOUNT_ID,
     Conversation,
     Session,
@@ -238,6 +238,17 @@ def test_a_missing_data_file_says_where_to_get_locomo(command, tmp_path):
     assert str(missing) in message
     assert "snap-research/locomo" in message and "data/locomo10.json" in message
     assert "--data" in message
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [("not json", "Cannot read"), ('{"a": 1}', "expected a JSON list of conversations")],
+)
+def test_an_unreadable_data_file_is_a_command_error(tmp_path, content, says):
+    bad = tmp_path / "locomo10.json"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(CommandError, match=says):
+        call_command("eval_locomo", "--data", str(bad))
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ Modes (default ``both``):
 
 ``turns``
     one memory per turn (dialogue id in ``sources``; cues, links and body as
-    ``retrieval.management.locomo.CUES_DESCRIPTION`` says), put in through the import service;
+    ``evaluation.locomo.CUES_DESCRIPTION`` says), put in through the import service;
 ``pipeline``
     each session posted as one transcript through the write path (job accept, the
     namespace queue drained in-process) with the configured extractor: the offline one
@@ -25,7 +25,7 @@ Modes (default ``both``):
 
 Every question of categories 1-4 is asked through the retrieval selector three times
 (lexical only, semantic only, fused) and scored by recall@5 and recall@10 of its
-evidence turns among the ``sources`` of the results; see ``retrieval/management/locomo.py``.
+evidence turns among the ``sources`` of the results; see ``evaluation/locomo.py``.
 ``--param NAME=VALUE`` overrides a field of ``retrieval.query.FusionParams`` for every
 query (default: the service's own defaults, i.e. what ``/v1/retrieve`` does).
 ``--reuse`` keeps a turns namespace that already holds these memories, so a sweep over
@@ -54,8 +54,7 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from gitloom.core.errors import GitLoomError
-from retrieval.management.locomo import (
+from evaluation.locomo import (
     ARM_SETS,
     CATEGORIES,
     CUES_DESCRIPTION,
@@ -130,10 +129,7 @@ class Command(BaseCommand):
         params = fusion_params(param)
         if not path.is_file():
             raise CommandError(locomo_missing(path=path))
-        try:
-            conversations = load_conversations(path=path, limit=limit)
-        except GitLoomError as exc:
-            raise CommandError(exc.message) from None
+        conversations = load_conversations(path=path, limit=limit)  # CommandError if unreadable
         if not conversations:
             raise CommandError(f"{path} holds no conversations.")
         self.verbose = verbosity >= 1

@@ -1,8 +1,9 @@
 """The LoCoMo retrieval evaluation behind ``manage.py eval_locomo``.
 
 A harness, not a domain module: it drives every app (accounts, namespaces, the write
-path in memories, retrieval) through their public services, so it lives at the
-management-command level, above all of them (docs/DESIGN-NOTES.md, "Layers").
+path in memories, retrieval) through their public services, so it lives in an app of
+its own above all of them (docs/DESIGN-NOTES.md, "Layers"). Unreadable input is a
+``CommandError``: the command line's error, not an API code.
 
 LoCoMo (Maharana et al., ACL 2024) is a set of long two-person conversations, each split
 into dated sessions of turns ``{speaker, dia_id: "D<session>:<turn>", text}`` (some with
@@ -49,6 +50,7 @@ from hashlib import sha256
 from pathlib import Path
 
 from django.conf import settings
+from django.core.management.base import CommandError
 
 from accounts.models import Account
 from accounts.services import account_create
@@ -60,7 +62,6 @@ from namespaces.memory_format import MAX_FIELD_CHARS, Link, Memory, render_memor
 from namespaces.models import Namespace
 from namespaces.repository import repository_snapshot
 from namespaces.services import namespace_create, namespace_delete
-from retrieval.errors import InvalidLocomo
 from retrieval.query import FusionParams
 from retrieval.selectors import retrieve
 
@@ -162,7 +163,7 @@ def session_time(*, text: str) -> datetime:
             return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
-    raise InvalidLocomo(f"Unreadable session date {text!r}.")
+    raise CommandError(f"Unreadable session date {text!r}.")
 
 
 def locomo_missing(*, path: Path) -> str:
@@ -179,16 +180,16 @@ def load_conversations(*, path: Path, limit: int | None = None) -> list[Conversa
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise InvalidLocomo(f"Cannot read {path}: {exc}") from None
+        raise CommandError(f"Cannot read {path}: {exc}") from None
     if not isinstance(data, list):
-        raise InvalidLocomo(f"{path}: expected a JSON list of conversations.")
+        raise CommandError(f"{path}: expected a JSON list of conversations.")
     conversations = []
     for item in data[:limit] if limit is not None else data:
         try:
             conversations.append(_conversation(item))
         except (KeyError, TypeError, AttributeError) as exc:
             sample = item.get("sample_id", "?") if isinstance(item, dict) else "?"
-            raise InvalidLocomo(
+            raise CommandError(
                 f"{path}: conversation {sample} is not in LoCoMo format ({exc!r}).",
             ) from None
     return conversations
