@@ -573,7 +573,7 @@ def score_questions(
                 arms=arms,
                 params=params,
             )
-            sources = [hit.sources for hit in found.results]
+            sources = [hit.memory.sources for hit in found.results]
             recalls[label] = {
                 k: recall_at(evidence=question.evidence, sources=sources, k=k) for k in KS
             }
@@ -583,7 +583,7 @@ def score_questions(
             if label == "fused" and sources:
                 top = sources[: max(KS)]
                 per_result = sum(len(s) for s in top) / len(top)
-                words = sum(len(hit.content.split()) for hit in found.results[: max(KS)])
+                words = sum(len(hit.memory.body.split()) for hit in found.results[: max(KS)])
         tally.add(
             category=question.category,
             recalls=recalls,

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memories.pipeline_types import ExistingMemory
-from namespaces.memory_format import Link, Memory
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_texts
 from retrieval.query import fused_search
@@ -37,20 +36,5 @@ def memory_candidates(
 
 def _existing(found) -> list[ExistingMemory]:
     return [
-        ExistingMemory(
-            path=hit.path,
-            text=hit.content,
-            header=Memory(
-                tier=hit.tier,
-                tags=hit.tags,
-                created=hit.created,
-                updated=hit.updated,
-                confidence=hit.confidence,
-                cues=hit.cues,
-                related=[Link(type=link["type"], path=link["path"]) for link in hit.related],
-                sources=hit.sources,
-                body=hit.content,
-            ),
-        )
-        for hit in found.hits
+        ExistingMemory(path=hit.path, text=hit.memory.body, header=hit.memory) for hit in found.hits
     ]

@@ -29,6 +29,7 @@ from retrieval.errors import (
 )
 from retrieval.query import ARMS
 from retrieval.selectors import MAX_LIMIT, retrieve
+from retrieval.serializers import MemoryHeaderSerializer
 
 
 def _split(values: list[str]) -> list[str]:
@@ -87,15 +88,12 @@ class ArmsSerializer(serializers.Serializer):
         ref_name = "Arms"
 
 
-class RelatedSerializer(serializers.Serializer):
-    type = serializers.CharField()
-    path = serializers.CharField()
+class ResultSerializer(MemoryHeaderSerializer):
+    field_order = (
+        "path", "score", "arms", "graph_only", "content", "tier", "tags", "cues",
+        "created", "updated", "confidence", "sources", "related",
+    )  # fmt: skip
 
-    class Meta:
-        ref_name = "RelatedLink"
-
-
-class ResultSerializer(serializers.Serializer):
     path = serializers.CharField()
     score = serializers.FloatField(help_text="a rank artefact: comparable within one response")
     arms = ArmsSerializer()
@@ -103,15 +101,7 @@ class ResultSerializer(serializers.Serializer):
         help_text="only the graph arm brought it: linked to a hit, not itself a match "
         "for the query (drop these for strict relevance)"
     )
-    content = serializers.CharField(help_text="the memory's body")
-    tier = serializers.ChoiceField(choices=list(TIERS))
-    tags = serializers.ListField(child=serializers.CharField())
-    cues = serializers.ListField(child=serializers.CharField())
-    created = serializers.DateTimeField()
-    updated = serializers.DateTimeField()
-    confidence = serializers.FloatField(allow_null=True)
-    sources = serializers.ListField(child=serializers.CharField())
-    related = RelatedSerializer(many=True)
+    content = serializers.CharField(source="memory.body", help_text="the memory's body")
 
     class Meta:
         ref_name = "Result"

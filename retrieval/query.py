@@ -41,7 +41,7 @@ from django.utils import timezone
 from pgvector import Vector
 
 from gitloom.core.errors import NamespaceNotFound
-from namespaces.memory_format import TIERS
+from namespaces.memory_format import TIERS, Link, Memory
 from retrieval.asof import SETTING as AS_OF_SETTING
 from retrieval.asof import AsOf, as_of_statement
 from retrieval.dates import query_date_span
@@ -162,15 +162,7 @@ class Hit:
     score: float
     arms: dict
     graph_only: bool  # only the graph arm brought it: a neighbour of a hit, not a match
-    content: str
-    tier: str
-    tags: list[str]
-    cues: list[str]
-    created: datetime
-    updated: datetime
-    confidence: float | None
-    sources: list[str]
-    related: list[dict]
+    memory: Memory  # the file's header and body, as the format holds them
 
 
 @dataclass
@@ -501,21 +493,23 @@ def _hit(record: dict) -> Hit:
                 "direction": record["via_direction"],
             },
         }
+    # Django's psycopg setup hands jsonb back as text.
+    related = record["related"]
+    related = json.loads(related) if isinstance(related, str) else related
     return Hit(
         path=record["path"],
         score=record["score"],
         arms=arms,
         graph_only=list(arms) == ["graph"],
-        content=record["body"],
-        tier=record["tier"],
-        tags=list(record["tags"]),
-        cues=list(record["cues"]),
-        created=record["created"],
-        updated=record["updated"],
-        confidence=record["confidence"],
-        sources=list(record["sources"]),
-        # Django's psycopg setup hands jsonb back as text.
-        related=json.loads(record["related"])
-        if isinstance(record["related"], str)
-        else list(record["related"]),
+        memory=Memory(
+            tier=record["tier"],
+            tags=list(record["tags"]),
+            created=record["created"],
+            updated=record["updated"],
+            confidence=record["confidence"],
+            cues=list(record["cues"]),
+            related=[Link(type=link["type"], path=link["path"]) for link in related],
+            sources=list(record["sources"]),
+            body=record["body"],
+        ),
     )

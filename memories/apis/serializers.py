@@ -14,14 +14,7 @@ from rest_framework import serializers
 from memories.models import Job
 from memories.transcripts import MAX_ID_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGES, ROLES
 from namespaces.memory_format import TIERS
-
-
-class LinkSerializer(serializers.Serializer):
-    type = serializers.CharField(help_text="the kind of link, e.g. `same-trip`")
-    path = serializers.CharField(help_text="the linked memory's path")
-
-    class Meta:
-        ref_name = "MemoryLink"
+from retrieval.serializers import MemoryHeaderSerializer
 
 
 class Utf8Field(serializers.CharField):
@@ -43,18 +36,15 @@ class MemorySummarySerializer(serializers.Serializer):
         ref_name = "MemorySummary"
 
 
-class MemoryDetailSerializer(serializers.Serializer):
+class MemoryDetailSerializer(MemoryHeaderSerializer):
+    field_order = (
+        "path", "blob", "commit", "tier", "tags", "created", "updated", "confidence",
+        "cues", "related", "sources", "body", "raw",
+    )  # fmt: skip
+
     path = serializers.CharField()
     blob = serializers.CharField(help_text="git blob hash of the file")
     commit = serializers.CharField(help_text="the commit the memory was read at")
-    tier = serializers.ChoiceField(choices=list(TIERS), source="memory.tier")
-    tags = serializers.ListField(child=serializers.CharField(), source="memory.tags")
-    created = serializers.DateTimeField(source="memory.created")
-    updated = serializers.DateTimeField(source="memory.updated")
-    confidence = serializers.FloatField(allow_null=True, source="memory.confidence")
-    cues = serializers.ListField(child=serializers.CharField(), source="memory.cues")
-    related = LinkSerializer(many=True, source="memory.related")
-    sources = serializers.ListField(child=serializers.CharField(), source="memory.sources")
     body = serializers.CharField(source="memory.body")
     raw = Utf8Field(help_text="the markdown file, byte for byte")
 

@@ -139,7 +139,7 @@ def run_case(*, account: Account, case: dict) -> CaseResult:
         )
         if case["kind"] == "correction" and case.get("question"):
             hits = retrieve(namespace=namespace, query=case["question"], limit=5).results
-            result.top = hits[0].content if hits else ""
+            result.top = hits[0].memory.body if hits else ""
             result.ranks = case["new"].casefold() in result.top.casefold()
         return result
     finally:

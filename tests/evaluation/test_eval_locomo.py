@@ -170,7 +170,7 @@ def test_a_second_run_replaces_the_namespace_instead_of_adding_to_it(db, tiny_fi
         limit=20,
     )
     assert len(found.results) == 5  # not ten: the old namespace went first
-    assert found.results[0].sources == ["D1:2"]
+    assert found.results[0].memory.sources == ["D1:2"]
 
 
 def test_fusion_params_can_be_overridden_and_bad_ones_are_refused(db, tiny_file):

@@ -61,7 +61,7 @@ def test_filters_narrow_the_results(page_client, notes):
         "/namespaces/notes/retrieve/",
         {"query": "Lisbon hotel camera", "tier": ["events"], "arms": ["lexical", "semantic"]},
     )
-    assert {hit.tier for hit in page.context["found"].results} == {"events"}
+    assert {hit.memory.tier for hit in page.context["found"].results} == {"events"}
 
 
 def test_the_selectors_refusals_are_shown_as_sentences(page_client, notes):
