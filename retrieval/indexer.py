@@ -1,59 +1,21 @@
 """The tree-diff indexer: brings a namespace's index rows up to its repository's head.
 
-:func:`index_namespace` runs in transactions ("steps", below) inside
-:func:`namespace_scope`, each holding the namespace's ``retrieval_index_state`` row lock:
+:func:`index_namespace` lists the commits since the indexed one (first parents, oldest
+first) and, for each, diffs its tree against its parent's so only changed memory files
+are visited; each changed path's old document (postings, cues, edges) moves to the
+history tables and the new one is inserted, keyed by its blob, with the commit's
+number (what ``retrieval.asof`` reads). Only cue texts without a vector are embedded.
 
-1. read the head commit from object storage; if it is the indexed commit, stop;
-2. list the commits from the indexed one to the head (first parents: several may have
-   landed since the last run), and for each in turn, oldest first:
-3. diff its tree against its parent's (subtrees whose hash is unchanged are never
-   read), so only changed memory files are visited;
-4. for every changed path, move the old document with its postings, cues and edges to
-   the history tables (stamped with the range of commits it was at the head,
-   ``[from_seq, to_seq)``; ``retrieval/migrations/0008_index_history``), taking its
-   terms out of the BM25 statistics (whose replaced values go to history too), and for
-   every added or modified file insert the new document, keyed by the blob hash it was
-   built from, with ``from_seq`` = this commit's number in the namespace's sequence;
-5. embed only cue texts this namespace has no vector for yet; vectors of cue texts
-   already present (at the head or in history) are copied;
-6. record the commit with its number, time and BM25 totals in ``retrieval_commit``;
-7. record the head as the indexed commit.
+    _plan, _step         what is left to apply; one transaction of at most
+                         GITLOOM_INDEX_STEP_FILES files, under the state row's lock
+    _apply               one commit's (or one step's) changes
+    _remove_documents    the old rows into history, their terms out of BM25 totals
+    _insert_documents    the new rows; document_terms_sql, derive_postings: BM25 terms
+    _vectors_for         vectors: copied when the text has one, else embedded
+    _forget_all          a rewritten history (purge, import) or rebuild: start over
 
-The head tables hold exactly the head, as before; the history tables hold every
-earlier indexed version, which is what ``retrieval.asof`` reads. When the indexed
-commit is not an ancestor of the head (history rewritten: a purge, an import that
-replaced it) or ``rebuild=True``, every row of the namespace, history included, is
-dropped and the whole first-parent history is indexed again from the root commit, so
-nothing the repository no longer holds survives in the index.
-
-Steps. Commits are applied oldest first, all in one transaction as long as they
-change at most ``GITLOOM_INDEX_STEP_FILES`` memory files together (every ordinary
-write). A commit that changes more (a large import: 100,000 files take ~20 minutes
-on a busy 2-core machine, mostly embedding and the HNSW graph's inserts) is applied in
-steps of that many files, in path order, each its own transaction, which records in the
-state row the commit being applied and the last path applied (``applying_commit``,
-``applied_to``); ``indexed_commit`` stays the last commit applied in full until the
-last step records the new one. A run given a ``deadline`` (an import job: half its
-``GITLOOM_JOB_TIMEOUT``) stops after the step that passes it, and the next run goes
-on from the recorded path, so a killed or stopped job loses one step at most. While a
-commit is half applied, its new rows carry its number and the rows it replaced are in
-history valid until it, so the index *as of* ``indexed_commit`` (``retrieval.asof``)
-is exactly that commit's, and that is what ``/v1/retrieve`` answers from meanwhile.
-A rebuild is one transaction, whatever its size, but for a namespace whose index
-holds no memory yet (a bundle imported into a fresh namespace replaces its empty root
-commit, so the indexer rebuilds): that one is built in steps too, and retrieval
-answers nothing until its first commit is whole.
-
-Running it twice is a no-op; a crash rolls the step's transaction back, so the index
-stays where the previous step left it and the next run redoes that step. Two runs for
-one namespace serialise on the state row lock (a run that finds the state moved by
-another plans again); different namespaces run in parallel.
-
-BM25 terms come from a weighted tsvector: the cues with weight A, the body with weight
-B (Postgres's ``english`` text-search configuration: stemming, stop words). Postings
-keep a term's frequency in the cues and in the body separately, and documents their
-cue and body lengths, so the query weighs cues against bodies at query time
-(``FusionParams.cue_weight`` / ``body_weight``) without reindexing.
+How steps, rebuilds, crashes and concurrent runs behave: docs/DESIGN-NOTES.md
+("Indexing").
 """
 
 from __future__ import annotations

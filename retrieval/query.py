@@ -68,14 +68,11 @@ DEFAULT_HALF_LIFE_DAYS: dict[str, float | None] = {
 class FusionParams:
     """Knobs of the fused query. Defaults are the service's; evaluations pass others.
 
-    Fusion is weighted reciprocal-rank fusion: a memory's score is the sum, over the
-    arms that found it, of ``weight / (rrf_k + rank)``; a graph hit's rank is the rank
-    of the hit its link came from. ``rrf_k = 10`` rather than the customary 60: with
-    two arms and k = 60, a memory ranked ~20th by both arms outscores one ranked first
-    by one arm, which rewards mediocrity; on LoCoMo k in 5..20 with 50 hits per arm
-    beat the best single arm by 6-8 points of recall@10 where k = 60 gained 3 (measure
-    it again with ``manage.py eval_locomo --param rrf_k=60``). Arms are cut at
-    ``*_depth`` hits before fusion.
+    Weighted reciprocal-rank fusion: a memory's score is the sum, over the arms that
+    found it (each cut at ``*_depth`` hits), of ``weight / (rrf_k + rank)``; a graph
+    hit's rank is that of the hit its link came from. ``rrf_k`` is 10, not the
+    customary 60, so one arm's first hit is not outscored by two arms' twentieth
+    (figures for each knob: docs/DESIGN-NOTES.md, "Fusion parameters").
     """
 
     rrf_k: float = 10.0
@@ -128,18 +125,10 @@ class FusionParams:
         return rrf * (1 + max(0.0, self.date_match_boost)) * (1 + max(0.0, self.tag_match_boost))
 
 
-# hnsw.ef_search by the namespace's number of memories, (at least this many, ef):
-# measured on bench_retrieve's data (graphs built with m 16, ef_construction 200) for
-# the semantic arm's recall (its 50 memories) against an exact scan, to stay at or
-# above 0.98. At 10,000 memories, over bench_retrieve's 200 questions: 0.9797 with
-# 130, 0.9827-0.9847 with 140 (over all 1,033 LoCoMo dev questions: 0.9805 with 120,
-# 0.9836 with 130, 0.9863 with 140, 0.9881 with 150; graphs built from the same rows
-# differ by about 0.004); 140 instead of 150 is ~3% less server CPU per fused query.
-# At 100,000, over 300 dev questions: 0.978 with 200 (0.9856 over 50, which is why 200
-# once looked enough), 0.9845 with 240, 0.9877 with 280, 0.9887 with 320; over
-# bench_retrieve's 200: 0.9746 with 240, 0.9803 with 280, 0.9837 with 320 (320 costs
-# ~1.15x the time of 200 there). Up to ~2,000 memories the planner scans the partition
-# exactly and the setting does not matter.
+# hnsw.ef_search by the namespace's number of memories, (at least this many, ef): the
+# least that keeps the semantic arm's recall against an exact scan at 0.98 or above;
+# below ~2,000 the planner scans exactly (figures: docs/DESIGN-NOTES.md, "The index and
+# retrieval").
 EF_SEARCH_BY_SIZE = ((50_000, 320), (10_001, 200), (2_000, 140), (0, 100))
 _EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
 _EF_SEARCH_SETUP = (
