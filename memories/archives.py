@@ -14,13 +14,16 @@ the little an import needs and nothing more, whatever the Python patch level:
   data is read.
 
 ``read_tar`` yields ``(name, data)`` for each regular file and raises ``InvalidArchive``
-or ``ImportTooLarge`` (both 400) on the first problem.
+or ``ImportTooLarge`` (both 400) on the first problem. Given a ``TarWork``, it counts
+what reading cost (bytes decompressed, headers and PAX records visited), so the caps
+can be checked as bounds on work, not seconds.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from memories.errors import ImportTooLarge, InvalidArchive
 
@@ -38,10 +41,20 @@ _GNU_LONG_NAME = b"L"
 _GNU_LONG_LINK = b"K"
 
 
+@dataclass
+class TarWork:
+    """What reading an archive cost so far."""
+
+    inflated: int = 0  # bytes decompressed (or, for a plain tar, read)
+    headers: int = 0  # header blocks visited, extended ones included
+    records: int = 0  # PAX records parsed
+
+
 class _Source:
     """The decompressed byte stream, read in order, with a cap on its total length."""
 
-    def __init__(self, data: bytes, *, max_bytes: int):
+    def __init__(self, data: bytes, *, max_bytes: int, work: TarWork):
+        self.work = work
         self.data = data
         self.gzip = data[:2] == _GZIP_MAGIC
         self.position = 0  # in ``data``, for a plain tar
@@ -59,6 +72,7 @@ class _Source:
             if not chunk:
                 return
             self.produced += len(chunk)
+            self.work.inflated += len(chunk)
             if self.produced > self.max_bytes:
                 raise ImportTooLarge(f"The archive unpacks to more than {self.max_bytes} bytes.")
             self.buffer += chunk
@@ -146,11 +160,12 @@ def _text(raw: bytes) -> str:
         raise InvalidArchive("A file name in the archive is not UTF-8.") from None
 
 
-def _pax_records(data: bytes) -> dict[bytes, bytes]:
+def _pax_records(data: bytes, work: TarWork) -> dict[bytes, bytes]:
     """``"<length> <key>=<value>\\n"`` records, in one pass (no regular expressions)."""
     records: dict[bytes, bytes] = {}
     position = 0
     while position < len(data):
+        work.records += 1
         if data[position] == 0:  # trailing NUL padding
             break
         space = data.find(b" ", position, position + 20)
@@ -180,7 +195,12 @@ def _extended(source: _Source, size: int, kind: str) -> bytes:
 
 
 def read_tar(
-    data: bytes, *, max_files: int, max_file_bytes: int, max_total_bytes: int
+    data: bytes,
+    *,
+    max_files: int,
+    max_file_bytes: int,
+    max_total_bytes: int,
+    work: TarWork | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Every regular file of a tar or tar.gz, as ``(name, data)``; see the module's doc.
 
@@ -190,7 +210,8 @@ def read_tar(
     # Decompressed bytes beyond the files' own: two blocks of header and padding per
     # file, extended headers, the end-of-archive blocks.
     overhead = max_files * (2 * BLOCK) + MAX_HEADERS_PER_MEMBER * MAX_EXTENDED_HEADER_BYTES
-    source = _Source(data, max_bytes=max_total_bytes + overhead + 4 * BLOCK)
+    work = work if work is not None else TarWork()
+    source = _Source(data, max_bytes=max_total_bytes + overhead + 4 * BLOCK, work=work)
     files = 0
     total = 0
     first = True
@@ -202,14 +223,15 @@ def read_tar(
         pax: dict[bytes, bytes] = {}
         long_name: bytes | None = None
         for _ in range(MAX_HEADERS_PER_MEMBER + 1):
+            work.headers += 1
             if not _checksum_ok(block):
                 raise InvalidArchive("The upload is not a tar.gz archive.")
             kind = block[156:157]
             size = _number(block[124:136])
             if kind == _PAX:
-                pax.update(_pax_records(_extended(source, size, "PAX")))
+                pax.update(_pax_records(_extended(source, size, "PAX"), work))
             elif kind == _PAX_GLOBAL:
-                _pax_records(_extended(source, size, "PAX"))
+                _pax_records(_extended(source, size, "PAX"), work)
             elif kind == _GNU_LONG_NAME:
                 long_name = _extended(source, size, "long-name").split(b"\0", 1)[0]
             elif kind == _GNU_LONG_LINK:

@@ -15,7 +15,7 @@ import uuid
 
 from django.conf import settings
 
-from memories.archives import read_tar
+from memories.archives import TarWork, read_tar
 from memories.errors import InvalidArchive, InvalidFormat
 from namespaces import repository
 from namespaces.errors import InvalidMemory
@@ -88,14 +88,16 @@ def tar_check(data: bytes) -> None:
         raise InvalidArchive("The archive holds no memory files.")
 
 
-def tar_members(data: bytes):
-    """``(path, bytes)`` of each file, with the path, the size and duplicates checked."""
+def tar_members(data: bytes, *, work: TarWork | None = None):
+    """``(path, bytes)`` of each file, with the path, the size and duplicates checked;
+    ``work`` counts what reading cost (``memories.archives.TarWork``)."""
     seen: set[str] = set()
     for name, content in read_tar(
         data,
         max_files=MAX_IMPORT_FILES,
         max_file_bytes=MAX_MEMORY_BYTES,
         max_total_bytes=settings.GITLOOM_MAX_IMPORT_BYTES,
+        work=work,
     ):
         validate_memory_path(name)
         if len(content) > MAX_MEMORY_BYTES:

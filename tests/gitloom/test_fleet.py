@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ import pytest
 from django.conf import settings
 
 from tests.support.model_server import ModelServer, pipeline_responder
+from tests.support.serve import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -54,12 +54,6 @@ print("UPKEEP ROUNDS", rounds)
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Node:
     def __init__(self, name: str, root: Path, env: dict[str, str]) -> None:
         self.name = name
@@ -70,7 +64,7 @@ class Node:
         models = Path(settings.GITLOOM_DATA_DIR) / "models"
         if models.exists():
             shutil.copytree(models, self.dir / "models")
-        self.port = _free_port()
+        self.port = free_port()
         self.log = self.dir / "serve.log"
         self.process = subprocess.Popen(
             [

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from django.conf import settings
 
-from tests.gitloom.test_serve import _free_port, _start_serve, _wait_for_banner
+from tests.support.serve import free_port, start_serve, wait_for_banner
 
 pytestmark = pytest.mark.slow
 
@@ -81,10 +81,10 @@ def test_a_killed_queue_cluster_takes_its_sentinel_and_workers_with_it(
 def test_a_killed_serve_takes_gunicorn_the_queue_and_the_mcp_server_with_it(
     transactional_db, tmp_path: Path
 ):
-    port, mcp_port = _free_port(), _free_port()
-    process = _start_serve(tmp_path, port, mcp_port, DATABASE_URL=_test_database_url())
+    port, mcp_port = free_port(), free_port()
+    process = start_serve(tmp_path, port, mcp_port, DATABASE_URL=_test_database_url())
     try:
-        _wait_for_banner(process, tmp_path)
+        wait_for_banner(process, tmp_path)
         started = psutil.Process(process.pid).children(recursive=True)
         commands = [" ".join(proc.cmdline()) for proc in started]
         assert any("gunicorn" in c for c in commands), commands

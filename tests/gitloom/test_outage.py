@@ -11,7 +11,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,11 +18,7 @@ import time
 import pytest
 from django.conf import settings
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.support.serve import free_port
 
 
 def _request(port: int, method: str, path: str, *, headers=None, body=None):
@@ -41,7 +36,7 @@ def server_without_database(tmp_path):
     """gunicorn serving the API with DATABASE_URL naming a socket where no Postgres is."""
     nowhere = tmp_path / "no-postgres-here"
     nowhere.mkdir()
-    port = _free_port()
+    port = free_port()
     env = dict(
         os.environ,
         DATABASE_URL=f"postgresql://gitloom@/gitloom?host={nowhere}",
@@ -131,7 +126,7 @@ def test_object_storage_down_is_503_with_retry_after(api, fake_aws_env, tmp_path
     assert api.post("/v1/namespaces", {"name": "notes"}, format="json").status_code == 201
     down = S3ObjectStore(
         bucket="gitloom-down",
-        endpoint_url=f"http://127.0.0.1:{_free_port()}",
+        endpoint_url=f"http://127.0.0.1:{free_port()}",
         cache_dir=tmp_path / "cache-down",
     )
     with using_object_store(down):

@@ -17,46 +17,9 @@ import psutil
 import pytest
 from django.conf import settings
 
+from tests.support.serve import free_port, start_serve, wait_for_banner
+
 pytestmark = pytest.mark.slow
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _start_serve(tmp_path: Path, port: int, mcp_port: int, **env) -> subprocess.Popen:
-    log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "serve",
-            "--port",
-            str(port),
-            "--web-workers",
-            "1",
-            "--mcp-port",
-            str(mcp_port),
-        ],
-        cwd=settings.BASE_DIR,
-        env=dict(os.environ, GITLOOM_DATA_DIR=str(tmp_path), GITLOOM_WORKERS="1", **env),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
-def _wait_for_banner(process: subprocess.Popen, tmp_path: Path, timeout: float = 180) -> str:
-    deadline = time.monotonic() + timeout
-    while True:
-        printed = (tmp_path / "serve.log").read_text()
-        if "is listening on" in printed:
-            return printed
-        assert process.poll() is None, printed
-        assert time.monotonic() < deadline, printed
-        time.sleep(0.2)
 
 
 def _raw_request(
@@ -96,8 +59,8 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
 
     db = connection.settings_dict
     host = db["HOST"] or db["OPTIONS"]["host"]
-    port, mcp_port = _free_port(), _free_port()
-    process = _start_serve(
+    port, mcp_port = free_port(), free_port()
+    process = start_serve(
         tmp_path,
         port,
         mcp_port,
@@ -105,7 +68,7 @@ def test_serve_answers_the_api_once_it_says_it_listens_and_stops_cleanly(
         GITLOOM_REQUEST_STATEMENT_TIMEOUT="3",
     )
     try:
-        printed = _wait_for_banner(process, tmp_path)
+        printed = wait_for_banner(process, tmp_path)
         # Every worker is up before the banner: the first request is answered at once.
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/v1/whoami",
@@ -221,7 +184,7 @@ def _postgres_processes(data_dir: Path) -> list[psutil.Process]:
 
 def test_serve_on_embedded_defaults_stops_the_postgres_it_started(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115
     process = subprocess.Popen(
         [
@@ -242,7 +205,7 @@ def test_serve_on_embedded_defaults_stops_the_postgres_it_started(tmp_path):
         text=True,
     )
     try:
-        _wait_for_banner(process, tmp_path)
+        wait_for_banner(process, tmp_path)
         assert _postgres_processes(tmp_path), "serve runs an embedded Postgres"
         assert (tmp_path / "postgres" / "log").exists()  # its log is under the data dir
         # serve supervises it: killed, it is started again and says so.

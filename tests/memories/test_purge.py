@@ -9,30 +9,18 @@ and the exported bundle is cloned and checked by the real git CLI.
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import tarfile
 from pathlib import Path
 
 import pytest
-from dulwich.object_format import DEFAULT_OBJECT_FORMAT
-from dulwich.pack import PackData, PackInflater
 
 from tests.support.archives import CAMERA, LENS, TRIP, memory_bytes, sample_files, tar_gz
+from tests.support.stored import cached_texts, git, holding, stored_texts
 
 SECRET = "Fotocentre"  # only in CAMERA's body
 WORK = "facts/work/zalando-engineer-1a2b3c4d.md"
 BOSS = "facts/work/manager-tom-5e6f7a8b.md"
 PET = "facts/pets/biscuit-9c0d1e2f.md"
-
-
-def git(*args: str, cwd: Path | None = None) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.fixture
@@ -73,46 +61,6 @@ def _import(api, files, namespace="default"):
 
 def _head(api, namespace="default"):
     return api.get(f"/v1/memories?namespace={namespace}").json()["commit"]
-
-
-def stored_texts(store, prefix: str) -> dict[str, bytes]:
-    """Everything under ``prefix`` as bytes: each object raw, and each pack's objects
-    inflated (packs are zlib-compressed, so their raw bytes would hide a text)."""
-    texts: dict[str, bytes] = {}
-    for obj in store.list(prefix):
-        data = store.get(obj.key) or b""
-        texts[obj.key] = data
-        if obj.key.endswith(".pack"):
-            texts.update(_inflated(obj.key, data))
-    return texts
-
-
-def cached_texts(store, prefix: str) -> dict[str, bytes]:
-    """This process's local pack cache of the namespace, inflated the same way."""
-    texts: dict[str, bytes] = {}
-    directory = Path(store.cache_dir) / prefix.rstrip("/")
-    for path in sorted(directory.glob("*")) if directory.is_dir() else []:
-        data = path.read_bytes()
-        texts[str(path)] = data
-        if path.suffix == ".pack":
-            texts.update(_inflated(str(path), data))
-    return texts
-
-
-def _inflated(name: str, data: bytes) -> dict[str, bytes]:
-    pack = PackData.from_file(io.BytesIO(data), DEFAULT_OBJECT_FORMAT)
-    try:
-        return {
-            f"{name}:{obj.id.decode()}": obj.as_raw_string()
-            for obj in PackInflater.for_pack_data(pack)
-        }
-    finally:
-        pack.close()
-
-
-def holding(texts: dict[str, bytes], needle: str) -> list[str]:
-    low = needle.lower().encode()
-    return [key for key, data in texts.items() if low in data.lower()]
 
 
 def clone_of_export(api, tmp_path: Path, name: str = "clone") -> Path:

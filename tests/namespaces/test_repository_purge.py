@@ -16,7 +16,7 @@ from namespaces.repository import (
     repository_purge,
     repository_snapshot,
 )
-from tests.memories.test_purge import git, holding, stored_texts
+from tests.support.stored import git, holding, stored_texts
 
 NS = "acme#user-1/"
 
@@ -133,7 +133,7 @@ def test_another_nodes_cache_forgets_the_old_packs_at_its_next_read(object_store
     import time
 
     from namespaces.storage import using_object_store
-    from tests.memories.test_purge import cached_texts
+    from tests.support.stored import cached_texts
 
     repository_init(prefix=NS)
     write({"facts/a/secret.md": b"the secret", "facts/a/keep.md": b"keep"})
