@@ -1,5 +1,7 @@
 import pytest
 
+from tests.support.openapi import schema
+
 NAMESPACE_ROUTES = [
     ("get", "/v1/namespaces/{ns}"),
     ("delete", "/v1/namespaces/{ns}"),
@@ -58,6 +60,19 @@ def test_wrong_types_and_unknown_fields_are_400(api, body):
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid"
     assert api.get("/v1/namespaces").json()["namespaces"] == []
+
+
+def test_the_schema_lists_exactly_the_400_codes_of_creating_a_namespace():
+    # invalid_name for any name that is not a slug; the body's own codes for the rest
+    # (malformed_json and empty_body are pinned in tests/gitloom/test_malformed_input.py).
+    create = schema()["paths"]["/v1/namespaces"]["post"]["responses"]["400"]["content"]
+    error = create["application/json"]["schema"]["allOf"][1]["properties"]["error"]
+    assert set(error["properties"]["code"]["enum"]) == {
+        "invalid",
+        "invalid_name",
+        "malformed_json",
+        "empty_body",
+    }
 
 
 def test_a_validation_error_keeps_its_fields(api):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.retrieval.helpers import memory, write
+from tests.support.openapi import schema
 
 SECRET = "facts/private/secret-12345678.md"
 
@@ -50,32 +51,42 @@ def test_unauthenticated_caller_gets_401(anon, notes):
     assert response.status_code == 401
 
 
-@pytest.mark.parametrize(
-    ("params", "code"),
-    [
-        # Shape (the filter serializer): missing, not a number, not a tier, unknown.
-        ({}, "invalid"),
-        ({"query": "ok", "limit": "ten"}, "invalid"),
-        ({"query": "ok", "tier": "legends"}, "invalid"),
-        ({"query": "ok", "colour": "blue"}, "invalid"),
-        # The selector's rules, each with its declared code.
-        ({"query": ""}, "invalid_query"),
-        ({"query": "   "}, "invalid_query"),
-        ({"query": "nul\x00byte"}, "invalid_query"),
-        ({"query": "x" * 1001}, "query_too_long"),
-        ({"query": "x" * 10_000}, "query_too_long"),
-        ({"query": "ok", "limit": "0"}, "invalid_limit"),
-        ({"query": "ok", "limit": "101"}, "invalid_limit"),
-        ({"query": "ok", "limit": "5000"}, "invalid_limit"),
-        ({"query": "ok", "arms": "lexical,psychic"}, "invalid_arms"),
-        ({"query": "ok", "arms": "graph"}, "invalid_arms"),
-        ({"query": "ok", "arms": ""}, "invalid_arms"),
-    ],
-)
+BAD_QUESTIONS = [
+    # Shape (the filter serializer): missing, not a number, not a tier, unknown.
+    ({}, "invalid"),
+    ({"query": "ok", "limit": "ten"}, "invalid"),
+    ({"query": "ok", "tier": "legends"}, "invalid"),
+    ({"query": "ok", "colour": "blue"}, "invalid"),
+    # The selector's rules, each with its declared code.
+    ({"query": ""}, "invalid_query"),
+    ({"query": "   "}, "invalid_query"),
+    ({"query": "nul\x00byte"}, "invalid_query"),
+    ({"query": "x" * 1001}, "query_too_long"),
+    ({"query": "x" * 10_000}, "query_too_long"),
+    ({"query": "ok", "limit": "0"}, "invalid_limit"),
+    ({"query": "ok", "limit": "101"}, "invalid_limit"),
+    ({"query": "ok", "limit": "5000"}, "invalid_limit"),
+    ({"query": "ok", "arms": "lexical,psychic"}, "invalid_arms"),
+    ({"query": "ok", "arms": "graph"}, "invalid_arms"),
+    ({"query": "ok", "arms": ""}, "invalid_arms"),
+]
+
+
+@pytest.mark.parametrize(("params", "code"), BAD_QUESTIONS)
 def test_bad_questions_are_400_with_one_code_each(api, notes, params, code):
     response = api.get("/v1/retrieve", {"namespace": "notes", **params})
     assert response.status_code == 400, response.json()
     assert response.json()["error"]["code"] == code
+
+
+def test_the_schema_lists_exactly_the_400_codes_retrieve_answers():
+    media = schema()["paths"]["/v1/retrieve"]["get"]["responses"]["400"]["content"]
+    listed = media["application/json"]["schema"]["allOf"][1]["properties"]["error"]
+    answered = {code for _, code in BAD_QUESTIONS}
+    # as_of's: invalid_as_of is pinned in test_as_of.py; ambiguous_commit needs two
+    # commits whose ids share the prefix asked for.
+    answered |= {"invalid_as_of", "ambiguous_commit"}
+    assert set(listed["properties"]["code"]["enum"]) == answered
 
 
 def test_a_shape_error_names_its_field(api, notes):
