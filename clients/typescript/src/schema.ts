@@ -793,10 +793,6 @@ export interface components {
             /** @description object-storage objects (pack files) deleted before answering */
             objects_deleted: number;
         };
-        RelatedLink: {
-            type: string;
-            path: string;
-        };
         Result: {
             path: string;
             /**
@@ -819,7 +815,7 @@ export interface components {
             /** Format: double */
             confidence: number | null;
             sources: string[];
-            related: components["schemas"]["RelatedLink"][];
+            related: components["schemas"]["MemoryLink"][];
         };
         Retrieval: {
             /** @description the account id */
