@@ -96,7 +96,6 @@ INSTALLED_APPS = [
     "namespaces",
     "memories",
     "retrieval",
-    "evaluation",
 ]
 
 MIDDLEWARE = [

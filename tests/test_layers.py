@@ -3,11 +3,11 @@
 The rule is written in docs/DESIGN-NOTES.md ("Layers"). Bottom up:
 
     gitloom.core <- accounts <- namespaces <- namespaces.memory_format <- retrieval
-        <- memories <- evaluation (the LoCoMo harness) <- gitloom (the project shell)
+        <- memories <- gitloom (the project shell)
 
 A domain module is any module of those packages except the top of the house: apis,
 views, admin, urls (``urls*.py``), forms, management commands (everything under
-``management/``, the evaluation harness included), migrations, and the process entry
+``management/``, the evaluation harnesses included), migrations, and the process entry
 points (settings, wsgi, gunicorn's config). A domain module may import its own layer
 and the layers below it; imports inside functions count too. The file format is a leaf:
 it imports nothing of the project but the core and its own error class (declared in
@@ -34,10 +34,9 @@ LAYERS = (
     "namespaces.memory_format",
     "retrieval",
     "memories",
-    "evaluation",
     "gitloom",
 )
-APPS = ("gitloom", "accounts", "namespaces", "retrieval", "memories", "evaluation")
+APPS = ("gitloom", "accounts", "namespaces", "retrieval", "memories")
 TOP_MODULES = {"apis", "views", "admin", "forms"}
 ENTRY_POINTS = {"gitloom.settings", "gitloom.wsgi", "gitloom.gunicorn_conf"}
 

@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from evaluation.locomo import (
+from memories.management.locomo import (
     ACCOUNT_ID,
     Conversation,
     Session,
