@@ -71,7 +71,9 @@ def fresh_queries(count: int, seed: int, limit_number: int) -> list[str]:
 class Target:
     """One server: its keep-alive connections (API and MCP) and what was measured."""
 
-    def __init__(self, label: str, url: str, mcp_url: str | None, key: str) -> None:
+    def __init__(
+        self, label: str, url: str, mcp_url: str | None, key: str, data_dir: Path | None
+    ) -> None:
         self.label = label
         api = urllib.parse.urlsplit(url)
         self.api = http.client.HTTPConnection(api.hostname, api.port or 80, timeout=60)
@@ -84,6 +86,24 @@ class Target:
         self.samples: dict[str, list[float]] = {
             "whoami": [], "retrieve": [], "retrieve_took": [], "retrieve_outside": [], "mcp": []
         }  # fmt: skip
+        # CPU seconds the server's processes spent per kind of request (same machine only).
+        self.api_cpu = _meter(api.port or 80, data_dir)
+        self.mcp_cpu = _meter(mcp.port or 80, None) if mcp_url else None
+        self.cpu: dict[str, dict[str, float]] = {}
+
+    def measured(self, kind: str, run) -> None:
+        """Run ``run()`` (a batch of ``kind`` requests), adding up the CPU the API server,
+        its Postgres and the MCP server spent meanwhile."""
+        meters = {"api": self.api_cpu, "mcp": self.mcp_cpu}
+        before = {name: meter.sample() for name, meter in meters.items() if meter}
+        run()
+        spent = self.cpu.setdefault(kind, {})
+        for name, meter in meters.items():
+            if meter:
+                for part, seconds in meter.since(before[name]).items():
+                    if part == "web" or (part == "postgres" and name == "api"):
+                        label = "postgres" if part == "postgres" else name
+                        spent[label] = spent.get(label, 0.0) + seconds
 
     def _get(self, path: str) -> tuple[float, bytes]:
         sent = time.perf_counter()
@@ -156,6 +176,18 @@ def _exchange(connection, method, path, body, headers):
     raise AssertionError("unreachable")
 
 
+def _meter(port: int, data_dir: Path | None):
+    """A CPU meter of the server listening on ``port`` here (and of the Postgres of
+    ``data_dir``, when given), or None (not on this machine, or not visible to us)."""
+    from gitloom.management.commands.bench_load import CpuMeter
+
+    try:
+        meter = CpuMeter(port, data_dir)
+    except Exception:  # noqa: BLE001 - psutil refused: measure latency only
+        return None
+    return meter if meter.web else None
+
+
 def summary(samples: list[float]) -> dict | None:
     if not samples:
         return None
@@ -204,7 +236,8 @@ class Command(BaseCommand):
             label, _, url = item.partition("=")
             if not url:
                 raise CommandError(f"--target wants LABEL=URL, got {item!r}")
-            targets.append(Target(label, url, mcp_urls.get(label), key))
+            data_dir = Path(options["data_dir"]) if options["data_dir"] else None
+            targets.append(Target(label, url, mcp_urls.get(label), key, data_dir))
         rounds, per = options["rounds"], options["requests"]
         namespace = options["namespace"]
         warmup = options["warmup"]
@@ -238,18 +271,27 @@ class Command(BaseCommand):
             order = targets if r % 2 == 0 else targets[::-1]
             chunk = queries[r * per * kinds_with_query : (r + 1) * per * kinds_with_query]
             for target in order:
-                for _ in range(per):
-                    target.whoami()
-                for i in range(per):
-                    target.retrieve(chunk[i], namespace)
+                target.measured("whoami", lambda t=target: [t.whoami() for _ in range(per)])
+                target.measured(
+                    "retrieve",
+                    lambda t=target, c=chunk: [t.retrieve(c[i], namespace) for i in range(per)],
+                )
                 if target.mcp_path:
-                    for i in range(per):
-                        target.mcp_search(chunk[per + i], namespace)
+                    target.measured(
+                        "mcp",
+                        lambda t=target, c=chunk: [
+                            t.mcp_search(c[per + i], namespace) for i in range(per)
+                        ],
+                    )
         after = load_average()
         results = {}
         for target in targets:
             target.close()
             found = {kind: summary(values) for kind, values in target.samples.items()}
+            found["cpu_ms_per_request"] = {
+                kind: {part: round(sec * 1000 / (rounds * per), 2) for part, sec in parts.items()}
+                for kind, parts in target.cpu.items()
+            }
             results[target.label] = found
             line = (
                 f"{target.label:>8}: whoami p50 {found['whoami']['p50_ms']:6.2f} "
@@ -265,6 +307,11 @@ class Command(BaseCommand):
                     f"(+{found['mcp']['p50_ms'] - found['retrieve']['p50_ms']:.2f} over retrieve)"
                 )
             self.stdout.write(line)
+            for kind, parts in found["cpu_ms_per_request"].items():
+                self.stdout.write(
+                    f"{'':>10}CPU ms per {kind}: "
+                    + ", ".join(f"{part} {ms}" for part, ms in parts.items())
+                )
         if len(targets) > 1:
             base = results[targets[0].label]
             for target in targets[1:]:

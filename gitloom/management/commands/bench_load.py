@@ -169,35 +169,40 @@ class CpuMeter:
             process, parent = parent, parent.parent()
         return process
 
-    def _total(self, roots) -> float:
-        seen, total = set(), 0.0
+    def _each(self, roots) -> dict[int, float]:
+        """pid -> CPU seconds of every process of ``roots``' families."""
+        found: dict[int, float] = {}
         for root in roots:
             try:
                 family = [root, *root.children(recursive=True)]
             except self.psutil.Error:
                 continue
             for process in family:
-                if process.pid in seen:
-                    continue
-                seen.add(process.pid)
                 try:
                     times = process.cpu_times()
                 except self.psutil.Error:
                     continue
-                total += times.user + times.system
-        return total
+                found[process.pid] = times.user + times.system
+        return found
 
-    def sample(self) -> dict[str, float]:
-        own = self.psutil.Process().cpu_times()
+    def sample(self) -> dict[str, dict[int, float]]:
+        own = self.psutil.Process()
         return {
-            "web": self._total(self.web),
-            "postgres": self._total([self.postmaster] if self.postmaster else []),
-            "load_generator": own.user + own.system,
+            "web": self._each(self.web),
+            "postgres": self._each([self.postmaster] if self.postmaster else []),
+            "load_generator": self._each([own]),
         }
 
-    def since(self, before: dict[str, float]) -> dict[str, float]:
-        # A process that ended meanwhile (a postgres backend) takes its CPU with it.
-        return {part: max(0.0, value - before[part]) for part, value in self.sample().items()}
+    def since(self, before: dict[str, dict[int, float]]) -> dict[str, float]:
+        """CPU seconds spent since ``before``, process by process: one that started
+        meanwhile (a new Postgres backend) counts whole, one that ended (an idle
+        backend of another server) takes only its own CPU with it."""
+        spent = {}
+        for part, now in self.sample().items():
+            spent[part] = sum(
+                max(0.0, cpu - before[part].get(pid, 0.0)) for pid, cpu in now.items()
+            )
+        return spent
 
 
 def _service_memory_mb(root_pid: int) -> dict[str, float]:
