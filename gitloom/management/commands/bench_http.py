@@ -5,9 +5,11 @@ Sends, from one thread over one keep-alive connection per server, ``GET /v1/whoa
 20) and, when an MCP address is given, the MCP ``search`` tool (a JSON-RPC
 ``tools/call`` over Streamable HTTP, which calls ``/v1/retrieve`` itself). Several
 servers (``--target old=http://127.0.0.1:8400 --target new=http://127.0.0.1:8500``,
-e.g. two commits serving one data directory) are measured in alternating rounds
-(A B, then B A, ...), so a machine whose load drifts treats them alike; ratios are the
-later targets' over the first's.
+e.g. two commits serving one data directory) take turns request by request (A B A B,
+then B A B A in the next round), so a machine whose load drifts treats them alike;
+ratios are the later targets' over the first's. The CPU each request cost the server's
+processes is measured too (same machine only; its Postgres only with one target, as
+servers on one data directory share it).
 
 Every retrieval sends a question no server of the run has seen (the synthetic
 namespace's question shape, ``what <thing> did <person> buy in <place> #<n>``, drawn
@@ -91,19 +93,19 @@ class Target:
         self.mcp_cpu = _meter(mcp.port or 80, None) if mcp_url else None
         self.cpu: dict[str, dict[str, float]] = {}
 
-    def measured(self, kind: str, run) -> None:
-        """Run ``run()`` (a batch of ``kind`` requests), adding up the CPU the API server,
-        its Postgres and the MCP server spent meanwhile."""
+    def cpu_before(self) -> dict:
         meters = {"api": self.api_cpu, "mcp": self.mcp_cpu}
-        before = {name: meter.sample() for name, meter in meters.items() if meter}
-        run()
+        return {name: (meter, meter.sample()) for name, meter in meters.items() if meter}
+
+    def cpu_after(self, kind: str, before: dict, with_postgres: bool) -> None:
+        """Add the CPU the API server (and its Postgres, when only this server was
+        measured: the servers share it) and the MCP server spent since ``before``."""
         spent = self.cpu.setdefault(kind, {})
-        for name, meter in meters.items():
-            if meter:
-                for part, seconds in meter.since(before[name]).items():
-                    if part == "web" or (part == "postgres" and name == "api"):
-                        label = "postgres" if part == "postgres" else name
-                        spent[label] = spent.get(label, 0.0) + seconds
+        for name, (meter, sample) in before.items():
+            for part, seconds in meter.since(sample).items():
+                if part == "web" or (part == "postgres" and name == "api" and with_postgres):
+                    label = "postgres" if part == "postgres" else name
+                    spent[label] = spent.get(label, 0.0) + seconds
 
     def _get(self, path: str) -> tuple[float, bytes]:
         sent = time.perf_counter()
@@ -268,21 +270,24 @@ class Command(BaseCommand):
                 if target.mcp_path:
                     target.mcp_search(warm_queries[warmup + i], namespace, record=False)
         for r in range(rounds):
+            # Request by request, A B A B ... (B A B A in the next round): a burst of
+            # load on the shared machine falls on both servers alike.
             order = targets if r % 2 == 0 else targets[::-1]
             chunk = queries[r * per * kinds_with_query : (r + 1) * per * kinds_with_query]
-            for target in order:
-                target.measured("whoami", lambda t=target: [t.whoami() for _ in range(per)])
-                target.measured(
-                    "retrieve",
-                    lambda t=target, c=chunk: [t.retrieve(c[i], namespace) for i in range(per)],
-                )
-                if target.mcp_path:
-                    target.measured(
-                        "mcp",
-                        lambda t=target, c=chunk: [
-                            t.mcp_search(c[per + i], namespace) for i in range(per)
-                        ],
-                    )
+            kinds = [
+                ("whoami", lambda t, i: t.whoami()),
+                ("retrieve", lambda t, i, c=chunk: t.retrieve(c[i], namespace)),
+            ]
+            if any(target.mcp_path for target in targets):
+                kinds.append(("mcp", lambda t, i, c=chunk: t.mcp_search(c[per + i], namespace)))
+            for kind, send in kinds:
+                before = [(target, target.cpu_before()) for target in targets]
+                for i in range(per):
+                    for target in order:
+                        if kind != "mcp" or target.mcp_path:
+                            send(target, i)
+                for target, sample in before:
+                    target.cpu_after(kind, sample, with_postgres=len(targets) == 1)
         after = load_average()
         results = {}
         for target in targets:
