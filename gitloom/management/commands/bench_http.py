@@ -281,12 +281,12 @@ class Command(BaseCommand):
             if any(target.mcp_path for target in targets):
                 kinds.append(("mcp", lambda t, i, c=chunk: t.mcp_search(c[per + i], namespace)))
             for kind, send in kinds:
-                before = [(target, target.cpu_before()) for target in targets]
+                cpu_samples = [(target, target.cpu_before()) for target in targets]
                 for i in range(per):
                     for target in order:
                         if kind != "mcp" or target.mcp_path:
                             send(target, i)
-                for target, sample in before:
+                for target, sample in cpu_samples:
                     target.cpu_after(kind, sample, with_postgres=len(targets) == 1)
         after = load_average()
         results = {}
