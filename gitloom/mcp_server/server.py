@@ -219,8 +219,8 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
 
     @contextlib.asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
-        # The connection pool now, not in the first tool call (its imports and TLS
-        # context cost that call ~100 ms).
+        # The connection pool now, not in the first tool call: its imports (httpcore)
+        # and TLS context were most of that call's time in a profile.
         backend.http  # noqa: B018
         try:
             yield {}

@@ -165,7 +165,7 @@ class Target:
 
 def _exchange(connection, method, path, body, headers):
     """One request on a kept-alive connection; a connection the server closed while it
-    sat idle (its keep-alive timeout: gunicorn's is 2 s) is opened again, once."""
+    sat idle (past its keep-alive timeout) is opened again, once."""
     for attempt in (1, 2):
         try:
             connection.request(method, path, body=body, headers=headers)
