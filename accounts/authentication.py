@@ -16,6 +16,7 @@ from rest_framework.permissions import BasePermission
 
 from accounts.credentials import Credential
 from accounts.models import ApiKey
+from accounts.selectors import api_key_for_hash
 from gitloom.core.errors import AuthenticationFailed, NoAccount, NotAuthenticated
 from gitloom.core.throttle import API_KEY_PER_ADDRESS, client_address, record, refuse
 
@@ -62,11 +63,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         secret = secret.strip()
         if not secret:
             raise _failed(request, AuthenticationFailed("Empty bearer token."))
-        key = (
-            ApiKey.objects.select_related("account")
-            .filter(key_hash=hash_secret(secret), revoked__isnull=True)
-            .first()
-        )
+        key = api_key_for_hash(key_hash=hash_secret(secret))
         if key is None or not key.account.is_active:
             raise _failed(request, AuthenticationFailed())
         now = timezone.now()

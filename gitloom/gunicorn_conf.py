@@ -8,6 +8,12 @@ from gunicorn import util
 
 preload_app = True
 timeout = 120
+# Seconds an idle kept-alive connection stays open (gunicorn's default: 2). Longer than
+# a proxy's usual idle timeout (60 s) and the MCP server's connection pool (httpx keeps
+# an idle connection 5 s), so the client side closes first and never sends a request on
+# a connection the server is closing; an idle connection waits in the worker's poller,
+# holding no thread.
+keepalive = 65
 
 
 def on_starting(server) -> None:

@@ -102,11 +102,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "gitloom.core.middleware.BodySizeLimitMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's own four, each skipped by /v1/ API-key requests (gitloom/core/middleware.py).
+    "gitloom.core.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "gitloom.core.middleware.CsrfViewMiddleware",
+    "gitloom.core.middleware.AuthenticationMiddleware",
+    "gitloom.core.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -159,6 +160,9 @@ else:
     EMBEDDED_POSTGRES = False
 
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# A persistent connection is checked before each request uses it, and a dead one
+# replaced; gitloom.core.postgresql asks the socket first, so a live one costs no round trip.
+DATABASES["default"]["ENGINE"] = "gitloom.core.postgresql"
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # The fused retrieval statement is prepared per namespace and connection and runs on a
 # generic plan (retrieval/query.py): parsing and planning it cost as much as running
@@ -207,7 +211,7 @@ REST_FRAMEWORK = {
         "accounts.authentication.DashboardSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.authentication.HasAccount"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["gitloom.core.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["gitloom.core.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "gitloom.core.envelope.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "gitloom.core.openapi.AutoSchema",

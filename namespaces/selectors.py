@@ -4,6 +4,7 @@ from django.db.models import QuerySet
 
 from accounts.models import Account
 from gitloom.core.errors import NamespaceNotFound
+from gitloom.core.rows import columns, fetch_instances
 from gitloom.core.slugs import is_slug
 from namespaces.errors import CommitPurged
 from namespaces.models import Namespace, Purge, ReplacedCommit
@@ -16,10 +17,18 @@ def namespace_get_for_account(*, account: Account, name: str | None) -> Namespac
     name = DEFAULT_NAMESPACE if name in (None, "") else name
     if not is_slug(name):
         raise NamespaceNotFound()
-    try:
-        return Namespace.objects.select_related("account").get(account=account, name=name)
-    except Namespace.DoesNotExist:
-        raise NamespaceNotFound() from None
+    # Written out in SQL: every namespace-scoped request runs it (gitloom.core.rows says why).
+    found = fetch_instances(
+        f"SELECT {columns(Namespace, 'n')} FROM namespaces_namespace n"  # noqa: S608 - model columns
+        " WHERE n.account_id = %s AND n.name = %s",
+        [account.pk, name],
+        (Namespace,),
+    )
+    if found is None:
+        raise NamespaceNotFound()
+    (namespace,) = found
+    namespace.account = account
+    return namespace
 
 
 def namespace_list(*, account: Account) -> QuerySet[Namespace]:

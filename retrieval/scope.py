@@ -142,19 +142,24 @@ def scoped_overlapped(
     if connection.in_atomic_block:
         with namespace_scope(namespace, using=using):
             connection.ensure_connection()
-            with connection.wrap_database_errors, connection.connection.pipeline():
-                return _overlap(connection, [prefix, first], [*setup, second], bound,
-                                meanwhile, carry)  # fmt: skip
+            with connection.wrap_database_errors:
+                with connection.connection.pipeline():
+                    cursor = _overlap(connection, [prefix, first], [*setup, second], bound,
+                                      meanwhile, carry)  # fmt: skip
+                return _fetch(cursor)
     connection.ensure_connection()
     raw = connection.connection
     with connection.wrap_database_errors:
         try:
             with raw.pipeline():
                 raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                result = _overlap(connection, [prefix, first], [*setup, second], bound,
+                cursor = _overlap(connection, [prefix, first], [*setup, second], bound,
                                   meanwhile, carry)  # fmt: skip
                 raw.execute("COMMIT")
-            return result
+            # Leaving the pipeline sent the second statement with the COMMIT and read
+            # both: one wait for the two, where fetching first and then committing
+            # were two.
+            return _fetch(cursor)
         finally:
             # A statement or ``meanwhile`` that failed leaves the transaction open.
             if raw.info.transaction_status in _OPEN:
@@ -165,12 +170,11 @@ _OPEN = (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INER
 
 
 def _overlap(connection, firsts, seconds, bound, meanwhile, carry):
+    """The second statement's cursor, sent (in a pipeline, perhaps not yet answered)."""
     first = _execute_prepared(connection, firsts, bound)
     done = meanwhile()
     bound = {**bound, **carry(first.fetchall(), done)}
-    second = _execute_prepared(connection, seconds, bound)
-    rows = second.fetchall()  # in a pipeline, this is what waits for the result
-    return [col.name for col in second.description], rows
+    return _execute_prepared(connection, seconds, bound)
 
 
 def _scope_prefix(

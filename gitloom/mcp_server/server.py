@@ -219,6 +219,9 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
 
     @contextlib.asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        # The connection pool now, not in the first tool call: its imports (httpcore)
+        # and TLS context were most of that call's time in a profile.
+        backend.http  # noqa: B018
         try:
             yield {}
         finally:

@@ -1,0 +1,43 @@
+"""What the database is sent for the calls clients make most, ``/v1/whoami`` and
+``/v1/retrieve``, counted on the wire (libpq's trace: tests/support/wire.py), so a
+statement or a round trip that creeps onto every request is seen, the ones Django's
+query capture cannot see included.
+
+The requests run outside a test transaction (``transactional_db``), as under gunicorn.
+Each test warms up once: an API key records its last use on its first request (and
+then at most once a minute).
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from tests.support.wire import wire
+from tests.test_list_query_counts import namespace_with_memories
+
+
+def test_whoami_is_one_statement_in_one_round_trip(transactional_db, api):
+    assert api.get("/v1/whoami").status_code == 200
+    with wire(connection) as sent:
+        response = api.get("/v1/whoami")
+    assert response.status_code == 200 and response.json()["account"] == "acme"
+    assert len(sent.statements) == 1, sent.statements  # the key, with its account
+    assert sent.round_trips == 1
+
+
+def test_retrieve_is_the_key_the_namespace_and_one_pipelined_transaction(
+    transactional_db, api, account
+):
+    namespace_with_memories(account, "default", 5)
+    question = {"query": "fact number 3 about topic", "limit": 20}
+    assert api.get("/v1/retrieve", question).status_code == 200
+    with wire(connection) as sent:
+        response = api.get("/v1/retrieve", {**question, "query": "fact number 4 about topic"})
+    assert response.status_code == 200 and response.json()["results"]
+    # The key; the namespace; then one read-only transaction in a pipeline: BEGIN, the
+    # scope's settings, the lexical arm, the HNSW setting, the fused statement, COMMIT.
+    # The client waits for the key, the namespace, the lexical arm's rows (the query is
+    # embedded meanwhile) and the fused rows with the COMMIT.
+    assert len(sent.statements) == 8, sent.statements
+    assert sent.statements[2].startswith("BEGIN") and sent.statements[-1] == "COMMIT"
+    assert sent.round_trips == 4, sent.lines
