@@ -223,6 +223,7 @@ class BlameCommit:
 
     commit: str
     time: datetime
+    said: datetime
     message: str
     trailers: dict[str, str]
     action: str
@@ -291,6 +292,7 @@ def memory_blame(*, namespace: Namespace, path: str) -> MemoryBlame:
             BlameCommit(
                 commit=entry.commit,
                 time=entry.time,
+                said=entry.said or entry.time,
                 message=entry.message,
                 trailers=trailers,
                 action=commit_action(trailers, job=job),

@@ -24,9 +24,9 @@ from gitloom_client import (
     models,
 )
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 DEFAULT_NAMESPACE = "default"
 API_TIMEOUT = 30.0
@@ -133,6 +133,23 @@ _HINTS = {
 }
 
 
+class CodeFirstServer(MCPServer):
+    """An MCP server whose tool errors start with their code, as the README promises:
+    the SDK writes ``Error executing tool <name>: `` before every ``ToolError``; an
+    argument the schema refuses is ``invalid: ...``. A crash stays the SDK's own."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            text = str(exc).removeprefix(f"Error executing tool {name}: ")
+            if isinstance(exc.__cause__, ValidationError):
+                text = f"invalid: {text}"
+            raise ToolError(text) from exc.__cause__
+
+
 def revert_conflict_text(exc: ConflictError) -> str:
     """A revert refused because later writes changed the job's files, in words an agent
     can act on: each file, what changed it, and what to do."""
@@ -209,7 +226,7 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
         finally:
             await backend.aclose()
 
-    mcp = MCPServer(
+    mcp = CodeFirstServer(
         "gitloom",
         title="GitLoom memory",
         instructions=INSTRUCTIONS,
@@ -346,6 +363,14 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
                 "2026-07-31T09:12:00Z (the last commit made by then). Default: now",
             ),
         ] = None,
+        as_of_by: Annotated[
+            Literal["stored", "said"],
+            Field(
+                description="What a time in as_of means: 'stored' (when a commit was made) "
+                "or 'said' (when its conversation was said, from the messages' timestamps), "
+                "to search a backfilled history as the assistant knew it then",
+            ),
+        ] = "stored",
     ) -> models.Retrieval:
         """Find the memories that best answer a query: exact words (BM25), meaning (cue
         vectors) and one hop along links between memories, fused. Results are evidence,
@@ -360,6 +385,7 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
                 tag=tag,
                 min_similarity=min_similarity,
                 as_of=as_of,
+                as_of_by=as_of_by if as_of is not None else None,
             )
 
     @mcp.tool(title="List memories", annotations=_read_only())

@@ -85,6 +85,10 @@ class MemoryForgottenSerializer(serializers.Serializer):
 class VersionSerializer(serializers.Serializer):
     commit = serializers.CharField()
     time = serializers.DateTimeField()
+    said = serializers.DateTimeField(
+        help_text="when what the commit records was said (its git author date: a job's "
+        "latest message timestamp); `time` is when it was stored"
+    )
     message = serializers.CharField()
     trailers = serializers.DictField(child=serializers.CharField())
     change = serializers.ChoiceField(choices=["add", "modify", "delete"], source="kind")
@@ -303,6 +307,10 @@ class BlameJobField(serializers.Field):
 class BlameCommitSerializer(serializers.Serializer):
     commit = serializers.CharField()
     time = serializers.DateTimeField()
+    said = serializers.DateTimeField(
+        help_text="when what the commit records was said (its git author date: a job's "
+        "latest message timestamp); `time` is when it was stored"
+    )
     message = serializers.CharField()
     action = serializers.CharField(
         help_text="`ingest` (a job of this namespace), else the `Gitloom-Action` trailer "

@@ -16,7 +16,15 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.clients.conftest import CONVERSATION, manage_py, subprocess_env
+from tests.clients.conftest import (
+    BACKFILL_CAMERA,
+    BACKFILL_DOG,
+    CONVERSATION,
+    backfill,
+    days_ago,
+    manage_py,
+    subprocess_env,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -310,11 +318,13 @@ def test_bad_arguments_are_clear_tool_errors(service, mcp_http, acme_key):
         robot = await refused(client, "remember", messages=[{"role": "robot", "content": "hi"}])
         assert "role" in robot
         assert "invalid_transcript" in await refused(client, "remember", conversation="   ")
-        assert "limit" in await refused(client, "search", query="camera", limit=0)
+        limit = await refused(client, "search", query="camera", limit=0)
+        assert limit.startswith("invalid: ") and "limit" in limit  # the code first, always
         assert "tier" in await refused(client, "search", query="camera", tier=["forever"])
         assert "invalid_path" in await refused(client, "read_memory", path="../../etc/passwd")
         assert "job_not_found" in await refused(client, "job_status", job_id="not-a-job")
         unknown = await refused(client, "search", query="camera", namespace="nobody")
+        assert unknown.startswith("namespace_not_found: ")
         assert unknown.count("namespace_not_found") == 1
 
     run(over_http, mcp_http, acme_key, scenario)
@@ -345,5 +355,24 @@ def test_remember_with_wait_reports_a_failed_job_as_a_tool_error(
         settings.GITLOOM_LLM_BACKOFF_SCALE = 0
         text = await refused(client, "remember", conversation=CHAT, wait=True)
         assert "model_unavailable: job" in text and "nothing of it was written" in text
+
+    run(over_http, mcp_http, acme_key, scenario)
+
+
+def test_search_as_of_when_a_backfilled_conversation_was_said(service, mcp_http, acme_key):
+    async def scenario(client: Client) -> None:
+        await call(client, "create_namespace")
+        camera = await call(
+            client, "remember", messages=backfill(30, BACKFILL_CAMERA, "old-1"), wait=True
+        )
+        await call(client, "remember", messages=backfill(10, BACKFILL_DOG, "old-2"), wait=True)
+        stored = await refused(client, "search", query="which camera", as_of=days_ago(20))
+        assert stored.startswith("as_of_before_history") and "as_of_by=said" in stored
+        then = await call(
+            client, "search", query="which camera did I buy", as_of=days_ago(20), as_of_by="said"
+        )
+        assert then["as_of"]["by"] == "said" and then["as_of"]["commit"] == camera["commit"]
+        assert "Sony A7III" in then["results"][0]["content"]
+        assert all("Biscuit" not in hit["content"] for hit in then["results"])
 
     run(over_http, mcp_http, acme_key, scenario)

@@ -277,12 +277,14 @@ class MemoryVersion:
     diff: str
     blob: str | None = None
     trailers: dict[str, str] = field(default_factory=dict)
+    said: datetime | None = None  # when it was said (the commit's author date)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MemoryVersion:
         return cls(
             commit=data["commit"],
             time=_time(data.get("time")),
+            said=_time(data.get("said")),
             message=data.get("message") or "",
             change=data.get("change") or "",
             diff=data.get("diff") or "",
@@ -354,6 +356,7 @@ class BlameCommit:
     sources: list[str] = field(default_factory=list)
     messages: list[SourceMessage] = field(default_factory=list)
     trailers: dict[str, str] = field(default_factory=dict)
+    said: datetime | None = None  # when it was said (the commit's author date)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BlameCommit:
@@ -361,6 +364,7 @@ class BlameCommit:
         return cls(
             commit=data["commit"],
             time=_time(data.get("time")),
+            said=_time(data.get("said")),
             message=data.get("message") or "",
             action=data.get("action") or "",
             job=BlameJob(
@@ -740,16 +744,24 @@ class RetrievalResult:
 
 @dataclass(frozen=True)
 class AsOf:
-    """The past commit a ``retrieve(..., as_of=...)`` read, and when it was made."""
+    """The past commit a ``retrieve(..., as_of=...)`` read: when it was made (``time``),
+    when what it records was said (``said``), and which of the two ``by`` chose it."""
 
     commit: str
     time: datetime | None = None
+    said: datetime | None = None
+    by: str = "stored"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> AsOf | None:
         if not data:
             return None
-        return cls(commit=data["commit"], time=_time(data.get("time")))
+        return cls(
+            commit=data["commit"],
+            time=_time(data.get("time")),
+            said=_time(data.get("said")),
+            by=data.get("by") or "stored",
+        )
 
 
 @dataclass(frozen=True)
