@@ -17,13 +17,14 @@ from django.views.decorators.http import require_http_methods
 from accounts.credentials import Credential
 from accounts.models import Account
 from gitloom.core.dashboard import error_page
-from gitloom.core.errors import InvalidInput, PayloadTooLarge
+from gitloom.core.errors import GitLoomError, InvalidInput, PayloadTooLarge
 from memories.errors import JobNotFound, MemoryNotFound, RevertConflict
 from memories.forms import ImportForm, MemoryFilterForm, PurgeMatchForm, PurgePathForm
 from memories.selectors import (
     job_get_for_account,
     job_list,
     job_messages,
+    memories_linking_to,
     memory_blame,
     memory_get,
     memory_history,
@@ -33,6 +34,7 @@ from memories.selectors import (
 from memories.services import (
     import_accept,
     job_revert,
+    job_revert_preview,
     memory_delete,
     memory_import,
     memory_purge,
@@ -200,12 +202,24 @@ def memory_forget(
     item = memory_get(namespace=namespace, path=path)
     if request.method == "POST":
         result = memory_delete(namespace=namespace, path=path)
+        unlinked = (
+            f" Links to it were dropped from {', '.join(result.modified)}."
+            if (result.modified)
+            else ""
+        )
         messages.success(
             request,
-            f"Forgot {path} in commit {result.commit[:10]}. Its history keeps the old versions.",
+            f"Forgot {path} in commit {result.commit[:10]}.{unlinked} Its history keeps the "
+            "old versions.",
         )
         return redirect("dash-namespace", name=namespace.name)
-    context = {"section": "namespaces", "tab": "memories", "namespace": namespace, "item": item}
+    context = {
+        "section": "namespaces",
+        "tab": "memories",
+        "namespace": namespace,
+        "item": item,
+        "linking": memories_linking_to(namespace=namespace, path=path),
+    }
     return render(request, "memories/forget.html", context)
 
 
@@ -353,8 +367,18 @@ def job_revert_page(
         else:
             _revert_message(request, revert)
             return redirect("dash-job", name=namespace.name, job_id=job.public_id)
+    preview = None
+    if conflict is None:
+        try:  # what it would do now, links dropped included; a conflict shows at once
+            preview = job_revert_preview(job=job)
+        except RevertConflict as exc:
+            conflict = exc
+        except GitLoomError as exc:  # nothing to revert, still running, ...
+            messages.info(request, exc.message)
+            return redirect("dash-job", name=namespace.name, job_id=job.public_id)
     result = job.result or {}
     context = {
+        "preview": preview,
         "section": "namespaces",
         "tab": "jobs",
         "namespace": namespace,
@@ -365,7 +389,8 @@ def job_revert_page(
         "conflicts": conflict.details["conflicts"] if conflict else [],
         "can_force": bool(conflict and conflict.details["revertible"]),
     }
-    return render(request, "memories/job_revert.html", context, status=409 if conflict else 200)
+    status = 409 if conflict and request.method == "POST" else 200
+    return render(request, "memories/job_revert.html", context, status=status)
 
 
 def _revert_message(request: HttpRequest, revert) -> None:

@@ -125,7 +125,7 @@ def as_of_resolve(*, namespace, value: str, by: str = "stored") -> AsOf:
         column = "said" if by == "said" else "committed"
         _, rows = scoped_query(
             namespace=namespace,
-            sql="SELECT sha, committed, seq, said FROM ("
+            sql="SELECT sha, committed, seq, said FROM ("  # noqa: S608 (column: one of two names)
             " (SELECT sha, committed, seq, said FROM retrieval_commit"
             f"  WHERE namespace_id = %(ns)s AND {column} <= %(when)s ORDER BY seq DESC LIMIT 1)"
             " UNION ALL"
@@ -136,8 +136,10 @@ def as_of_resolve(*, namespace, value: str, by: str = "stored") -> AsOf:
         )
         if not rows or rows[0][0] is None:
             first = rows[0][1] if rows else None
-            what = "anything in this namespace was said" if by == "said" else (
-                "this namespace's first commit"
+            what = (
+                "anything in this namespace was said"
+                if by == "said"
+                else ("this namespace's first commit")
             )
             raise AsOfBeforeHistory(
                 f"{wanted.isoformat()} is before {what}"

@@ -74,9 +74,7 @@ def retrieve(
             "Choose lexical and/or semantic (graph follows links from their hits).",
         )
     past = (
-        as_of_resolve(namespace=namespace, value=as_of, by=as_of_by)
-        if as_of is not None
-        else None
+        as_of_resolve(namespace=namespace, value=as_of, by=as_of_by) if as_of is not None else None
     )
     # A vector the cache has is passed as it is; otherwise fused_search calls `embed`
     # while the server runs the lexical arm (once: a second search reuses the vector).

@@ -77,6 +77,11 @@ class MemoryForgottenSerializer(serializers.Serializer):
     path = serializers.CharField()
     deleted = serializers.BooleanField()
     commit = serializers.CharField(help_text="the commit that removed the file")
+    unlinked = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the other memories that commit rewrote: their `related` links to the "
+        "forgotten memory are dropped",
+    )
 
     class Meta:
         ref_name = "MemoryForgotten"

@@ -423,11 +423,17 @@ def test_a_backfilled_conversation_is_searched_as_of_when_it_was_said(
     by the commit's stored time there is no history yet, by when it was said there is,
     and only what had been said by then."""
     camera = _backfill(
-        api, settings, django_capture_on_commit_callbacks, _said(30),
+        api,
+        settings,
+        django_capture_on_commit_callbacks,
+        _said(30),
         ["I bought a Sony A7III camera from Fotocentre in Bengaluru."],
     )
     dog = _backfill(
-        api, settings, django_capture_on_commit_callbacks, _said(10),
+        api,
+        settings,
+        django_capture_on_commit_callbacks,
+        _said(10),
         ["I adopted a beagle named Biscuit from the shelter in Pune."],
     )
     mid_month = _said(20).isoformat()
@@ -476,9 +482,12 @@ def test_a_job_without_timestamps_was_said_when_it_was_stored(
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post(
             "/v1/memories",
-            {"namespace": "notes", "messages": [
-                {"role": "user", "content": "I bought a Sony A7III camera in Bengaluru."}
-            ]},
+            {
+                "namespace": "notes",
+                "messages": [
+                    {"role": "user", "content": "I bought a Sony A7III camera in Bengaluru."}
+                ],
+            },
             format="json",
         )
     job = api.get(f"/v1/jobs/{response.json()['job']['id']}").json()["job"]

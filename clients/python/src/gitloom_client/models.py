@@ -489,16 +489,21 @@ class Changes:
 
 @dataclass(frozen=True)
 class Forgotten:
-    """What ``memories.delete`` did: the commit that removed the file."""
+    """What ``memories.delete`` did: the commit that removed the file, and the other
+    memories it rewrote to drop their links to it (``unlinked``)."""
 
     path: str
     deleted: bool
     commit: str
+    unlinked: list[str] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Forgotten:
         return cls(
-            path=data["path"], deleted=bool(data.get("deleted")), commit=data.get("commit") or ""
+            path=data["path"],
+            deleted=bool(data.get("deleted")),
+            commit=data.get("commit") or "",
+            unlinked=_strings(data.get("unlinked")),
         )
 
 
