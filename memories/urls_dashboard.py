@@ -7,6 +7,7 @@ from memories import views
 
 urlpatterns = [
     path(NS, views.memory_browser, name="dash-namespace"),
+    path(NS + "remember/", views.memory_remember, name="dash-remember"),
     path(NS + "memories/<path:path>", views.memory_detail, name="dash-memory"),
     path(NS + "history/<path:path>", views.memory_history_page, name="dash-memory-history"),
     path(NS + "forget/<path:path>", views.memory_forget, name="dash-memory-forget"),

@@ -4,6 +4,7 @@ signed-in person's account), then calls the same selector or service as the API 
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -18,8 +19,15 @@ from accounts.credentials import Credential
 from accounts.models import Account
 from gitloom.core.dashboard import error_page
 from gitloom.core.errors import GitLoomError, InvalidInput, PayloadTooLarge
+from memories.conversation_text import conversation_messages
 from memories.errors import JobNotFound, MemoryNotFound, RevertConflict
-from memories.forms import ImportForm, MemoryFilterForm, PurgeMatchForm, PurgePathForm
+from memories.forms import (
+    ImportForm,
+    MemoryFilterForm,
+    PurgeMatchForm,
+    PurgePathForm,
+    RememberForm,
+)
 from memories.selectors import (
     job_get_for_account,
     job_list,
@@ -33,6 +41,7 @@ from memories.selectors import (
 )
 from memories.services import (
     import_accept,
+    job_accept,
     job_revert,
     job_revert_preview,
     memory_delete,
@@ -89,6 +98,33 @@ def _tree(items) -> list[tuple[str, list[tuple[str, list]]]]:
 
 @namespace_page
 def memory_browser(request: HttpRequest, *, namespace: Namespace, account: Account) -> HttpResponse:
+    return _browser(request, namespace, RememberForm(initial={"token": uuid.uuid4().hex}))
+
+
+@require_http_methods(["POST"])
+@namespace_page
+def memory_remember(
+    request: HttpRequest, *, namespace: Namespace, account: Account
+) -> HttpResponse:
+    """The namespace page's "remember a conversation" form: the same service as
+    ``POST /v1/memories``, then the job's page, which follows it until it is done."""
+    form = RememberForm(request.POST)
+    if form.is_valid():
+        try:
+            job, _created = job_accept(
+                namespace=namespace,
+                messages=conversation_messages(form.cleaned_data["conversation"]),
+                session_id=form.cleaned_data["session_id"].strip() or None,
+                idempotency_key=form.cleaned_data["token"],
+            )
+        except GitLoomError as exc:  # an empty or too long transcript, a reused token
+            form.add_error("conversation", exc.message)
+        else:
+            return redirect("dash-job", name=namespace.name, job_id=job.public_id)
+    return _browser(request, namespace, form, status=400)
+
+
+def _browser(request: HttpRequest, namespace, remember: RememberForm, *, status: int = 200):
     filters = MemoryFilterForm(request.GET or None)
     tier = tag = None
     if filters.is_valid():
@@ -113,8 +149,9 @@ def memory_browser(request: HttpRequest, *, namespace: Namespace, account: Accou
         "tree": _tree(page.items),
         "cursor": cursor,
         "base_url": request.build_absolute_uri("/").rstrip("/"),
+        "remember": remember,
     }
-    return render(request, "memories/browser.html", context)
+    return render(request, "memories/browser.html", context, status=status)
 
 
 def _crumbs(path: str) -> tuple[str, str]:

@@ -469,3 +469,72 @@ def test_blame_revert_and_as_of_in_the_browser(fresh_browser, live_server, setti
     submit(browser, "Retrieve")
     assert "as_of must be a commit id" in browser.page_source
     assert not browser.find_elements(By.CSS_SELECTOR, "ol.results > li")
+
+
+def test_a_newcomer_remembers_a_conversation_from_the_namespace_page(fresh_browser, live_server):
+    """No key, no curl: the namespace page's form posts a conversation to the write path
+    and the job's page follows it (no reload) until it is done, with what it created;
+    a correction posted the same way shows what it rewrote."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from memories.jobs import drain_namespace
+    from namespaces.services import namespace_create
+    from tests.fixtures_browser import PASSWORD, sign_up
+
+    browser, base = fresh_browser, live_server.url
+    user = sign_up(account_id="new-co", username="nina")
+    namespace = namespace_create(account=user.memberships.get().account, name="default")
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "nina")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+
+    browser.get(f"{base}/namespaces/default/")
+    assert label_for(browser, "id_conversation").startswith("Conversation")
+    # The empty state's curl example stays inside its column: it scrolls in its box,
+    # the page itself does not scroll sideways.
+    spill = browser.execute_script(
+        "const pre = document.querySelector('section pre');"
+        "const main = document.querySelector('main').getBoundingClientRect();"
+        "return [document.documentElement.scrollWidth - document.documentElement.clientWidth,"
+        " pre.getBoundingClientRect().right - main.right];"
+    )
+    assert spill[0] <= 0 and spill[1] <= 0, spill
+    shot(browser, "40-namespace-remember-form")
+
+    def remember(text: str) -> str:
+        fill(browser, "id_conversation", text)
+        submit(browser, "Remember")
+        assert "/namespaces/default/jobs/" in browser.current_url
+        assert "Queued" in browser.find_element(By.CSS_SELECTOR, "#job-live .badge").text
+        assert "follows the job" in browser.page_source
+        browser.execute_script("window.stillThisPage = true;")
+        return browser.current_url
+
+    remember("user: My favourite colour is green.\nassistant: Lovely colour!")
+    shot(browser, "41-job-following")
+    drain_namespace(namespace.pk)  # the queue's worker, in this test's thread
+    WebDriverWait(browser, 30).until(
+        lambda d: "Done" in d.find_element(By.CSS_SELECTOR, "#job-live .badge").text
+    )
+    assert browser.execute_script("return window.stillThisPage === true")  # swapped, not reloaded
+    live = browser.find_element(By.ID, "job-live").text
+    assert "New" in live and "colour" in live and "follows the job" not in live
+    shot(browser, "42-job-done-created")
+
+    browser.get(f"{base}/namespaces/default/")
+    remember("user: Actually my favourite colour is blue now.")
+    drain_namespace(namespace.pk)
+    WebDriverWait(browser, 30).until(
+        lambda d: "Done" in d.find_element(By.CSS_SELECTOR, "#job-live .badge").text
+    )
+    assert "Rewritten" in browser.find_element(By.ID, "job-live").text
+    shot(browser, "43-job-done-rewritten")
+
+    # An empty conversation is refused beside the field, and nothing is queued.
+    browser.get(f"{base}/namespaces/default/")
+    fill(browser, "id_conversation", "   ")
+    submit(browser, "Remember")
+    assert "/remember/" in browser.current_url
+    assert browser.find_elements(By.CSS_SELECTOR, ".errors[role=alert]")

@@ -9,7 +9,6 @@ tool error whose text starts with the API's error code (``namespace_not_found: .
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -27,6 +26,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memories.conversation_text import conversation_messages
 
 DEFAULT_NAMESPACE = "default"
 API_TIMEOUT = 30.0
@@ -82,30 +83,6 @@ class MessageIn(BaseModel):
 @dataclass(frozen=True)
 class NamespaceList:
     namespaces: list[models.Namespace]
-
-
-_ROLE_LINE = re.compile(r"^\s*(user|assistant|system|tool|human|ai)\s*:\s?(.*)$", re.IGNORECASE)
-_ROLE_ALIASES = {"human": "user", "ai": "assistant"}
-
-
-def conversation_messages(conversation: str) -> list[dict[str, str]]:
-    """A transcript typed as text: lines that start with ``user:``, ``assistant:``,
-    ``system:`` or ``tool:`` (``human:``/``ai:`` too) begin a message and the lines after
-    them continue it; text before the first such line, or a text with none, is one
-    user message."""
-    messages: list[dict[str, str]] = []
-    for line in conversation.splitlines():
-        match = _ROLE_LINE.match(line)
-        if match:
-            role = match.group(1).lower()
-            messages.append({"role": _ROLE_ALIASES.get(role, role), "content": match.group(2)})
-        elif messages:
-            messages[-1]["content"] += "\n" + line
-        elif line.strip():
-            messages.append({"role": "user", "content": line})
-    for message in messages:
-        message["content"] = message["content"].strip()
-    return [message for message in messages if message["content"]]
 
 
 @contextlib.contextmanager
