@@ -33,7 +33,7 @@ class RememberForm(forms.Form):
         help_text="One turn per line, starting user: or assistant: (a line without one "
         "continues the turn above; text with none is one user message).",
     )
-    session_id = forms.CharField(label="Session id", required=False, max_length=200)
+    session_id = forms.CharField(label="Session id", required=False, max_length=255)
     token = forms.CharField(widget=forms.HiddenInput, max_length=64)
 
 

@@ -158,7 +158,8 @@ def _job_attempt(job: Job) -> Job:
             message=_job_message(job, result),
             trailers={
                 "Gitloom-Job": str(job.public_id),
-                "Gitloom-Session": job.session_id or "-",
+                # No session: no trailer (the API says null; commits before said "-").
+                **({"Gitloom-Session": job.session_id} if job.session_id else {}),
                 "Gitloom-Extractor": result.extractor,
                 "Gitloom-Prompt-Version": result.prompt_version,
             },

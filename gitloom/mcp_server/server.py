@@ -105,8 +105,9 @@ _HINTS = {
     "memory_not_found": " See list_memories or search for the paths that exist.",
     "commit_not_in_history": " Call changes_since without `since` for a full listing.",
     "commit_purged": " Call changes_since without `since` for a full listing.",
-    "not_authenticated": " Give the GitLoom API key as `Authorization: Bearer <key>`.",
-    "authentication_failed": " The API key is wrong or revoked.",
+    "not_authenticated": " Over stdio the key is GITLOOM_API_KEY.",
+    "authentication_failed": " Over stdio the key is GITLOOM_API_KEY; keys are made and "
+    "revoked in the dashboard.",
 }
 
 

@@ -181,6 +181,20 @@ class JobErrorField(serializers.Field):
         return {"code": job.error_code, "message": job.error_message}
 
 
+class NoSessionIsNull(serializers.CharField):
+    """A session id as the API spells it everywhere: the id, or null when there is none
+    (stored as "" on the job; older commits' trailer said "-")."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_null=True, read_only=True, **kwargs)
+
+    def to_representation(self, value):
+        return value if value and value != "-" else None
+
+    def get_attribute(self, instance):
+        return super().get_attribute(instance) or None
+
+
 class JobSerializer(serializers.Serializer):
     class Meta:
         ref_name = "Job"
@@ -188,7 +202,7 @@ class JobSerializer(serializers.Serializer):
     id = serializers.UUIDField(source="public_id")
     namespace = serializers.CharField(source="namespace.name")
     status = serializers.ChoiceField(choices=Job.Status.values)
-    session_id = serializers.CharField(allow_blank=True)
+    session_id = NoSessionIsNull(help_text="the transcript's `session_id`; null without one")
     created = serializers.DateTimeField()
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
@@ -284,7 +298,7 @@ class SourceMessageSerializer(serializers.Serializer):
         "properties": {
             "id": {"type": "string", "format": "uuid"},
             "status": {"type": "string", "enum": Job.Status.values},
-            "session_id": {"type": "string"},
+            "session_id": {"type": "string", "nullable": True},
             "created": {"type": "string", "format": "date-time"},
         },
         "required": ["id", "status", "session_id", "created"],
@@ -304,7 +318,7 @@ class BlameJobField(serializers.Field):
         return {
             "id": str(job.public_id),
             "status": job.status,
-            "session_id": job.session_id,
+            "session_id": job.session_id or None,
             "created": serializers.DateTimeField().to_representation(job.created),
         }
 

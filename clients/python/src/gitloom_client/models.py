@@ -129,7 +129,7 @@ class Job:
     id: str
     namespace: str
     status: str
-    session_id: str = ""
+    session_id: str | None = None  # None: no session (the API says null)
     attempts: int = 0
     created: datetime | None = None
     started: datetime | None = None
@@ -154,7 +154,7 @@ class Job:
             id=str(data["id"]),
             namespace=data.get("namespace") or "",
             status=data["status"],
-            session_id=data.get("session_id") or "",
+            session_id=data.get("session_id") or None,
             attempts=int(data.get("attempts") or 0),
             created=_time(data.get("created")),
             started=_time(data.get("started")),
@@ -335,7 +335,7 @@ class BlameJob:
 
     id: str
     status: str
-    session_id: str = ""
+    session_id: str | None = None  # None: no session (the API says null)
     created: datetime | None = None
 
 
@@ -370,7 +370,7 @@ class BlameCommit:
             job=BlameJob(
                 id=str(job["id"]),
                 status=job.get("status") or "",
-                session_id=job.get("session_id") or "",
+                session_id=job.get("session_id") or None,
                 created=_time(job.get("created")),
             )
             if job
