@@ -176,7 +176,24 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
         found = await call(client, "search", query="which camera did I buy", namespace="user-8213")
         top = found["results"][0]
         assert top["path"] == path and "Sony A7III" in top["content"]
-        assert set(top["arms"]) == {"lexical", "semantic", "graph"}
+        # Compact by default: what an agent reasons with, no cues or arm ranks.
+        assert set(top) == {
+            "path",
+            "content",
+            "score",
+            "tier",
+            "tags",
+            "updated",
+            "found_by",
+            "graph_only",
+            "related",
+        }
+        assert set(top["found_by"]) <= {"lexical", "semantic", "graph"} and top["found_by"]
+        full = await call(
+            client, "search", query="which camera did I buy", namespace="user-8213", detail="full"
+        )
+        top = full["results"][0]
+        assert set(top["arms"]) == {"lexical", "semantic", "graph"} and top["cues"]
         assert top["arms"]["lexical"] or top["arms"]["semantic"]
         filtered = await call(
             client, "search", query="Sony A7III", namespace="user-8213", tier=["working"]
@@ -225,9 +242,9 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
             client, "search", query="camera", namespace="user-8213", as_of="last week"
         )
 
-        # The forgotten memory stands in the way of reverting the job that wrote it.
+        # The job's one memory was forgotten: there is nothing left to revert.
         text = await refused(client, "revert_job", job_id=job["id"])
-        assert "revert_conflict: " in text and f"- {path}: removed since, by " in text
+        assert text.startswith("nothing_to_revert: ") and "forgotten" in text
         later = await call(client, "remember", conversation=CHAT, namespace="user-8213", wait=True)
         reverted = await call(client, "revert_job", job_id=later["id"], namespace="user-8213")
         assert reverted["removed"] == sorted(later["result"]["created"])
@@ -374,5 +391,44 @@ def test_search_as_of_when_a_backfilled_conversation_was_said(service, mcp_http,
         assert then["as_of"]["by"] == "said" and then["as_of"]["commit"] == camera["commit"]
         assert "Sony A7III" in then["results"][0]["content"]
         assert all("Biscuit" not in hit["content"] for hit in then["results"])
+
+    run(over_http, mcp_http, acme_key, scenario)
+
+
+def test_compact_search_is_a_fraction_of_the_full_answer_for_ten_results(
+    service, mcp_http, acme_key, gl
+):
+    """Ten results, compact against full, counted as the agent receives them (the whole
+    tool result: text content and structured content)."""
+    import json
+
+    gl.namespaces.create("default", exist_ok=True)
+    facts = [
+        "I bought a Sony A7III camera from Fotocentre in Bengaluru.",
+        "My sister Asha lives in Pune and teaches chemistry.",
+        "I work at Zalando in Berlin and my manager is Tom Becker.",
+        "I adopted a beagle named Biscuit from the Pune shelter.",
+        "My favourite colour is green.",
+        "I rent a flat in Tucson near the university.",
+        "I am allergic to peanuts.",
+        "I run the Berlin marathon every September.",
+        "My car is a blue 2019 Skoda Octavia.",
+        "I play the cello in a community orchestra on Thursdays.",
+        "My daughter Mira starts school in Bengaluru next June.",
+    ]
+    for number, fact in enumerate(facts):
+        gl.memories.add([{"role": "user", "content": fact, "id": f"f-{number}"}], wait=True)
+
+    async def scenario(client: Client) -> None:
+        sizes = {}
+        for detail in ("compact", "full"):
+            result = await client.call_tool(
+                "search", {"query": "what do I do in Berlin and Bengaluru", "detail": detail}
+            )
+            assert not result.is_error, result.content[0].text
+            assert len(result.structured_content["results"]) == 10
+            sizes[detail] = len(json.dumps(result.model_dump(mode="json", by_alias=True)))
+        print(f"ten results: compact {sizes['compact']} bytes, full {sizes['full']} bytes")
+        assert sizes["compact"] * 2 < sizes["full"], sizes
 
     run(over_http, mcp_http, acme_key, scenario)
