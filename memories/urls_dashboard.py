@@ -16,5 +16,7 @@ urlpatterns = [
     path(NS + "jobs/<str:job_id>/", views.job_detail, name="dash-job"),
     path(NS + "jobs/<str:job_id>/revert/", views.job_revert_page, name="dash-job-revert"),
     path(NS + "data/", views.export_import, name="dash-data"),
-    path(NS + "data/purge/", views.namespace_purge_page, name="dash-namespace-purge"),
+    path(NS + "purge/", views.namespace_purge_page, name="dash-namespace-purge"),
+    # The form's old address (it sat on the data page): still accepted.
+    path(NS + "data/purge/", views.namespace_purge_page),
 ]

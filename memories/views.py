@@ -4,6 +4,8 @@ signed-in person's account), then calls the same selector or service as the API 
 
 from __future__ import annotations
 
+import difflib
+import re
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass
@@ -61,10 +63,16 @@ JOBS_SHOWN = 50
 class DiffLine:
     kind: str  # "add", "del", "hunk", "meta" or "ctx"
     text: str
+    # (text, changed) runs: for a removed line and the added line that replaces it, the
+    # words that differ are marked, so one changed word in a long line stands out.
+    parts: tuple[tuple[str, bool], ...] = ()
+
+
+_WORDS = re.compile(r"(\s+)")
 
 
 def diff_lines(diff_text: str) -> list[DiffLine]:
-    """A unified diff as lines a template can colour."""
+    """A unified diff as lines a template can colour, with word-level marks."""
     lines = []
     for line in diff_text.splitlines():
         if line.startswith(("+++", "---")):
@@ -78,7 +86,39 @@ def diff_lines(diff_text: str) -> list[DiffLine]:
         else:
             kind = "ctx"
         lines.append(DiffLine(kind=kind, text=line))
-    return lines
+    return _mark_words(lines)
+
+
+def _mark_words(lines: list[DiffLine]) -> list[DiffLine]:
+    """Pair each run of removed lines with the run of added lines after it, line by
+    line, and mark the words each pair does not share (difflib, on words)."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if out[i].kind != "del":
+            i += 1
+            continue
+        dels = i
+        while i < len(out) and out[i].kind == "del":
+            i += 1
+        adds = i
+        while i < len(out) and out[i].kind == "add":
+            i += 1
+        for old_at, new_at in zip(range(dels, adds), range(adds, i), strict=False):
+            old, new = out[old_at], out[new_at]
+            old_words = _WORDS.split(old.text[1:])
+            new_words = _WORDS.split(new.text[1:])
+            matcher = difflib.SequenceMatcher(a=old_words, b=new_words, autojunk=False)
+            old_parts, new_parts = [(old.text[0], False)], [(new.text[0], False)]
+            for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+                same = tag == "equal"
+                if a2 > a1:
+                    old_parts.append(("".join(old_words[a1:a2]), not same))
+                if b2 > b1:
+                    new_parts.append(("".join(new_words[b1:b2]), not same))
+            out[old_at] = DiffLine(old.kind, old.text, tuple(old_parts))
+            out[new_at] = DiffLine(new.kind, new.text, tuple(new_parts))
+    return out
 
 
 def _tree(items) -> list[tuple[str, list[tuple[str, list]]]]:
@@ -298,14 +338,15 @@ def memory_purge_page(
     return render(request, "memories/purge.html", context, status=status)
 
 
-@require_http_methods(["POST"])
+@require_http_methods(["GET", "POST"])
 @namespace_page
 def namespace_purge_page(
     request: HttpRequest, *, namespace: Namespace, account: Account
 ) -> HttpResponse:
-    """The data page's "purge everything about..." form, typed twice."""
-    purge_form = PurgeMatchForm(request.POST)
-    if purge_form.is_valid():
+    """The namespace's Purge tab: "purge everything about..." a text, typed twice. Its
+    own tab: erasing from all history is no kind of export or import."""
+    purge_form = PurgeMatchForm(request.POST or None)
+    if request.method == "POST" and purge_form.is_valid():
         try:
             purge = namespace_purge(
                 namespace=namespace,
@@ -325,15 +366,15 @@ def namespace_purge_page(
                     f"Purged {purge.versions} version(s) of {len(purge.paths)} file(s) from "
                     f"all history and from storage (purge commit {purge.commit[:10]}).",
                 )
-            return redirect("dash-data", name=namespace.name)
+            return redirect("dash-namespace-purge", name=namespace.name)
     context = {
         "section": "namespaces",
-        "tab": "data",
+        "tab": "purge",
         "namespace": namespace,
-        "form": ImportForm(),
         "purge_form": purge_form,
     }
-    return render(request, "memories/export_import.html", context, status=400)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "memories/namespace_purge.html", context, status=status)
 
 
 # --- jobs --------------------------------------------------------------------------
@@ -510,7 +551,6 @@ def export_import(request: HttpRequest, *, namespace: Namespace, account: Accoun
         "tab": "data",
         "namespace": namespace,
         "form": form,
-        "purge_form": PurgeMatchForm(),
     }
     return render(request, "memories/export_import.html", context, status=status)
 

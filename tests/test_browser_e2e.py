@@ -538,3 +538,87 @@ def test_a_newcomer_remembers_a_conversation_from_the_namespace_page(fresh_brows
     submit(browser, "Remember")
     assert "/remember/" in browser.current_url
     assert browser.find_elements(By.CSS_SELECTOR, ".errors[role=alert]")
+
+
+def test_history_wraps_long_lines_and_marks_the_changed_word(fresh_browser, live_server):
+    """A one-word correction in a long memory: the history's diff wraps (no sideways
+    scrolling) and marks the word that changed; the forget page says which memory it
+    touches; the purge has its own tab; times read alike; an operator is sent to the
+    admin."""
+    from django.contrib.auth import get_user_model
+    from selenium.webdriver.common.by import By
+
+    from memories.services import memory_delete, memory_import
+    from namespaces.services import namespace_create
+    from tests.fixtures_browser import PASSWORD, sign_up
+    from tests.support.archives import memory_bytes, tar_gz
+
+    browser, base = fresh_browser, live_server.url
+    user = sign_up(account_id="long-co", username="lena")
+    account = user.memberships.get().account
+    namespace = namespace_create(account=account, name="default")
+    path, dog = "facts/home/long-note-00000001.md", "facts/pets/dog-00000002.md"
+    words = " ".join(f"word{i}" for i in range(60))
+    memory_import(
+        namespace=namespace,
+        data=tar_gz(
+            {
+                path: memory_bytes(
+                    f"{words} my favourite colour is green {words}",
+                    cues=["favourite colour"],
+                    related=[("same-home", dog)],
+                ),
+                dog: memory_bytes("A beagle named Biscuit.", cues=["what dog do I have"]),
+            }
+        ),
+    )
+    memory_import(
+        namespace=namespace,
+        data=tar_gz(
+            {
+                path: memory_bytes(
+                    f"{words} my favourite colour is blue {words}",
+                    cues=["favourite colour"],
+                    related=[("same-home", dog)],
+                ),
+            }
+        ),
+    )
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "lena")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+
+    browser.get(f"{base}/namespaces/default/history/{path}")
+    diff = browser.find_elements(By.CSS_SELECTOR, ".diff")[0]
+    assert browser.execute_script(
+        "return arguments[0].scrollWidth <= arguments[0].clientWidth", diff
+    )
+    marked = [m.text for m in diff.find_elements(By.TAG_NAME, "mark")]
+    assert "green" in marked and "blue" in marked and not any("word1" in m for m in marked)
+    shot(browser, "44-history-word-diff")
+
+    browser.get(f"{base}/namespaces/default/forget/{dog}")
+    assert path in browser.find_element(By.ID, "main").text
+    shot(browser, "45-forget-names-linked")
+    memory_delete(namespace=namespace, path=dog)
+
+    browser.get(f"{base}/namespaces/default/purge/")
+    assert "Purge everything about" in browser.page_source
+    shot(browser, "46-purge-tab")
+    browser.get(f"{base}/namespaces/default/data/")
+    assert "Purge everything about" not in browser.page_source
+    shot(browser, "47-export-import")
+
+    browser.get(f"{base}/keys/")
+    shot(browser, "48-keys")
+
+    # An operator (createsuperuser, no account) opening the dashboard gets the admin.
+    get_user_model().objects.create_superuser("root", password=PASSWORD)
+    browser.delete_all_cookies()
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "root")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+    browser.get(f"{base}/namespaces/")
+    assert browser.current_url == f"{base}/admin/", browser.current_url
