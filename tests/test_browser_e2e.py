@@ -503,11 +503,17 @@ def test_a_newcomer_remembers_a_conversation_from_the_namespace_page(fresh_brows
     assert spill[0] <= 0 and spill[1] <= 0, spill
     shot(browser, "40-namespace-remember-form")
 
+    def badge(driver) -> str:
+        # Read in one script: the page swaps #job-live's content while it follows the job.
+        return driver.execute_script(
+            "const b = document.querySelector('#job-live .badge'); return b ? b.textContent : '';"
+        )
+
     def remember(text: str) -> str:
         fill(browser, "id_conversation", text)
         submit(browser, "Remember")
         assert "/namespaces/default/jobs/" in browser.current_url
-        assert "Queued" in browser.find_element(By.CSS_SELECTOR, "#job-live .badge").text
+        assert "Queued" in badge(browser)
         assert "follows the job" in browser.page_source
         browser.execute_script("window.stillThisPage = true;")
         return browser.current_url
@@ -515,9 +521,7 @@ def test_a_newcomer_remembers_a_conversation_from_the_namespace_page(fresh_brows
     remember("user: My favourite colour is green.\nassistant: Lovely colour!")
     shot(browser, "41-job-following")
     drain_namespace(namespace.pk)  # the queue's worker, in this test's thread
-    WebDriverWait(browser, 30).until(
-        lambda d: "Done" in d.find_element(By.CSS_SELECTOR, "#job-live .badge").text
-    )
+    WebDriverWait(browser, 60).until(lambda d: "Done" in badge(d))
     assert browser.execute_script("return window.stillThisPage === true")  # swapped, not reloaded
     live = browser.find_element(By.ID, "job-live").text
     assert "New" in live and "colour" in live and "follows the job" not in live
@@ -526,9 +530,7 @@ def test_a_newcomer_remembers_a_conversation_from_the_namespace_page(fresh_brows
     browser.get(f"{base}/namespaces/default/")
     remember("user: Actually my favourite colour is blue now.")
     drain_namespace(namespace.pk)
-    WebDriverWait(browser, 30).until(
-        lambda d: "Done" in d.find_element(By.CSS_SELECTOR, "#job-live .badge").text
-    )
+    WebDriverWait(browser, 60).until(lambda d: "Done" in badge(d))
     assert "Rewritten" in browser.find_element(By.ID, "job-live").text
     shot(browser, "43-job-done-rewritten")
 

@@ -213,12 +213,12 @@ def tour(gl) -> None:
     page = gl.namespaces.changes_page("default", since=before_forget, limit=5)
     assert page.next_cursor is None and page.commit == forgotten.commit
 
-    # Reverting a job: refused while a file it wrote was changed since (forgotten here),
+    # Reverting a job: nothing is left to revert once what it wrote was forgotten, it is
     # done in one commit otherwise, and the same answer when asked again.
-    with pytest.raises(ConflictError) as in_the_way:
+    with pytest.raises(ConflictError) as nothing_left:
         gl.jobs.revert(job)
-    assert in_the_way.value.code == "revert_conflict"
-    assert in_the_way.value.details["conflicts"][0]["path"] == path
+    assert nothing_left.value.code == "nothing_to_revert"
+    assert "forgotten" in str(nothing_left.value)
     reverted = gl.jobs.revert(second.id, namespace="default")
     assert isinstance(reverted, Revert) and not reverted.already_reverted
     assert reverted.removed == sorted(second.result.created) and reverted.skipped == []
