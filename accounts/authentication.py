@@ -59,7 +59,12 @@ class ApiKeyAuthentication(BaseAuthentication):
             return None
         scheme, _, secret = header.partition(" ")
         if scheme.lower() != "bearer":
-            return None
+            if header.strip().startswith(KEY_PREFIX):  # the key alone, its scheme forgotten
+                raise NotAuthenticated(
+                    "The Authorization header holds an API key without its scheme: send "
+                    "`Authorization: Bearer glk_...`."
+                )
+            return None  # another scheme (a proxy's Basic): a session may still sign in
         secret = secret.strip()
         if not secret:
             raise _failed(request, AuthenticationFailed("Empty bearer token."))

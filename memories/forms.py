@@ -14,6 +14,29 @@ class MemoryFilterForm(forms.Form):
     tag = forms.CharField(label="Tag", required=False, max_length=300)
 
 
+class RememberForm(forms.Form):
+    """A conversation typed or pasted as ``user:`` / ``assistant:`` lines, posted to the
+    same service as ``POST /v1/memories``. ``token`` is the write's Idempotency-Key, made
+    when the form is shown, so a double click makes one job."""
+
+    conversation = forms.CharField(
+        label="Conversation",
+        strip=False,
+        widget=forms.Textarea(
+            attrs={
+                "rows": 6,
+                "spellcheck": "true",
+                "placeholder": "user: I just bought a Sony A7III camera from Fotocentre in "
+                "Bengaluru.\nassistant: Congratulations! Enjoy the new camera.",
+            }
+        ),
+        help_text="One turn per line, starting user: or assistant: (a line without one "
+        "continues the turn above; text with none is one user message).",
+    )
+    session_id = forms.CharField(label="Session id", required=False, max_length=255)
+    token = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+
 class ImportForm(forms.Form):
     FORMATS = [
         ("tar", "A tar.gz of memory files (adds or replaces those files)"),

@@ -12,11 +12,13 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
 
 from gitloom.core.errors import GitLoomError
+from gitloom.core.times import as_utc
 from memories.candidates import memory_candidates
 from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
 from memories.imports import memory_import, upload_delete, upload_get
@@ -28,6 +30,7 @@ from memories.job_states import (
     job_started,
 )
 from memories.models import Job
+from memories.pipeline_types import Message
 from memories.transcripts import payload_messages
 from namespaces import repository
 from namespaces.memory_format import render_memory
@@ -127,8 +130,9 @@ def _job_attempt(job: Job) -> Job:
 
         snapshot = repository.repository_snapshot(prefix=prefix)
         extractor = default_extractor()
+        messages = payload_messages(job.payload, job_tag=job.public_id.hex[:8])
         result = run_pipeline(
-            messages=payload_messages(job.payload, job_tag=job.public_id.hex[:8]),
+            messages=messages,
             session_id=job.payload.get("session_id"),
             existing=lambda texts, limit: memory_candidates(
                 namespace=namespace, texts=texts, limit=limit
@@ -154,10 +158,12 @@ def _job_attempt(job: Job) -> Job:
             message=_job_message(job, result),
             trailers={
                 "Gitloom-Job": str(job.public_id),
-                "Gitloom-Session": job.session_id or "-",
+                # No session: no trailer (the API says null; commits before said "-").
+                **({"Gitloom-Session": job.session_id} if job.session_id else {}),
                 "Gitloom-Extractor": result.extractor,
                 "Gitloom-Prompt-Version": result.prompt_version,
             },
+            said=said_at(messages),
         )
         after_repository_change(namespace=namespace, commit=commit.commit)
         linked = sorted(
@@ -176,6 +182,13 @@ def _job_attempt(job: Job) -> Job:
     except Exception:
         logger.exception("job %s failed unexpectedly", job.public_id)
         return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
+
+
+def said_at(messages: list[Message]) -> datetime | None:
+    """When a job's conversation was said: its latest message timestamp (the commit's
+    author date; None, no timestamp at all, means now). A time in the future is now."""
+    times = [as_utc(m.timestamp) for m in messages if m.timestamp is not None]
+    return min(max(times), timezone.now()) if times else None
 
 
 def _import_attempt(job: Job) -> Job:

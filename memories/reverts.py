@@ -171,6 +171,21 @@ def job_revert(*, job: Job, force: bool = False) -> Revert:
     raise WriteConflict()
 
 
+def job_revert_preview(*, job: Job) -> Revert:
+    """What ``job_revert`` would do now, writing nothing: the files it would remove and
+    restore and the other memories whose links it would drop (``skipped`` empty). Raises
+    what the revert would raise (``RevertConflict`` naming what is in the way)."""
+    _check_revertible(job)
+    plan = repository.repository_revert_plan(
+        prefix=job.namespace.storage_prefix,
+        commit=job.commit,
+        marker=(REVERTS_TRAILER, str(job.public_id)),
+    )
+    if plan.marked:
+        return _earlier(job, plan, prefix=job.namespace.storage_prefix)
+    return _undo(job, plan, force=False)[0]
+
+
 def _on_head(head: str | None, files: dict[str, bytes | None]) -> Callable:
     def apply(snapshot: repository.Snapshot) -> dict[str, bytes | None]:
         if snapshot.commit != head:
@@ -181,9 +196,13 @@ def _on_head(head: str | None, files: dict[str, bytes | None]) -> Callable:
 
 
 def _split(plan: repository.RevertPlan) -> tuple[list[repository.RevertFile], list[InTheWay]]:
+    """The files to undo and the ones in the way. A later change that only dropped
+    ``related`` links to memories gone since (what a forget, a revert or a purge does to
+    the memories linking to what they remove) is seen through: the revert drops those
+    links anyway. A file the job created that is gone since is already undone."""
     todo, in_the_way = [], []
     for file in plan.files:
-        if not file.in_the_way:
+        if not file.in_the_way or _seen_through(plan.head, file):
             todo.append(file)
             continue
         now = "removed" if file.now is None else "changed"
@@ -192,25 +211,35 @@ def _split(plan: repository.RevertPlan) -> tuple[list[repository.RevertFile], li
     return todo, in_the_way
 
 
+def _seen_through(head: repository.Snapshot, file: repository.RevertFile) -> bool:
+    if file.now is None:
+        return file.before is None  # created by the job, removed since: nothing to undo
+    if file.after is None:
+        return False  # the job removed it and something wrote it again
+    left = head.read_blob(file.after)
+    return _without_links(left, file.path, head.exists) == head.read_blob(file.now)
+
+
 def _undo(
     job: Job, plan: repository.RevertPlan, *, force: bool
 ) -> tuple[Revert, dict[str, bytes | None]]:
-    """The revert's outcome and the change that makes it; raises ``RevertConflict``."""
+    """The revert's outcome and the change that makes it; raises ``RevertConflict``
+    (``NothingToRevert`` when everything the job wrote is already undone)."""
     todo, in_the_way = _split(plan)
+    # A created file gone since needs no write: it is already undone.
+    todo = [file for file in todo if not (file.before is None and file.now is None)]
+    if not todo and not in_the_way:
+        raise NothingToRevert(
+            "Every memory the job wrote is gone since (forgotten or reverted): there is "
+            "nothing left to revert."
+        )
     if in_the_way and (not force or not todo):
         conflicts = [item.as_dict() for item in in_the_way]
-        if todo:
-            message = (
-                f"{len(in_the_way)} of the {len(plan.files)} files the job wrote were "
-                "changed or removed since; nothing was reverted (revert them first, or "
-                "send force to revert the rest)."
-            )
-        else:
-            message = (
-                "Every file the job wrote was changed or removed since; nothing was "
-                "reverted, and force would revert nothing."
-            )
-        raise RevertConflict(message, conflicts=conflicts, revertible=len(todo))
+        raise RevertConflict(
+            conflict_message(in_the_way, total=len(plan.files), revertible=len(todo)),
+            conflicts=conflicts,
+            revertible=len(todo),
+        )
     files: dict[str, bytes | None] = {
         file.path: None if file.before is None else plan.head.read_blob(file.before)
         for file in todo
@@ -227,6 +256,47 @@ def _undo(
         created=False,
     )
     return outcome, files
+
+
+def conflict_message(in_the_way: list[InTheWay], *, total: int, revertible: int) -> str:
+    """Why nothing was reverted, ending in what the caller can do: revert the later jobs
+    (named, newest first), or send force to revert the rest and keep the others as
+    they are now; a forget or an import in the way is named as what it is."""
+    jobs: list[str] = []
+    others: set[str] = set()
+    for item in in_the_way:
+        for commit in item.commits:
+            if commit.job:
+                if commit.job not in jobs:
+                    jobs.append(commit.job)
+            else:
+                others.add(commit.action)
+    what = (
+        f"{len(in_the_way)} of the {total} files the job wrote were changed or removed "
+        "since, so nothing was reverted."
+        if revertible
+        else "Every file the job wrote was changed or removed since, so nothing was reverted."
+    )
+    steps = []
+    if jobs:
+        steps.append(
+            "revert the later job"
+            + ("s " if len(jobs) > 1 else " ")
+            + ", ".join(jobs)
+            + (" (newest first)" if len(jobs) > 1 else "")
+            + " first, then this one"
+        )
+    if others:
+        kinds = " and ".join(sorted(f"a{'n' if k[0] in 'aeiou' else ''} {k}" for k in others))
+        steps.append(
+            f"send force to revert the other {revertible} and keep what {kinds} left"
+            if revertible
+            else f"leave it as it is: nothing of this job is left to undo without undoing "
+            f"{kinds} (each file's history shows what changed)"
+        )
+    elif revertible:
+        steps.append(f"send force to revert the other {revertible} and skip these")
+    return f"{what} To go on: {'; or '.join(steps)}."
 
 
 def _earlier(job: Job, plan: repository.RevertPlan, *, prefix: str) -> Revert:

@@ -15,7 +15,13 @@ from memories.errors import InvalidFormat, InvalidTier, JobNotFound, MemoryNotFo
 from memories.models import Job
 from namespaces import repository
 from namespaces.errors import CommitNotInHistory, InvalidCommitId, InvalidMemory
-from namespaces.memory_format import TIERS, Memory, parse_memory, validate_memory_path
+from namespaces.memory_format import (
+    TIERS,
+    Memory,
+    parse_memory,
+    render_memory,
+    validate_memory_path,
+)
 from namespaces.models import Namespace
 from namespaces.selectors import commit_check
 
@@ -44,6 +50,39 @@ def memory_get(*, namespace: Namespace, path: str) -> MemoryFile:
         blob=snapshot.blob_id(path) or "",
         commit=snapshot.commit or "",
     )
+
+
+def memories_linking_to(*, namespace: Namespace, path: str) -> list[str]:
+    """The other memories a forget of ``path`` would rewrite: those with a ``related``
+    link to it, which the forget drops (shown before a forget is confirmed)."""
+    snapshot = repository.repository_snapshot(prefix=namespace.storage_prefix)
+    return sorted(unlinked_by_forget(snapshot, path))
+
+
+def unlinked_by_forget(snapshot: repository.Snapshot, path: str) -> dict[str, bytes]:
+    """Every other memory that links to ``path``, rewritten without those links.
+
+    Forgetting a memory must leave no ``related`` link pointing at it, or the namespace's
+    own export would no longer import. The blobs are scanned for the path's bytes first,
+    so only the few files that can hold such a link are parsed.
+    """
+    needle = path.encode()
+    changed: dict[str, bytes] = {}
+    for other, blob in snapshot.walk():
+        if other == path:
+            continue
+        data = snapshot.read_blob(blob)
+        if needle not in data:
+            continue
+        try:
+            memory = parse_memory(data, path=other)
+        except InvalidMemory:  # unreadable: it cannot be rewritten, and must not stop this
+            continue
+        kept = [link for link in memory.related if link.path != path]
+        if len(kept) != len(memory.related):
+            memory.related = kept
+            changed[other] = render_memory(memory)
+    return changed
 
 
 def memory_history(*, namespace: Namespace, path: str) -> list[repository.Version]:
@@ -225,6 +264,7 @@ class BlameCommit:
 
     commit: str
     time: datetime
+    said: datetime
     message: str
     trailers: dict[str, str]
     action: str
@@ -293,6 +333,7 @@ def memory_blame(*, namespace: Namespace, path: str) -> MemoryBlame:
             BlameCommit(
                 commit=entry.commit,
                 time=entry.time,
+                said=entry.said or entry.time,
                 message=entry.message,
                 trailers=trailers,
                 action=commit_action(trailers, job=job),

@@ -27,11 +27,11 @@ from memories.job_states import job_requeued
 from memories.jobs import enqueue_drain_on_commit
 from memories.models import Job
 from memories.purges import memory_purge, namespace_purge  # noqa: F401 (the services callers use)
-from memories.reverts import Revert, job_revert  # noqa: F401 (the service callers use)
+from memories.reverts import Revert, job_revert, job_revert_preview  # noqa: F401 (the service callers use)
+from memories.selectors import unlinked_by_forget
 from memories.transcripts import validate_transcript
 from namespaces import repository
-from namespaces.errors import InvalidMemory
-from namespaces.memory_format import parse_memory, render_memory, validate_memory_path
+from namespaces.memory_format import validate_memory_path
 from namespaces.models import Namespace
 from retrieval.services import after_repository_change
 
@@ -142,7 +142,7 @@ def memory_delete(*, namespace: Namespace, path: str) -> repository.CommitResult
     def apply(snapshot: repository.Snapshot) -> dict[str, bytes | None]:
         if not snapshot.exists(path):
             raise MemoryNotFound()
-        return {path: None, **_unlinked_from(snapshot, path)}
+        return {path: None, **unlinked_by_forget(snapshot, path)}
 
     result = repository.repository_commit(
         prefix=namespace.storage_prefix,
@@ -152,32 +152,6 @@ def memory_delete(*, namespace: Namespace, path: str) -> repository.CommitResult
     )
     after_repository_change(namespace=namespace, commit=result.commit)
     return result
-
-
-def _unlinked_from(snapshot: repository.Snapshot, path: str) -> dict[str, bytes]:
-    """Every other memory that links to ``path``, rewritten without those links.
-
-    Forgetting a memory must leave no ``related`` link pointing at it, or the namespace's
-    own export would no longer import. The blobs are scanned for the path's bytes first,
-    so only the few files that can hold such a link are parsed.
-    """
-    needle = path.encode()
-    changed: dict[str, bytes] = {}
-    for other, blob in snapshot.walk():
-        if other == path:
-            continue
-        data = snapshot.read_blob(blob)
-        if needle not in data:
-            continue
-        try:
-            memory = parse_memory(data, path=other)
-        except InvalidMemory:  # unreadable: it cannot be rewritten, and must not stop this
-            continue
-        kept = [link for link in memory.related if link.path != path]
-        if len(kept) != len(memory.related):
-            memory.related = kept
-            changed[other] = render_memory(memory)
-    return changed
 
 
 # --- import ------------------------------------------------------------------------

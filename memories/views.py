@@ -4,6 +4,9 @@ signed-in person's account), then calls the same selector or service as the API 
 
 from __future__ import annotations
 
+import difflib
+import re
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -17,13 +20,21 @@ from django.views.decorators.http import require_http_methods
 from accounts.credentials import Credential
 from accounts.models import Account
 from gitloom.core.dashboard import error_page
-from gitloom.core.errors import InvalidInput, PayloadTooLarge
+from gitloom.core.errors import GitLoomError, InvalidInput, PayloadTooLarge
+from memories.conversation_text import conversation_messages
 from memories.errors import JobNotFound, MemoryNotFound, RevertConflict
-from memories.forms import ImportForm, MemoryFilterForm, PurgeMatchForm, PurgePathForm
+from memories.forms import (
+    ImportForm,
+    MemoryFilterForm,
+    PurgeMatchForm,
+    PurgePathForm,
+    RememberForm,
+)
 from memories.selectors import (
     job_get_for_account,
     job_list,
     job_messages,
+    memories_linking_to,
     memory_blame,
     memory_get,
     memory_history,
@@ -32,7 +43,9 @@ from memories.selectors import (
 )
 from memories.services import (
     import_accept,
+    job_accept,
     job_revert,
+    job_revert_preview,
     memory_delete,
     memory_import,
     memory_purge,
@@ -51,10 +64,16 @@ JOBS_SHOWN = 50
 class DiffLine:
     kind: str  # "add", "del", "hunk", "meta" or "ctx"
     text: str
+    # (text, changed) runs: for a removed line and the added line that replaces it, the
+    # words that differ are marked, so one changed word in a long line stands out.
+    parts: tuple[tuple[str, bool], ...] = ()
+
+
+_WORDS = re.compile(r"(\s+)")
 
 
 def diff_lines(diff_text: str) -> list[DiffLine]:
-    """A unified diff as lines a template can colour."""
+    """A unified diff as lines a template can colour, with word-level marks."""
     lines = []
     for line in diff_text.splitlines():
         if line.startswith(("+++", "---")):
@@ -68,7 +87,39 @@ def diff_lines(diff_text: str) -> list[DiffLine]:
         else:
             kind = "ctx"
         lines.append(DiffLine(kind=kind, text=line))
-    return lines
+    return _mark_words(lines)
+
+
+def _mark_words(lines: list[DiffLine]) -> list[DiffLine]:
+    """Pair each run of removed lines with the run of added lines after it, line by
+    line, and mark the words each pair does not share (difflib, on words)."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if out[i].kind != "del":
+            i += 1
+            continue
+        dels = i
+        while i < len(out) and out[i].kind == "del":
+            i += 1
+        adds = i
+        while i < len(out) and out[i].kind == "add":
+            i += 1
+        for old_at, new_at in zip(range(dels, adds), range(adds, i), strict=False):
+            old, new = out[old_at], out[new_at]
+            old_words = _WORDS.split(old.text[1:])
+            new_words = _WORDS.split(new.text[1:])
+            matcher = difflib.SequenceMatcher(a=old_words, b=new_words, autojunk=False)
+            old_parts, new_parts = [(old.text[0], False)], [(new.text[0], False)]
+            for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+                same = tag == "equal"
+                if a2 > a1:
+                    old_parts.append(("".join(old_words[a1:a2]), not same))
+                if b2 > b1:
+                    new_parts.append(("".join(new_words[b1:b2]), not same))
+            out[old_at] = DiffLine(old.kind, old.text, tuple(old_parts))
+            out[new_at] = DiffLine(new.kind, new.text, tuple(new_parts))
+    return out
 
 
 def _tree(items) -> list[tuple[str, list[tuple[str, list]]]]:
@@ -88,6 +139,33 @@ def _tree(items) -> list[tuple[str, list[tuple[str, list]]]]:
 
 @namespace_page
 def memory_browser(request: HttpRequest, *, namespace: Namespace, account: Account) -> HttpResponse:
+    return _browser(request, namespace, RememberForm(initial={"token": uuid.uuid4().hex}))
+
+
+@require_http_methods(["POST"])
+@namespace_page
+def memory_remember(
+    request: HttpRequest, *, namespace: Namespace, account: Account
+) -> HttpResponse:
+    """The namespace page's "remember a conversation" form: the same service as
+    ``POST /v1/memories``, then the job's page, which follows it until it is done."""
+    form = RememberForm(request.POST)
+    if form.is_valid():
+        try:
+            job, _created = job_accept(
+                namespace=namespace,
+                messages=conversation_messages(form.cleaned_data["conversation"]),
+                session_id=form.cleaned_data["session_id"].strip() or None,
+                idempotency_key=form.cleaned_data["token"],
+            )
+        except GitLoomError as exc:  # an empty or too long transcript, a reused token
+            form.add_error("conversation", exc.message)
+        else:
+            return redirect("dash-job", name=namespace.name, job_id=job.public_id)
+    return _browser(request, namespace, form, status=400)
+
+
+def _browser(request: HttpRequest, namespace, remember: RememberForm, *, status: int = 200):
     filters = MemoryFilterForm(request.GET or None)
     tier = tag = None
     if filters.is_valid():
@@ -112,8 +190,9 @@ def memory_browser(request: HttpRequest, *, namespace: Namespace, account: Accou
         "tree": _tree(page.items),
         "cursor": cursor,
         "base_url": request.build_absolute_uri("/").rstrip("/"),
+        "remember": remember,
     }
-    return render(request, "memories/browser.html", context)
+    return render(request, "memories/browser.html", context, status=status)
 
 
 def _crumbs(path: str) -> tuple[str, str]:
@@ -201,12 +280,24 @@ def memory_forget(
     item = memory_get(namespace=namespace, path=path)
     if request.method == "POST":
         result = memory_delete(namespace=namespace, path=path)
+        unlinked = (
+            f" Links to it were dropped from {', '.join(result.modified)}."
+            if (result.modified)
+            else ""
+        )
         messages.success(
             request,
-            f"Forgot {path} in commit {result.commit[:10]}. Its history keeps the old versions.",
+            f"Forgot {path} in commit {result.commit[:10]}.{unlinked} Its history keeps the "
+            "old versions.",
         )
         return redirect("dash-namespace", name=namespace.name)
-    context = {"section": "namespaces", "tab": "memories", "namespace": namespace, "item": item}
+    context = {
+        "section": "namespaces",
+        "tab": "memories",
+        "namespace": namespace,
+        "item": item,
+        "linking": memories_linking_to(namespace=namespace, path=path),
+    }
     return render(request, "memories/forget.html", context)
 
 
@@ -248,14 +339,15 @@ def memory_purge_page(
     return render(request, "memories/purge.html", context, status=status)
 
 
-@require_http_methods(["POST"])
+@require_http_methods(["GET", "POST"])
 @namespace_page
 def namespace_purge_page(
     request: HttpRequest, *, namespace: Namespace, account: Account
 ) -> HttpResponse:
-    """The data page's "purge everything about..." form, typed twice."""
-    purge_form = PurgeMatchForm(request.POST)
-    if purge_form.is_valid():
+    """The namespace's Purge tab: "purge everything about..." a text, typed twice. Its
+    own tab: erasing from all history is no kind of export or import."""
+    purge_form = PurgeMatchForm(request.POST or None)
+    if request.method == "POST" and purge_form.is_valid():
         try:
             purge = namespace_purge(
                 namespace=namespace,
@@ -275,15 +367,15 @@ def namespace_purge_page(
                     f"Purged {purge.versions} version(s) of {len(purge.paths)} file(s) from "
                     f"all history and from storage (purge commit {purge.commit[:10]}).",
                 )
-            return redirect("dash-data", name=namespace.name)
+            return redirect("dash-namespace-purge", name=namespace.name)
     context = {
         "section": "namespaces",
-        "tab": "data",
+        "tab": "purge",
         "namespace": namespace,
-        "form": ImportForm(),
         "purge_form": purge_form,
     }
-    return render(request, "memories/export_import.html", context, status=400)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "memories/namespace_purge.html", context, status=status)
 
 
 # --- jobs --------------------------------------------------------------------------
@@ -354,8 +446,18 @@ def job_revert_page(
         else:
             _revert_message(request, revert)
             return redirect("dash-job", name=namespace.name, job_id=job.public_id)
+    preview = None
+    if conflict is None:
+        try:  # what it would do now, links dropped included; a conflict shows at once
+            preview = job_revert_preview(job=job)
+        except RevertConflict as exc:
+            conflict = exc
+        except GitLoomError as exc:  # nothing to revert, still running, ...
+            messages.info(request, exc.message)
+            return redirect("dash-job", name=namespace.name, job_id=job.public_id)
     result = job.result or {}
     context = {
+        "preview": preview,
         "section": "namespaces",
         "tab": "jobs",
         "namespace": namespace,
@@ -366,7 +468,8 @@ def job_revert_page(
         "conflicts": conflict.details["conflicts"] if conflict else [],
         "can_force": bool(conflict and conflict.details["revertible"]),
     }
-    return render(request, "memories/job_revert.html", context, status=409 if conflict else 200)
+    status = 409 if conflict and request.method == "POST" else 200
+    return render(request, "memories/job_revert.html", context, status=status)
 
 
 def _revert_message(request: HttpRequest, revert) -> None:
@@ -455,7 +558,6 @@ def export_import(request: HttpRequest, *, namespace: Namespace, account: Accoun
         "tab": "data",
         "namespace": namespace,
         "form": form,
-        "purge_form": PurgeMatchForm(),
     }
     return render(request, "memories/export_import.html", context, status=status)
 

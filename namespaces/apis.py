@@ -65,9 +65,12 @@ class NamespaceOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     created = serializers.DateTimeField()
     head_commit = serializers.CharField(
-        allow_blank=True, help_text="the commit of the namespace's last write; empty before one"
+        help_text="the repository's head: the commit of the last write, or before any the "
+        "empty root commit the namespace was created with"
     )
-    last_write = serializers.DateTimeField(allow_null=True)
+    last_write = serializers.DateTimeField(
+        allow_null=True, help_text="when the last write landed; null before one"
+    )
 
 
 class NamespaceListOutputSerializer(serializers.Serializer):
@@ -133,7 +136,11 @@ class NamespaceListCreateApi(APIView):
             OpenApiExample("create", value={"name": "user-8213"}, request_only=True),
             OpenApiExample(
                 "created",
-                value={**NAMESPACE_EXAMPLE, "head_commit": "", "last_write": None},
+                value={
+                    **NAMESPACE_EXAMPLE,
+                    "head_commit": "e3f1a2b4c5d6e7f8091a2b3c4d5e6f708192a3b4",
+                    "last_write": None,
+                },
                 response_only=True,
                 status_codes=["201"],
             ),

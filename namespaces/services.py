@@ -33,7 +33,10 @@ def _after_create(namespace: Namespace) -> None:
     # finds at its prefix is such a leftover and must never come back to life under the
     # new owner, so it is purged first.
     repository.repository_delete(prefix=namespace.storage_prefix)
-    repository.repository_init(prefix=namespace.storage_prefix)
+    # The head is the empty root commit from the start: the API and the dashboard both
+    # name it (last_write stays null until a write).
+    namespace.head_commit = repository.repository_init(prefix=namespace.storage_prefix)
+    namespace.save(update_fields=["head_commit"])
     namespace_created.send(sender=Namespace, namespace=namespace)
 
 

@@ -116,19 +116,35 @@ class ResultSerializer(MemoryHeaderSerializer):
             "time": {
                 "type": "string",
                 "format": "date-time",
-                "description": "when that commit was made",
+                "description": "when that commit was made (stored: its committer date)",
+            },
+            "said": {
+                "type": "string",
+                "format": "date-time",
+                "description": "when what that commit records was said (its author date: "
+                "a job's latest message timestamp; otherwise as `time`)",
+            },
+            "by": {
+                "type": "string",
+                "enum": ["stored", "said"],
+                "description": "which of the two times a time in `as_of` was compared with",
             },
         },
-        "required": ["commit", "time"],
+        "required": ["commit", "time", "said", "by"],
     }
 )
 class AsOfField(serializers.Field):
-    """``{"commit", "time"}`` of the past commit read, or null for the head. (A nested
-    serializer cannot be nullable in an OpenAPI 3.0 schema: ``allOf`` drops it.)"""
+    """``{"commit", "time", "said", "by"}`` of the past commit read, or null for the head.
+    (A nested serializer cannot be nullable in an OpenAPI 3.0 schema: ``allOf`` drops it.)"""
 
     def to_representation(self, value):
         time_field = serializers.DateTimeField()
-        return {"commit": value.commit, "time": time_field.to_representation(value.time)}
+        return {
+            "commit": value.commit,
+            "time": time_field.to_representation(value.time),
+            "said": time_field.to_representation(value.said or value.time),
+            "by": value.by,
+        }
 
 
 class RetrievalOutputSerializer(serializers.Serializer):
@@ -225,6 +241,7 @@ class RetrieveApi(NamespaceScopedApi):
         )
         # Checked by the selector (a commit id or a time): its message is the one shown.
         as_of = serializers.CharField(required=False, default=None, allow_blank=True)
+        as_of_by = serializers.CharField(required=False, default="stored")
 
     @extend_schema(
         operation_id="retrieve_retrieve",
@@ -273,6 +290,16 @@ class RetrieveApi(NamespaceScopedApi):
                     OpenApiExample("time", value="2026-07-31T09:12:00Z"),
                 ],
             ),
+            OpenApiParameter(
+                "as_of_by",
+                OpenApiTypes.STR,
+                enum=["stored", "said"],
+                description="which time of a commit a time in `as_of` is compared with: "
+                "`stored` (default; when it was committed) or `said` (when its conversation "
+                "was said: a job's commit carries its latest message timestamp), so a "
+                "backfilled conversation is searched as of when it was said. Ignored for a "
+                "commit id",
+            ),
         ],
         responses={200: RetrievalOutputSerializer},
         examples=[OpenApiExample("camera", value=RETRIEVAL_EXAMPLE)],
@@ -308,5 +335,6 @@ class RetrieveApi(NamespaceScopedApi):
             arms=args["arms"],
             min_similarity=args["min_similarity"],
             as_of=args["as_of"],
+            as_of_by=args["as_of_by"],
         )
         return Response(RetrievalOutputSerializer(found).data)

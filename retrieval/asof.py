@@ -42,13 +42,27 @@ MAX_AS_OF_CHARS = 100  # longer is no commit id nor time: invalid_as_of, like an
 _SHA = re.compile(rf"[0-9a-f]{{{MIN_SHA_PREFIX},40}}")
 
 
+# Which of a commit's two times a time in ``as_of`` is compared with: when the commit was
+# stored (its committer date), or when what it records was said (its author date: a
+# job's latest message timestamp, so a backfilled conversation sits where it was said).
+AS_OF_BY = ("stored", "said")
+
+
 @dataclass(frozen=True)
 class AsOf:
-    """The commit a request reads: its id, time and number in the namespace's sequence."""
+    """The commit a request reads: its id, times (stored; said) and number in the
+    namespace's sequence, and which time the request chose it by."""
 
     commit: str
     time: datetime
     seq: int
+    said: datetime | None = None
+    by: str = "stored"
+
+    @property
+    def clock(self) -> datetime:
+        """The moment the answer stands at, to which ageing is counted."""
+        return self.said if self.by == "said" and self.said is not None else self.time
 
 
 def parse_as_of(value: str) -> str | datetime:
@@ -74,16 +88,24 @@ def parse_as_of(value: str) -> str | datetime:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def as_of_resolve(*, namespace, value: str) -> AsOf:
+def as_of_resolve(*, namespace, value: str, by: str = "stored") -> AsOf:
     """The indexed commit ``value`` names in ``namespace``: a commit id (or unique
     prefix) in its indexed history, or for a time the last commit made at or before it
-    (the highest-numbered one, should imported history carry times out of order)."""
+    (the highest-numbered one, should imported history carry times out of order).
+
+    ``by`` says which time of a commit a time is compared with: ``stored`` (when it was
+    committed) or ``said`` (when its conversation was said). History is one line, so the
+    commit found holds what every earlier commit wrote, even one said later (a backfill
+    posted after live writes). ``by`` does not change what a commit id names."""
+    if by not in AS_OF_BY:
+        raise InvalidAsOf("as_of_by must be stored or said.")
     wanted = parse_as_of(value)
     ns = int(namespace.pk)
     if isinstance(wanted, str):
         _, rows = scoped_query(
             namespace=namespace,
-            sql="SELECT sha, committed, seq FROM retrieval_commit WHERE namespace_id = %(ns)s"
+            sql="SELECT sha, committed, seq, said FROM retrieval_commit"
+            " WHERE namespace_id = %(ns)s"
             " AND sha >= %(low)s AND sha < %(high)s ORDER BY seq LIMIT 2",
             params={"ns": ns, "low": wanted, "high": wanted + "g"},
         )
@@ -98,25 +120,39 @@ def as_of_resolve(*, namespace, value: str) -> AsOf:
                 "(see GET /v1/memories/<path>/history for commit ids)."
             )
     else:
-        # One round trip: the commit, or else when the first one was made.
+        # One round trip: the commit, or else the earliest time of that kind. The column
+        # is one of two names, never the caller's text.
+        column = "said" if by == "said" else "committed"
         _, rows = scoped_query(
             namespace=namespace,
-            sql="SELECT sha, committed, seq FROM ("
-            " (SELECT sha, committed, seq FROM retrieval_commit WHERE namespace_id = %(ns)s"
-            "  AND committed <= %(when)s ORDER BY seq DESC LIMIT 1)"
+            sql="SELECT sha, committed, seq, said FROM ("  # noqa: S608 (column: one of two names)
+            " (SELECT sha, committed, seq, said FROM retrieval_commit"
+            f"  WHERE namespace_id = %(ns)s AND {column} <= %(when)s ORDER BY seq DESC LIMIT 1)"
             " UNION ALL"
-            " (SELECT NULL, committed, NULL FROM retrieval_commit WHERE namespace_id = %(ns)s"
-            "  ORDER BY committed LIMIT 1)) found ORDER BY seq NULLS LAST LIMIT 1",
+            f" (SELECT NULL, {column}, NULL, NULL FROM retrieval_commit"
+            f"  WHERE namespace_id = %(ns)s ORDER BY {column} LIMIT 1))"
+            " found ORDER BY seq NULLS LAST LIMIT 1",
             params={"ns": ns, "when": wanted},
         )
         if not rows or rows[0][0] is None:
             first = rows[0][1] if rows else None
-            raise AsOfBeforeHistory(
-                f"{wanted.isoformat()} is before this namespace's first commit"
-                + (f" ({first.astimezone(UTC).isoformat()})." if first else ".")
+            what = (
+                "anything in this namespace was said"
+                if by == "said"
+                else ("this namespace's first commit")
             )
-    sha, committed, seq = rows[0]
-    return AsOf(commit=sha, time=committed, seq=seq)
+            raise AsOfBeforeHistory(
+                f"{wanted.isoformat()} is before {what}"
+                + (f" ({first.astimezone(UTC).isoformat()})." if first else ".")
+                + (
+                    ""
+                    if by == "said"
+                    else " To search by when conversations were said, not stored,"
+                    " add as_of_by=said."
+                )
+            )
+    sha, committed, seq, said = rows[0]
+    return AsOf(commit=sha, time=committed, seq=seq, said=said, by=by)
 
 
 def as_of_half_applied(*, namespace) -> tuple[str | None, bool, AsOf | None]:
@@ -126,7 +162,8 @@ def as_of_half_applied(*, namespace) -> tuple[str | None, bool, AsOf | None]:
     one (``None`` when no commit was indexed in full yet: nothing is)."""
     _, rows = scoped_query(
         namespace=namespace,
-        sql="SELECT s.indexed_commit, s.applying_commit <> '', c.sha, c.committed, c.seq"
+        sql="SELECT s.indexed_commit, s.applying_commit <> '', c.sha, c.committed, c.seq,"
+        " c.said"
         " FROM retrieval_index_state s LEFT JOIN retrieval_commit c"
         "  ON c.namespace_id = s.namespace_id AND c.seq = s.indexed_seq"
         " WHERE s.namespace_id = %(ns)s",
@@ -134,8 +171,9 @@ def as_of_half_applied(*, namespace) -> tuple[str | None, bool, AsOf | None]:
     )
     if not rows:
         return None, False, None
-    indexed, half, sha, committed, seq = rows[0]
-    return indexed or None, half, AsOf(commit=sha, time=committed, seq=seq) if sha else None
+    indexed, half, sha, committed, seq, said = rows[0]
+    consistent = AsOf(commit=sha, time=committed, seq=seq, said=said) if sha else None
+    return indexed or None, half, consistent
 
 
 def _purged(namespace, wanted: str) -> None:

@@ -56,6 +56,17 @@ class RetrieveForm(forms.Form):
         help_text="Search the memory as it was at a past commit (its id, 7+ hex digits) or "
         "time (the last commit made by then). Empty: now.",
     )
+    as_of_by = forms.ChoiceField(
+        label="A time means",
+        required=False,
+        choices=[
+            ("stored", "when it was stored"),
+            ("said", "when it was said (message timestamps)"),
+        ],
+        initial="stored",
+        help_text="Which of a commit's two times a time is compared with: a backfilled "
+        "conversation was stored today but said when its messages say.",
+    )
 
     def clean_limit(self) -> int:
         return self.cleaned_data["limit"] or 10

@@ -276,7 +276,7 @@ def _step(namespace_id: int, plan: _Plan, result: IndexResult, *, budget: int | 
     caller's transaction, and record where the index got to. Returns whether it is
     at the plan's target."""
     while plan.chain and (budget is None or budget > 0):
-        sha, when = plan.chain[0]
+        sha, when, said = plan.chain[0]
         step = plan.snapshot.at(sha)
         if plan.changes is None:
             try:
@@ -297,7 +297,7 @@ def _step(namespace_id: int, plan: _Plan, result: IndexResult, *, budget: int | 
         if plan.changes:
             break  # the budget ran out inside this commit
         plan.seq += 1
-        _record_commit(namespace_id, plan.seq, sha, when)
+        _record_commit(namespace_id, plan.seq, sha, when, said)
         result.commits += 1
         plan.parent, plan.applied_to, plan.changes = sha, "", None
         plan.chain.pop(0)
@@ -355,15 +355,16 @@ def _history_has(namespace_id: int, commit: str, seq: int) -> bool:
         return cursor.fetchone() is not None
 
 
-def _record_commit(namespace_id: int, seq: int, sha: str, when: datetime) -> None:
-    """The commit, its number and its BM25 totals (the index state once it is applied)."""
+def _record_commit(namespace_id: int, seq: int, sha: str, when: datetime, said: datetime) -> None:
+    """The commit, its number, its two times (committed, and said: the author date) and
+    its BM25 totals (the index state once it is applied)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO retrieval_commit (namespace_id, seq, sha, committed, doc_count,"
+            "INSERT INTO retrieval_commit (namespace_id, seq, sha, committed, said, doc_count,"
             " cue_length_total, body_length_total)"
-            " SELECT namespace_id, %s, %s, %s, doc_count, cue_length_total, body_length_total"
-            " FROM retrieval_index_state WHERE namespace_id = %s",
-            [seq, sha, when, namespace_id],
+            " SELECT namespace_id, %s, %s, %s, %s, doc_count, cue_length_total,"
+            " body_length_total FROM retrieval_index_state WHERE namespace_id = %s",
+            [seq, sha, when, said, namespace_id],
         )
 
 

@@ -332,7 +332,7 @@ def fused_search(
         "namespace_id": int(namespace.pk),
         "query": query,
         "embedding": None,
-        "now": now or (as_of.time if as_of else timezone.now()),
+        "now": now or (as_of.clock if as_of else timezone.now()),
         "tiers": sorted(set(tiers)) or None,
         "tags": sorted(set(tags)) or None,
         "filtered": filtered,

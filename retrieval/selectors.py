@@ -42,6 +42,7 @@ def retrieve(
     params: FusionParams | None = None,
     min_similarity: float | None = None,
     as_of: str | None = None,
+    as_of_by: str = "stored",
 ) -> Retrieval:
     """The memories of ``namespace`` that best answer ``query``.
 
@@ -54,7 +55,9 @@ def retrieve(
 
     ``as_of`` (a commit id or prefix, or an ISO-8601 time) reads the namespace as it was
     at that commit (``retrieval.asof``); ``commit`` and ``indexed_commit`` are then that
-    commit, and ``as_of`` says which it was and when it was made.
+    commit, and ``as_of`` says which it was and when it was made. ``as_of_by`` says
+    which time of a commit a time is compared with: ``stored`` (committed) or ``said``
+    (its conversation's latest message timestamp).
     """
     started = time.perf_counter()
     if not isinstance(query, str) or not query.strip():
@@ -73,7 +76,9 @@ def retrieve(
         raise InvalidArms(
             "Choose lexical and/or semantic (graph follows links from their hits).",
         )
-    past = as_of_resolve(namespace=namespace, value=as_of) if as_of is not None else None
+    past = (
+        as_of_resolve(namespace=namespace, value=as_of, by=as_of_by) if as_of is not None else None
+    )
     # A vector the cache has is passed as it is; otherwise fused_search calls `embed`
     # while the server runs the lexical arm (once: a second search reuses the vector).
     # An embedding endpoint is called first instead: its latency is the network's, and

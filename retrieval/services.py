@@ -81,8 +81,8 @@ def index_namespace_create(*, namespace) -> None:
     """Prepare a new namespace's index: its cue partition (with its own HNSW index) and
     its index state at the repository's first commit. Runs in the caller's transaction,
     so a namespace whose creation rolls back leaves no partition behind. Creating is not
-    a write: the namespace row records no head until its first write (so
-    ``after_repository_change`` is not the step here)."""
+    a write: the namespace row holds its root commit as head and no ``last_write``
+    (so ``after_repository_change`` is not the step here)."""
     index_namespace(namespace=namespace)
 
 

@@ -39,6 +39,7 @@ def playground(request: HttpRequest, *, namespace: Namespace, account: Account) 
                     # Nothing ticked is a choice the selector explains, not "all arms".
                     arms=form.cleaned_data["arms"],
                     as_of=form.cleaned_data["as_of"].strip() or None,
+                    as_of_by=form.cleaned_data["as_of_by"] or "stored",
                 )
             except (InvalidInput, AsOfNotFound, AsOfBeforeHistory) as exc:
                 form.add_error("as_of" if exc.code.startswith(AS_OF_CODES) else None, exc.message)

@@ -469,3 +469,158 @@ def test_blame_revert_and_as_of_in_the_browser(fresh_browser, live_server, setti
     submit(browser, "Retrieve")
     assert "as_of must be a commit id" in browser.page_source
     assert not browser.find_elements(By.CSS_SELECTOR, "ol.results > li")
+
+
+def test_a_newcomer_remembers_a_conversation_from_the_namespace_page(fresh_browser, live_server):
+    """No key, no curl: the namespace page's form posts a conversation to the write path
+    and the job's page follows it (no reload) until it is done, with what it created;
+    a correction posted the same way shows what it rewrote."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from memories.jobs import drain_namespace
+    from namespaces.services import namespace_create
+    from tests.fixtures_browser import PASSWORD, sign_up
+
+    browser, base = fresh_browser, live_server.url
+    user = sign_up(account_id="new-co", username="nina")
+    namespace = namespace_create(account=user.memberships.get().account, name="default")
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "nina")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+
+    browser.get(f"{base}/namespaces/default/")
+    assert label_for(browser, "id_conversation").startswith("Conversation")
+    # The empty state's curl example stays inside its column: it scrolls in its box,
+    # the page itself does not scroll sideways.
+    spill = browser.execute_script(
+        "const pre = document.querySelector('section pre');"
+        "const main = document.querySelector('main').getBoundingClientRect();"
+        "return [document.documentElement.scrollWidth - document.documentElement.clientWidth,"
+        " pre.getBoundingClientRect().right - main.right];"
+    )
+    assert spill[0] <= 0 and spill[1] <= 0, spill
+    shot(browser, "40-namespace-remember-form")
+
+    def badge(driver) -> str:
+        # Read in one script: the page swaps #job-live's content while it follows the job.
+        return driver.execute_script(
+            "const b = document.querySelector('#job-live .badge'); return b ? b.textContent : '';"
+        )
+
+    def remember(text: str) -> str:
+        fill(browser, "id_conversation", text)
+        submit(browser, "Remember")
+        assert "/namespaces/default/jobs/" in browser.current_url
+        assert "Queued" in badge(browser)
+        assert "follows the job" in browser.page_source
+        browser.execute_script("window.stillThisPage = true;")
+        return browser.current_url
+
+    remember("user: My favourite colour is green.\nassistant: Lovely colour!")
+    shot(browser, "41-job-following")
+    drain_namespace(namespace.pk)  # the queue's worker, in this test's thread
+    WebDriverWait(browser, 60).until(lambda d: "Done" in badge(d))
+    assert browser.execute_script("return window.stillThisPage === true")  # swapped, not reloaded
+    live = browser.find_element(By.ID, "job-live").text
+    assert "New" in live and "colour" in live and "follows the job" not in live
+    shot(browser, "42-job-done-created")
+
+    browser.get(f"{base}/namespaces/default/")
+    remember("user: Actually my favourite colour is blue now.")
+    drain_namespace(namespace.pk)
+    WebDriverWait(browser, 60).until(lambda d: "Done" in badge(d))
+    assert "Rewritten" in browser.find_element(By.ID, "job-live").text
+    shot(browser, "43-job-done-rewritten")
+
+    # An empty conversation is refused beside the field, and nothing is queued.
+    browser.get(f"{base}/namespaces/default/")
+    fill(browser, "id_conversation", "   ")
+    submit(browser, "Remember")
+    assert "/remember/" in browser.current_url
+    assert browser.find_elements(By.CSS_SELECTOR, ".errors[role=alert]")
+
+
+def test_history_wraps_long_lines_and_marks_the_changed_word(fresh_browser, live_server):
+    """A one-word correction in a long memory: the history's diff wraps (no sideways
+    scrolling) and marks the word that changed; the forget page says which memory it
+    touches; the purge has its own tab; times read alike; an operator is sent to the
+    admin."""
+    from django.contrib.auth import get_user_model
+    from selenium.webdriver.common.by import By
+
+    from memories.services import memory_delete, memory_import
+    from namespaces.services import namespace_create
+    from tests.fixtures_browser import PASSWORD, sign_up
+    from tests.support.archives import memory_bytes, tar_gz
+
+    browser, base = fresh_browser, live_server.url
+    user = sign_up(account_id="long-co", username="lena")
+    account = user.memberships.get().account
+    namespace = namespace_create(account=account, name="default")
+    path, dog = "facts/home/long-note-00000001.md", "facts/pets/dog-00000002.md"
+    words = " ".join(f"word{i}" for i in range(60))
+    memory_import(
+        namespace=namespace,
+        data=tar_gz(
+            {
+                path: memory_bytes(
+                    f"{words} my favourite colour is green {words}",
+                    cues=["favourite colour"],
+                    related=[("same-home", dog)],
+                ),
+                dog: memory_bytes("A beagle named Biscuit.", cues=["what dog do I have"]),
+            }
+        ),
+    )
+    memory_import(
+        namespace=namespace,
+        data=tar_gz(
+            {
+                path: memory_bytes(
+                    f"{words} my favourite colour is blue {words}",
+                    cues=["favourite colour"],
+                    related=[("same-home", dog)],
+                ),
+            }
+        ),
+    )
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "lena")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+
+    browser.get(f"{base}/namespaces/default/history/{path}")
+    diff = browser.find_elements(By.CSS_SELECTOR, ".diff")[0]
+    assert browser.execute_script(
+        "return arguments[0].scrollWidth <= arguments[0].clientWidth", diff
+    )
+    marked = [m.text for m in diff.find_elements(By.TAG_NAME, "mark")]
+    assert "green" in marked and "blue" in marked and not any("word1" in m for m in marked)
+    shot(browser, "44-history-word-diff")
+
+    browser.get(f"{base}/namespaces/default/forget/{dog}")
+    assert path in browser.find_element(By.ID, "main").text
+    shot(browser, "45-forget-names-linked")
+    memory_delete(namespace=namespace, path=dog)
+
+    browser.get(f"{base}/namespaces/default/purge/")
+    assert "Purge everything about" in browser.page_source
+    shot(browser, "46-purge-tab")
+    browser.get(f"{base}/namespaces/default/data/")
+    assert "Purge everything about" not in browser.page_source
+    shot(browser, "47-export-import")
+
+    browser.get(f"{base}/keys/")
+    shot(browser, "48-keys")
+
+    # An operator (createsuperuser, no account) opening the dashboard gets the admin.
+    get_user_model().objects.create_superuser("root", password=PASSWORD)
+    browser.delete_all_cookies()
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "root")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+    browser.get(f"{base}/namespaces/")
+    assert browser.current_url == f"{base}/admin/", browser.current_url

@@ -20,10 +20,10 @@ from functools import cache, wraps
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.module_loading import import_string
 
-from gitloom.core.errors import GitLoomError
+from gitloom.core.errors import GitLoomError, NoAccount
 
 # The URL prefix of a namespace's pages, shared by the apps that have some.
 NAMESPACE_PAGES = "namespaces/<str:name>/"
@@ -41,12 +41,19 @@ TITLES = {
 
 
 def error_page(
-    request: HttpRequest, *, error: GitLoomError, back_url: str = "", back_label: str = ""
+    request: HttpRequest,
+    *,
+    error: GitLoomError,
+    back_url: str = "",
+    back_label: str = "",
+    without_account: bool = False,
 ) -> HttpResponse:
-    """A GitLoomError as a page: its message for a person, its status for the browser."""
+    """A GitLoomError as a page: its message for a person, its status for the browser.
+    ``without_account``: the person has no account, so no link to the account's pages
+    (they would answer this page again); log out and sign up instead."""
     title = TITLES.get(error.status, "Something went wrong" if error.status >= 500 else "Error")
     context = {"title": title, "message": error.message, "code": error.code}
-    context.update(back_url=back_url, back_label=back_label)
+    context.update(back_url=back_url, back_label=back_label, without_account=without_account)
     return render(request, "error.html", context, status=error.status)
 
 
@@ -67,6 +74,13 @@ def dashboard_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         try:
             account = _account_for()(user=request.user)
+        except NoAccount as exc:
+            if request.user.is_staff:
+                # An operator (createsuperuser) belongs to no account: their page is
+                # the admin, where accounts and their members are managed.
+                return redirect("admin:index")
+            return error_page(request, error=exc, without_account=True)
+        try:
             return view(request, *args, account=account, **kwargs)
         except GitLoomError as exc:
             return error_page(request, error=exc)

@@ -87,12 +87,17 @@ class NotAuthenticated(GitLoomError):
     code, status, message = (
         "not_authenticated",
         401,
-        "Authentication credentials were not provided.",
+        "No credentials: send an API key as `Authorization: Bearer glk_...`, or sign in "
+        "to the dashboard.",
     )
 
 
 class AuthenticationFailed(GitLoomError):
-    code, status, message = "authentication_failed", 401, "Invalid or revoked API key."
+    code, status, message = (
+        "authentication_failed",
+        401,
+        "That API key is not valid: it is wrong, revoked, or its account is closed.",
+    )
 
 
 class PermissionDenied(GitLoomError):

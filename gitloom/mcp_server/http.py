@@ -84,7 +84,12 @@ class KeyGate:
             )
             return
         if not accepted:
-            await _error(send, 401, "authentication_failed", "Invalid or revoked API key.")
+            await _error(
+                send,
+                401,
+                "authentication_failed",
+                "That API key is not valid: it is wrong, revoked, or its account is closed.",
+            )
             return
         await self.app(scope, receive, send)
 

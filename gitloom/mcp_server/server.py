@@ -9,7 +9,7 @@ tool error whose text starts with the API's error code (``namespace_not_found: .
 from __future__ import annotations
 
 import contextlib
-import re
+import dataclasses
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -24,11 +24,12 @@ from gitloom_client import (
     models,
 )
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gitloom.core.throttle import forwarded_client_header, peer_address
+from memories.conversation_text import conversation_messages
 
 DEFAULT_NAMESPACE = "default"
 API_TIMEOUT = 30.0
@@ -81,33 +82,117 @@ class MessageIn(BaseModel):
     )
 
 
+class CompactHit(BaseModel):
+    """One search result with what an agent reasons with; ``detail="full"`` gives cues,
+    arm ranks, sources and the other header fields too."""
+
+    path: str
+    content: str
+    score: float
+    tier: str
+    tags: list[str]
+    updated: str | None = Field(None, description="when the memory was last written (UTC)")
+    found_by: list[str] = Field(description="the arms that found it: lexical, semantic, graph")
+    graph_only: bool = Field(
+        False, description="true: only linked to a hit, it did not itself match the query"
+    )
+    related: list[str] = Field(default_factory=list, description="'type: path' of its links")
+
+
+class FullHit(BaseModel):
+    """One search result as the API gives it: every header field and each arm's rank,
+    score and matching cue."""
+
+    path: str
+    content: str
+    score: float
+    tier: str
+    tags: list[str]
+    cues: list[str]
+    created: str | None
+    updated: str | None
+    confidence: float | None
+    sources: list[str]
+    related: list[dict[str, str]]
+    graph_only: bool
+    arms: dict[str, Any]
+
+
+class SearchAnswer(BaseModel):
+    tenant: str
+    namespace: str
+    commit: str | None
+    as_of: dict[str, str] | None = Field(
+        None, description="the past commit read (commit, time, said, by); null for now"
+    )
+    results: list[FullHit | CompactHit]
+    # With detail="full" only (null otherwise):
+    indexed_commit: str | None = None
+    took_ms: float | None = None
+
+
+def _when(value) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def search_answer(found: models.Retrieval, *, full: bool) -> SearchAnswer:
+    """The tool's answer: compact results, or with ``full`` the API's whole result."""
+    as_of = None
+    if found.as_of:
+        as_of = {
+            "commit": found.as_of.commit,
+            "time": _when(found.as_of.time) or "",
+            "said": _when(found.as_of.said) or "",
+            "by": found.as_of.by,
+        }
+    results: list[FullHit | CompactHit] = []
+    for hit in found.results:
+        if full:
+            results.append(
+                FullHit(
+                    path=hit.path,
+                    content=hit.content,
+                    score=hit.score,
+                    tier=hit.tier,
+                    tags=hit.tags,
+                    cues=hit.cues,
+                    created=_when(hit.created),
+                    updated=_when(hit.updated),
+                    confidence=hit.confidence,
+                    sources=hit.sources,
+                    related=[{"type": link.type, "path": link.path} for link in hit.related],
+                    graph_only=hit.graph_only,
+                    arms=dataclasses.asdict(hit.arms),
+                )
+            )
+            continue
+        results.append(
+            CompactHit(
+                path=hit.path,
+                content=hit.content,
+                score=round(hit.score, 4),
+                tier=hit.tier,
+                tags=hit.tags,
+                updated=_when(hit.updated),
+                found_by=hit.arms.names,
+                graph_only=hit.graph_only,
+                related=[f"{link.type}: {link.path}" for link in hit.related],
+            )
+        )
+    return SearchAnswer(
+        tenant=found.tenant,
+        namespace=found.namespace,
+        commit=found.commit,
+        as_of=as_of,
+        results=results,
+        indexed_commit=found.indexed_commit if full else None,
+        took_ms=found.took_ms if full else None,
+    )
+
+
 @dataclass(frozen=True)
 class NamespaceList:
     namespaces: list[models.Namespace]
-
-
-_ROLE_LINE = re.compile(r"^\s*(user|assistant|system|tool|human|ai)\s*:\s?(.*)$", re.IGNORECASE)
-_ROLE_ALIASES = {"human": "user", "ai": "assistant"}
-
-
-def conversation_messages(conversation: str) -> list[dict[str, str]]:
-    """A transcript typed as text: lines that start with ``user:``, ``assistant:``,
-    ``system:`` or ``tool:`` (``human:``/``ai:`` too) begin a message and the lines after
-    them continue it; text before the first such line, or a text with none, is one
-    user message."""
-    messages: list[dict[str, str]] = []
-    for line in conversation.splitlines():
-        match = _ROLE_LINE.match(line)
-        if match:
-            role = match.group(1).lower()
-            messages.append({"role": _ROLE_ALIASES.get(role, role), "content": match.group(2)})
-        elif messages:
-            messages[-1]["content"] += "\n" + line
-        elif line.strip():
-            messages.append({"role": "user", "content": line})
-    for message in messages:
-        message["content"] = message["content"].strip()
-    return [message for message in messages if message["content"]]
 
 
 @contextlib.contextmanager
@@ -130,9 +215,27 @@ _HINTS = {
     "memory_not_found": " See list_memories or search for the paths that exist.",
     "commit_not_in_history": " Call changes_since without `since` for a full listing.",
     "commit_purged": " Call changes_since without `since` for a full listing.",
-    "not_authenticated": " Give the GitLoom API key as `Authorization: Bearer <key>`.",
-    "authentication_failed": " The API key is wrong or revoked.",
+    "not_authenticated": " Over stdio the key is GITLOOM_API_KEY.",
+    "authentication_failed": " Over stdio the key is GITLOOM_API_KEY; keys are made and "
+    "revoked in the dashboard.",
 }
+
+
+class CodeFirstServer(MCPServer):
+    """An MCP server whose tool errors start with their code, as the README promises:
+    the SDK writes ``Error executing tool <name>: `` before every ``ToolError``; an
+    argument the schema refuses is ``invalid: ...``. A crash stays the SDK's own."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            text = str(exc).removeprefix(f"Error executing tool {name}: ")
+            if isinstance(exc.__cause__, ValidationError):
+                text = f"invalid: {text}"
+            raise ToolError(text) from exc.__cause__
 
 
 def revert_conflict_text(exc: ConflictError) -> str:
@@ -145,9 +248,7 @@ def revert_conflict_text(exc: ConflictError) -> str:
             for c in conflict.get("commits") or []
         )
         lines.append(f"- {conflict['path']}: {conflict['now']} since, by {by}")
-    if exc.details.get("revertible"):
-        lines.append("Pass force: true to revert the other files and leave these as they are.")
-    return "\n".join(lines)
+    return "\n".join(lines)  # the message already ends with what to do (force included)
 
 
 class Backend:
@@ -227,7 +328,7 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
         finally:
             await backend.aclose()
 
-    mcp = MCPServer(
+    mcp = CodeFirstServer(
         "gitloom",
         title="GitLoom memory",
         instructions=INSTRUCTIONS,
@@ -352,7 +453,10 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
                 ge=-1,
                 le=1,
                 description="Drop meaning matches whose cue is less similar than this "
-                "(cosine; e.g. 0.35), so an unrelated question can come back empty",
+                "(cosine; e.g. 0.35), so an unrelated question can come back empty. It "
+                "filters the meaning arm only: a memory whose words match the query (a "
+                "name, a number) is still returned by the exact-words arm, however far "
+                "its meaning, so it does not empty the results when a word matches",
             ),
         ] = None,
         as_of: Annotated[
@@ -364,13 +468,30 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
                 "2026-07-31T09:12:00Z (the last commit made by then). Default: now",
             ),
         ] = None,
-    ) -> models.Retrieval:
+        as_of_by: Annotated[
+            Literal["stored", "said"],
+            Field(
+                description="What a time in as_of means: 'stored' (when a commit was made) "
+                "or 'said' (when its conversation was said, from the messages' timestamps), "
+                "to search a backfilled history as the assistant knew it then",
+            ),
+        ] = "stored",
+        detail: Annotated[
+            Literal["compact", "full"],
+            Field(
+                description="'compact' (default): path, content, score, tier, tags, "
+                "updated, which arms found it and its links. 'full': every header field, "
+                "cues, and each arm's rank, score and matching cue",
+            ),
+        ] = "compact",
+    ) -> SearchAnswer:
         """Find the memories that best answer a query: exact words (BM25), meaning (cue
         vectors) and one hop along links between memories, fused. Results are evidence,
-        best first; `score` only orders them within this answer. With `as_of`, what the
-        memory held then (as_of in the answer names the commit read)."""
+        best first; `score` only orders them within this answer. Compact by default;
+        `detail="full"` for cues, arm ranks and every header field. With `as_of`, what
+        the memory held then (as_of in the answer names the commit read)."""
         with api_errors():
-            return await backend.client(ctx).retrieve(
+            found = await backend.client(ctx).retrieve(
                 query,
                 namespace=namespace,
                 limit=limit,
@@ -378,7 +499,9 @@ def build_server(*, api_url: str, api_key: str | None = None) -> tuple[MCPServer
                 tag=tag,
                 min_similarity=min_similarity,
                 as_of=as_of,
+                as_of_by=as_of_by if as_of is not None else None,
             )
+        return search_answer(found, full=detail == "full")
 
     @mcp.tool(title="List memories", annotations=_read_only())
     async def list_memories(

@@ -126,6 +126,7 @@ BLAME_EXAMPLE = {
         {
             "commit": COMMIT,
             "time": "2026-08-02T18:40:11Z",
+            "said": "2026-08-02T18:39:58Z",
             "message": f"Ingest job {BLAME_JOB}: 0 new, 1 rewritten (offline extractor)",
             "action": "ingest",
             "trailers": {
@@ -157,6 +158,7 @@ BLAME_EXAMPLE = {
         {
             "commit": "1c2b3a4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
             "time": "2026-07-31T09:12:01Z",
+            "said": "2026-07-31T09:12:01Z",
             "message": "Import 1 memory files",
             "action": "import",
             "trailers": {"Gitloom-Action": "import", "Gitloom-Import": "tar"},
@@ -204,6 +206,7 @@ HISTORY_EXAMPLE = {
         {
             "commit": COMMIT,
             "time": "2026-07-31T09:12:01Z",
+            "said": "2026-07-31T09:12:00Z",
             "message": "Ingest job 5d0c0a56-7a4e-4c53-9d8e-2f1b3c4d5e6f: "
             "1 new, 0 rewritten (offline extractor)",
             "trailers": {

@@ -172,11 +172,19 @@ class MemoryDetailApi(NamespaceScopedApi):
         parameters=[PATH_PARAM, NAMESPACE_PARAM],
         responses={200: MemoryForgottenSerializer},
         examples=[
-            OpenApiExample("forgotten", value={"path": PATH, "deleted": True, "commit": COMMIT})
+            OpenApiExample(
+                "forgotten",
+                value={"path": PATH, "deleted": True, "commit": COMMIT, "unlinked": []},
+            )
         ],
     )
     @raises(InvalidPath, MemoryNotFound, *WRITE_ERRORS)
     def delete(self, request, path: str, namespace):
         result = memory_delete(namespace=namespace, path=path)
-        forgotten = {"path": path, "deleted": True, "commit": result.commit}
+        forgotten = {
+            "path": path,
+            "deleted": True,
+            "commit": result.commit,
+            "unlinked": result.modified,
+        }
         return Response(MemoryForgottenSerializer(forgotten).data)

@@ -67,6 +67,11 @@ class MemoryForgottenSerializer(serializers.Serializer):
     path = serializers.CharField()
     deleted = serializers.BooleanField()
     commit = serializers.CharField(help_text="the commit that removed the file")
+    unlinked = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the other memories that commit rewrote: their `related` links to the "
+        "forgotten memory are dropped",
+    )
 
     class Meta:
         ref_name = "MemoryForgotten"
@@ -75,6 +80,10 @@ class MemoryForgottenSerializer(serializers.Serializer):
 class VersionSerializer(serializers.Serializer):
     commit = serializers.CharField()
     time = serializers.DateTimeField()
+    said = serializers.DateTimeField(
+        help_text="when what the commit records was said (its git author date: a job's "
+        "latest message timestamp); `time` is when it was stored"
+    )
     message = serializers.CharField()
     trailers = serializers.DictField(child=serializers.CharField())
     change = serializers.ChoiceField(choices=["add", "modify", "delete"], source="kind")
@@ -162,6 +171,20 @@ class JobErrorField(serializers.Field):
         return {"code": job.error_code, "message": job.error_message}
 
 
+class NoSessionIsNull(serializers.CharField):
+    """A session id as the API spells it everywhere: the id, or null when there is none
+    (stored as "" on the job; older commits' trailer said "-")."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_null=True, read_only=True, **kwargs)
+
+    def to_representation(self, value):
+        return value if value and value != "-" else None
+
+    def get_attribute(self, instance):
+        return super().get_attribute(instance) or None
+
+
 class JobSerializer(serializers.Serializer):
     class Meta:
         ref_name = "Job"
@@ -169,7 +192,7 @@ class JobSerializer(serializers.Serializer):
     id = serializers.UUIDField(source="public_id")
     namespace = serializers.CharField(source="namespace.name")
     status = serializers.ChoiceField(choices=Job.Status.values)
-    session_id = serializers.CharField(allow_blank=True)
+    session_id = NoSessionIsNull(help_text="the transcript's `session_id`; null without one")
     created = serializers.DateTimeField()
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
@@ -265,7 +288,7 @@ class SourceMessageSerializer(serializers.Serializer):
         "properties": {
             "id": {"type": "string", "format": "uuid"},
             "status": {"type": "string", "enum": Job.Status.values},
-            "session_id": {"type": "string"},
+            "session_id": {"type": "string", "nullable": True},
             "created": {"type": "string", "format": "date-time"},
         },
         "required": ["id", "status", "session_id", "created"],
@@ -285,7 +308,7 @@ class BlameJobField(serializers.Field):
         return {
             "id": str(job.public_id),
             "status": job.status,
-            "session_id": job.session_id,
+            "session_id": job.session_id or None,
             "created": serializers.DateTimeField().to_representation(job.created),
         }
 
@@ -293,6 +316,10 @@ class BlameJobField(serializers.Field):
 class BlameCommitSerializer(serializers.Serializer):
     commit = serializers.CharField()
     time = serializers.DateTimeField()
+    said = serializers.DateTimeField(
+        help_text="when what the commit records was said (its git author date: a job's "
+        "latest message timestamp); `time` is when it was stored"
+    )
     message = serializers.CharField()
     action = serializers.CharField(
         help_text="`ingest` (a job of this namespace), else the `Gitloom-Action` trailer "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from datetime import datetime
 
 from dulwich.objects import Tree
 
@@ -106,8 +107,12 @@ def repository_commit(
     message: str,
     trailers: Mapping[str, str] | None = None,
     author: str = DEFAULT_AUTHOR,
+    said: datetime | None = None,
 ) -> CommitResult:
     """Apply a change to the head and commit it; retried until it lands.
+
+    ``said``: when what the change records was said (the author date; default now, and
+    never later than the commit date).
 
     ``apply`` receives the current snapshot and returns ``{path: bytes}`` to write
     files and ``{path: None}`` to delete them.  It may be called more than once (each
@@ -135,7 +140,11 @@ def repository_commit(
         if not changes.paths:
             return unchanged(head, attempts=attempt)
         commit = make_commit(
-            tree=new_tree, parents=[parent.id], message=full_message, author=author_bytes
+            tree=new_tree,
+            parents=[parent.id],
+            message=full_message,
+            author=author_bytes,
+            said=None if said is None else int(said.timestamp()),
         )
         objects.new[commit.id] = commit
         pack = build_pack(objects.new.values())

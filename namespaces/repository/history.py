@@ -85,6 +85,7 @@ def repository_log(
             time=datetime.fromtimestamp(commit.commit_time, tz=UTC),
             message=text,
             trailers=trailers,
+            said=datetime.fromtimestamp(commit.author_time, tz=UTC),
         )
         count += 1
         sha = commit.parents[0] if commit.parents else None
@@ -126,6 +127,7 @@ def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> 
                     kind=kind,
                     blob=blob.decode() if blob else None,
                     diff_text=diff,
+                    said=datetime.fromtimestamp(commit.author_time, tz=UTC),
                 )
             )
             if limit is not None and len(versions) >= limit:
@@ -163,6 +165,7 @@ def _blame_commit(commit: Commit, blob: bytes, content: bytes) -> BlameCommit:
         trailers=trailers,
         blob=blob.decode(),
         content=content,
+        said=datetime.fromtimestamp(commit.author_time, tz=UTC),
     )
 
 

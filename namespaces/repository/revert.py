@@ -65,6 +65,7 @@ def _entry(sha: bytes, commit) -> LogEntry:
         time=datetime.fromtimestamp(commit.commit_time, tz=UTC),
         message=text,
         trailers=trailers,
+        said=datetime.fromtimestamp(commit.author_time, tz=UTC),
     )
 
 

@@ -88,12 +88,14 @@ class Snapshot:
         """The snapshot of another commit of the same repository (the same objects)."""
         return snapshot_at(self._objects, check_sha(commit))[0]
 
-    def first_parents(self, *, stop: str | None = None) -> tuple[list[tuple[str, datetime]], bool]:
+    def first_parents(
+        self, *, stop: str | None = None
+    ) -> tuple[list[tuple[str, datetime, datetime]], bool]:
         """This snapshot's commit and its first-parent ancestors, oldest first, as
-        ``(commit, commit time)``, back to ``stop`` (excluded) or to the root commit.
+        ``(commit, commit time, author time)``, back to ``stop`` (excluded) or to the root commit.
         The flag says whether ``stop`` was met: False means it is not an ancestor
         (or ``stop`` is None), and the list then runs from the root."""
-        chain: list[tuple[str, datetime]] = []
+        chain: list[tuple[str, datetime, datetime]] = []
         sha = self.commit.encode() if self.commit else None
         stop_bytes = stop.encode() if stop else None
         while sha is not None:
@@ -101,7 +103,13 @@ class Snapshot:
                 chain.reverse()
                 return chain, True
             commit = self._objects.commit(sha)
-            chain.append((sha.decode(), datetime.fromtimestamp(commit.commit_time, tz=UTC)))
+            chain.append(
+                (
+                    sha.decode(),
+                    datetime.fromtimestamp(commit.commit_time, tz=UTC),
+                    datetime.fromtimestamp(commit.author_time, tz=UTC),
+                )
+            )
             sha = commit.parents[0] if commit.parents else None
         chain.reverse()
         return chain, False

@@ -123,13 +123,23 @@ def write_tree(
 
 
 def make_commit(
-    *, tree: bytes, parents: list[bytes], message: str, author: bytes, when: int | None = None
+    *,
+    tree: bytes,
+    parents: list[bytes],
+    message: str,
+    author: bytes,
+    when: int | None = None,
+    said: int | None = None,
 ) -> Commit:
+    """A commit made ``when`` (default now). Its author date is ``said``, when the change
+    was said (a job's conversation), else the same: git's two times per commit are
+    GitLoom's two clocks, when a thing was said and when it was stored."""
     commit = Commit()
     commit.tree = tree
     commit.parents = parents
     commit.author = commit.committer = author
-    commit.author_time = commit.commit_time = int(time.time()) if when is None else when
+    commit.commit_time = int(time.time()) if when is None else when
+    commit.author_time = commit.commit_time if said is None else min(said, commit.commit_time)
     commit.author_timezone = commit.commit_timezone = 0
     commit.message = message.encode("utf-8")
     return commit

@@ -80,6 +80,7 @@ class LogEntry:
     time: datetime
     message: str
     trailers: dict[str, str]
+    said: datetime | None = None  # the author date: when it was said (None: as ``time``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +95,7 @@ class Version:
     kind: Literal["add", "modify", "delete"]
     blob: str | None
     diff_text: str
+    said: datetime | None = None  # the author date: when it was said (None: as ``time``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +110,7 @@ class BlameCommit:
     trailers: dict[str, str]
     blob: str
     content: bytes
+    said: datetime | None = None  # the author date: when it was said (None: as ``time``)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -197,3 +197,20 @@ def test_signup_and_login_without_the_csrf_token_are_refused(person):
     assert client.post("/signup/", body).status_code == 403
     assert client.post("/login/", {"username": "pat", "password": PASSWORD}).status_code == 403
     assert not Account.objects.filter(id="x-co").exists()
+
+
+def test_a_person_without_an_account_is_told_what_to_do_and_an_operator_gets_the_admin(db):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    users = get_user_model().objects
+    loner, operator = Client(), Client()
+    loner.force_login(users.create_user("loner", password="correct-horse-42"))
+    page = loner.get("/namespaces/")
+    assert page.status_code == 403 and "belongs to no active account" in page.text
+    # No links back to the account's own pages, which would answer this again.
+    assert 'href="/namespaces/"' not in page.text.split("<main", 1)[1]
+    assert "Log out" in page.text and "sign up" in page.text
+    operator.force_login(users.create_superuser("root", password="correct-horse-42"))
+    sent = operator.get("/namespaces/")
+    assert sent.status_code == 302 and sent["Location"] == "/admin/"

@@ -29,3 +29,26 @@ def test_deactivated_account_keys_stop_working(api, account):
     account.is_active = False
     account.save()
     assert api.get("/v1/whoami").status_code == 401
+
+
+def test_every_refusal_says_what_is_expected_once(anon, api):
+    """A newcomer's first tries: no header, the key without `Bearer`, a wrong key. Each
+    is a 401 whose message says what to send, without saying the same thing twice."""
+    missing = anon.get("/v1/whoami").json()["error"]
+    assert "Authorization: Bearer glk_" in missing["message"]
+
+    anon.credentials(HTTP_AUTHORIZATION=api.secret)  # the key alone
+    bare = anon.get("/v1/whoami")
+    assert bare.status_code == 401 and bare["WWW-Authenticate"].startswith("Bearer")
+    error = bare.json()["error"]
+    assert error["code"] == "not_authenticated"
+    assert "without its scheme" in error["message"] and "Bearer glk_" in error["message"]
+
+    anon.credentials(HTTP_AUTHORIZATION="Bearer glk_not-a-real-key")
+    wrong = anon.get("/v1/whoami").json()["error"]
+    sentences = [part.strip() for part in wrong["message"].replace(":", ".").split(".") if part]
+    assert len(sentences) == len(set(sentences)), wrong
+    assert "revoked" in wrong["message"] and wrong["message"].count("revoked") == 1
+
+    anon.credentials(HTTP_AUTHORIZATION="Basic dXNlcjpwdw==")  # a proxy's: not refused as a key
+    assert anon.get("/v1/whoami").json()["error"]["code"] == "not_authenticated"

@@ -30,6 +30,28 @@ CONVERSATION = [
 ]
 
 
+def backfill(days_ago: int, content: str, message_id: str) -> list[dict]:
+    """One user message said ``days_ago`` days back (at 10:00 UTC), as a backfill of an
+    old conversation would post it."""
+    from datetime import UTC, datetime, timedelta
+
+    when = (datetime.now(UTC) - timedelta(days=days_ago)).replace(
+        hour=10, minute=0, second=0, microsecond=0
+    )
+    stamp = when.isoformat().replace("+00:00", "Z")
+    return [{"role": "user", "content": content, "id": message_id, "timestamp": stamp}]
+
+
+def days_ago(days: int) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    return (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
+
+
+BACKFILL_CAMERA = "I bought a Sony A7III camera from Fotocentre in Bengaluru."
+BACKFILL_DOG = "I adopted a beagle named Biscuit from the shelter in Pune."
+
+
 @pytest.fixture
 def service(live_server, settings) -> str:
     """The base URL of a live API whose jobs run inline."""

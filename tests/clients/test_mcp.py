@@ -16,7 +16,15 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.clients.conftest import CONVERSATION, manage_py, subprocess_env
+from tests.clients.conftest import (
+    BACKFILL_CAMERA,
+    BACKFILL_DOG,
+    CONVERSATION,
+    backfill,
+    days_ago,
+    manage_py,
+    subprocess_env,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -168,7 +176,24 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
         found = await call(client, "search", query="which camera did I buy", namespace="user-8213")
         top = found["results"][0]
         assert top["path"] == path and "Sony A7III" in top["content"]
-        assert set(top["arms"]) == {"lexical", "semantic", "graph"}
+        # Compact by default: what an agent reasons with, no cues or arm ranks.
+        assert set(top) == {
+            "path",
+            "content",
+            "score",
+            "tier",
+            "tags",
+            "updated",
+            "found_by",
+            "graph_only",
+            "related",
+        }
+        assert set(top["found_by"]) <= {"lexical", "semantic", "graph"} and top["found_by"]
+        full = await call(
+            client, "search", query="which camera did I buy", namespace="user-8213", detail="full"
+        )
+        top = full["results"][0]
+        assert set(top["arms"]) == {"lexical", "semantic", "graph"} and top["cues"]
         assert top["arms"]["lexical"] or top["arms"]["semantic"]
         filtered = await call(
             client, "search", query="Sony A7III", namespace="user-8213", tier=["working"]
@@ -217,9 +242,9 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
             client, "search", query="camera", namespace="user-8213", as_of="last week"
         )
 
-        # The forgotten memory stands in the way of reverting the job that wrote it.
+        # The job's one memory was forgotten: there is nothing left to revert.
         text = await refused(client, "revert_job", job_id=job["id"])
-        assert "revert_conflict: " in text and f"- {path}: removed since, by " in text
+        assert text.startswith("nothing_to_revert: ") and "forgotten" in text
         later = await call(client, "remember", conversation=CHAT, namespace="user-8213", wait=True)
         reverted = await call(client, "revert_job", job_id=later["id"], namespace="user-8213")
         assert reverted["removed"] == sorted(later["result"]["created"])
@@ -310,11 +335,13 @@ def test_bad_arguments_are_clear_tool_errors(service, mcp_http, acme_key):
         robot = await refused(client, "remember", messages=[{"role": "robot", "content": "hi"}])
         assert "role" in robot
         assert "invalid_transcript" in await refused(client, "remember", conversation="   ")
-        assert "limit" in await refused(client, "search", query="camera", limit=0)
+        limit = await refused(client, "search", query="camera", limit=0)
+        assert limit.startswith("invalid: ") and "limit" in limit  # the code first, always
         assert "tier" in await refused(client, "search", query="camera", tier=["forever"])
         assert "invalid_path" in await refused(client, "read_memory", path="../../etc/passwd")
         assert "job_not_found" in await refused(client, "job_status", job_id="not-a-job")
         unknown = await refused(client, "search", query="camera", namespace="nobody")
+        assert unknown.startswith("namespace_not_found: ")
         assert unknown.count("namespace_not_found") == 1
 
     run(over_http, mcp_http, acme_key, scenario)
@@ -393,3 +420,61 @@ def test_http_counts_each_clients_failed_keys_and_answers_429_when_throttled(
         assert post(other, secret).status_code == 200
         direct = guesser.get(f"{service}/v1/whoami", headers={"Authorization": "Bearer glk_x"})
         assert direct.status_code == 429
+
+
+def test_search_as_of_when_a_backfilled_conversation_was_said(service, mcp_http, acme_key):
+    async def scenario(client: Client) -> None:
+        await call(client, "create_namespace")
+        camera = await call(
+            client, "remember", messages=backfill(30, BACKFILL_CAMERA, "old-1"), wait=True
+        )
+        await call(client, "remember", messages=backfill(10, BACKFILL_DOG, "old-2"), wait=True)
+        stored = await refused(client, "search", query="which camera", as_of=days_ago(20))
+        assert stored.startswith("as_of_before_history") and "as_of_by=said" in stored
+        then = await call(
+            client, "search", query="which camera did I buy", as_of=days_ago(20), as_of_by="said"
+        )
+        assert then["as_of"]["by"] == "said" and then["as_of"]["commit"] == camera["commit"]
+        assert "Sony A7III" in then["results"][0]["content"]
+        assert all("Biscuit" not in hit["content"] for hit in then["results"])
+
+    run(over_http, mcp_http, acme_key, scenario)
+
+
+def test_compact_search_is_a_fraction_of_the_full_answer_for_ten_results(
+    service, mcp_http, acme_key, gl
+):
+    """Ten results, compact against full, counted as the agent receives them (the whole
+    tool result: text content and structured content)."""
+    import json
+
+    gl.namespaces.create("default", exist_ok=True)
+    facts = [
+        "I bought a Sony A7III camera from Fotocentre in Bengaluru.",
+        "My sister Asha lives in Pune and teaches chemistry.",
+        "I work at Zalando in Berlin and my manager is Tom Becker.",
+        "I adopted a beagle named Biscuit from the Pune shelter.",
+        "My favourite colour is green.",
+        "I rent a flat in Tucson near the university.",
+        "I am allergic to peanuts.",
+        "I run the Berlin marathon every September.",
+        "My car is a blue 2019 Skoda Octavia.",
+        "I play the cello in a community orchestra on Thursdays.",
+        "My daughter Mira starts school in Bengaluru next June.",
+    ]
+    for number, fact in enumerate(facts):
+        gl.memories.add([{"role": "user", "content": fact, "id": f"f-{number}"}], wait=True)
+
+    async def scenario(client: Client) -> None:
+        sizes = {}
+        for detail in ("compact", "full"):
+            result = await client.call_tool(
+                "search", {"query": "what do I do in Berlin and Bengaluru", "detail": detail}
+            )
+            assert not result.is_error, result.content[0].text
+            assert len(result.structured_content["results"]) == 10
+            sizes[detail] = len(json.dumps(result.model_dump(mode="json", by_alias=True)))
+        print(f"ten results: compact {sizes['compact']} bytes, full {sizes['full']} bytes")
+        assert sizes["compact"] * 2 < sizes["full"], sizes
+
+    run(over_http, mcp_http, acme_key, scenario)

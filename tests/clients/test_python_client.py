@@ -15,7 +15,13 @@ import pytest
 import yaml
 from django.conf import settings
 
-from tests.clients.conftest import CONVERSATION
+from tests.clients.conftest import (
+    BACKFILL_CAMERA,
+    BACKFILL_DOG,
+    CONVERSATION,
+    backfill,
+    days_ago,
+)
 
 README = Path(settings.BASE_DIR) / "README.md"
 
@@ -207,12 +213,12 @@ def tour(gl) -> None:
     page = gl.namespaces.changes_page("default", since=before_forget, limit=5)
     assert page.next_cursor is None and page.commit == forgotten.commit
 
-    # Reverting a job: refused while a file it wrote was changed since (forgotten here),
+    # Reverting a job: nothing is left to revert once what it wrote was forgotten, it is
     # done in one commit otherwise, and the same answer when asked again.
-    with pytest.raises(ConflictError) as in_the_way:
+    with pytest.raises(ConflictError) as nothing_left:
         gl.jobs.revert(job)
-    assert in_the_way.value.code == "revert_conflict"
-    assert in_the_way.value.details["conflicts"][0]["path"] == path
+    assert nothing_left.value.code == "nothing_to_revert"
+    assert "forgotten" in str(nothing_left.value)
     reverted = gl.jobs.revert(second.id, namespace="default")
     assert isinstance(reverted, Revert) and not reverted.already_reverted
     assert reverted.removed == sorted(second.result.created) and reverted.skipped == []
@@ -500,3 +506,26 @@ def test_a_delete_is_not_retried_and_a_connection_failure_is_an_error():
         with pytest.raises(APIConnectionError):
             gl.whoami()
     assert calls == ["DELETE", "GET", "GET"]  # the read was tried twice, the delete once
+
+
+def test_a_backfilled_history_is_searched_as_of_when_it_was_said(gl):
+    """Two conversations from last month posted today: as of a day between them by when
+    they were said, the first is there and the second is not yet."""
+    from gitloom_client import NotFoundError
+
+    gl.namespaces.create("default", exist_ok=True)
+    camera = gl.memories.add(backfill(30, BACKFILL_CAMERA, "old-1"), wait=True)
+    dog = gl.memories.add(backfill(10, BACKFILL_DOG, "old-2"), wait=True)
+    with pytest.raises(NotFoundError) as stored:
+        gl.retrieve("which camera did I buy", as_of=days_ago(20))
+    assert stored.value.code == "as_of_before_history" and "as_of_by=said" in str(stored.value)
+
+    then = gl.retrieve("what pets do I have", as_of=days_ago(20), as_of_by="said")
+    assert then.as_of and then.as_of.by == "said" and then.as_of.commit == camera.commit
+    assert then.as_of.said and then.as_of.time and then.as_of.said < then.as_of.time
+    assert all("Biscuit" not in hit.content for hit in then.results)
+    now = gl.retrieve("what pets do I have", as_of=days_ago(5), as_of_by="said")
+    assert now.as_of and now.as_of.commit == dog.commit
+    assert "Biscuit" in now.results[0].content
+    version = gl.memories.history(dog.result.created[0]).versions[0]
+    assert version.said and version.time and (version.time - version.said).days >= 9

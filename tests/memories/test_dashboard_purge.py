@@ -68,31 +68,33 @@ def test_a_forgotten_memory_is_purged_from_its_history_page(page_client, notes):
     assert page_client.get(f"/namespaces/notes/history/{TRIP}").status_code == 404
 
 
-def test_the_data_page_purges_a_text_typed_twice(page_client, notes):
-    page = page_client.get("/namespaces/notes/data/")
-    assert "Purge everything about" in page.text
-    url = "/namespaces/notes/data/purge/"
-    mismatch = csrf_post(
-        page_client, url, {"match": "Lisbon", "confirm": "lisbon!"}, page=url.rsplit("purge/", 1)[0]
-    )
+def test_the_purge_tab_purges_a_text_typed_twice(page_client, notes):
+    """Purging has its own tab: it is not an export or an import (issue 29)."""
+    data = page_client.get("/namespaces/notes/data/").text
+    assert "Purge everything about" not in data and 'href="/namespaces/notes/purge/"' in data
+    url = "/namespaces/notes/purge/"
+    page = page_client.get(url)
+    assert page.status_code == 200 and "Purge everything about" in page.text
+    assert '<a href="/namespaces/notes/purge/" aria-current="page">Purge</a>' in page.text
+    mismatch = csrf_post(page_client, url, {"match": "Lisbon", "confirm": "lisbon!"})
     assert mismatch.status_code == 400 and "Type the same text exactly" in mismatch.text
-    short = csrf_post(
-        page_client, url, {"match": "ab", "confirm": "ab"}, page="/namespaces/notes/data/"
-    )
+    short = csrf_post(page_client, url, {"match": "ab", "confirm": "ab"})
     assert short.status_code == 400 and "3 to 200 characters" in short.text
     assert TRIP in paths(notes)
 
-    done = csrf_post(
-        page_client, url, {"match": "Lisbon", "confirm": "Lisbon"}, page="/namespaces/notes/data/"
-    )
-    assert done.status_code == 302 and done["Location"] == "/namespaces/notes/data/"
-    assert "Purged 1 version(s) of 1 file(s)" in page_client.get("/namespaces/notes/data/").text
+    done = csrf_post(page_client, url, {"match": "Lisbon", "confirm": "Lisbon"})
+    assert done.status_code == 302 and done["Location"] == url
+    assert "Purged 1 version(s) of 1 file(s)" in page_client.get(url).text
     assert paths(notes) == {CAMERA, LENS}
+    # The form's old address still works.
     nothing = csrf_post(
-        page_client, url, {"match": "Lisbon", "confirm": "Lisbon"}, page="/namespaces/notes/data/"
+        page_client,
+        "/namespaces/notes/data/purge/",
+        {"match": "Lisbon", "confirm": "Lisbon"},
+        page=url,
     )
     assert nothing.status_code == 302
-    assert "nothing changed" in page_client.get("/namespaces/notes/data/").text
+    assert "nothing changed" in page_client.get(url).text
 
 
 def test_another_accounts_namespace_cannot_be_purged(page_client, other_person):

@@ -216,3 +216,18 @@ def test_rerun_after_a_crash_finds_its_commit_and_does_not_apply_twice(api, ns, 
         if e.trailers.get("Gitloom-Job") == str(job.public_id)
     ]
     assert len(mine) == 1
+
+
+def test_no_session_is_null_everywhere_a_session_is_shown(api, ns, run_inline):
+    """One spelling of "no session": null in the job, in blame (and blame's job), and no
+    Gitloom-Session trailer in the commit, rather than "", null and "-" in turn."""
+    body = {"messages": [{"role": "user", "content": "I rent a flat in Tucson."}]}
+    job = api.get(f"/v1/jobs/{run_inline(api, body).json()['job']['id']}").json()["job"]
+    assert job["status"] == "done" and job["session_id"] is None
+    path = job["result"]["created"][0]
+    version = api.get(f"/v1/memories/{path}/history").json()["versions"][0]
+    assert "Gitloom-Session" not in version["trailers"]
+    origin = api.get(f"/v1/memories/{path}/blame").json()["commits"][0]
+    assert origin["session_id"] is None and origin["job"]["session_id"] is None
+    listed = api.get("/v1/jobs?namespace=default").json()["jobs"][0]
+    assert listed["session_id"] is None

@@ -222,19 +222,80 @@ def test_a_file_changed_since_is_a_conflict_with_nothing_written_and_force_rever
     assert revert(api, fix["id"]).json()["restored"] == [biscuit]
 
 
-def test_a_file_removed_since_is_in_the_way_and_force_cannot_revert_nothing(api, ingest):
+def test_a_job_whose_memories_were_all_forgotten_has_nothing_left_to_revert(api, ingest):
     job = ingest(CAMERA)
     (camera,) = job["result"]["created"]
     forgot = api.delete(f"/v1/memories/{camera}").json()["commit"]
     for body in ({}, {"force": True}):
         refused = revert(api, job["id"], **body)
         assert refused.status_code == 409, refused.json()
-        conflict = refused.json()["error"]["details"]["conflicts"][0]
-        assert conflict["now"] == "removed" and conflict["path"] == camera
-        assert [(c["commit"], c["action"], c["job"]) for c in conflict["commits"]] == [
-            (forgot, "forget", None)
-        ]
+        error = refused.json()["error"]
+        assert error["code"] == "nothing_to_revert"
+        assert "forgotten" in error["message"]
     assert head(api) == forgot
+
+
+def test_a_forget_does_not_block_reverting_an_earlier_job_and_its_dropped_links_are_shown(
+    api, ingest, client, account
+):
+    """The issue's newcomer: colour and dog, a correction of the colour, the dog
+    forgotten (which drops the colour memory's link to it), then the correction
+    reverted. The forget's link drop is seen through: the colour memory goes back to
+    green, without the link to the forgotten dog. The forget's page said beforehand
+    which memory it would touch, and its answer says which it did."""
+    from django.contrib.auth import get_user_model
+
+    from accounts.models import Membership
+
+    first = ingest("My favourite colour is green and I have a dog named Biscuit.")
+    colour = next(p for p in first["result"]["created"] if "colour" in p or "color" in p)
+    dog = next(p for p in first["result"]["created"] if "biscuit" in p or "dog" in p)
+    body = api.get(f"/v1/memories/{colour}").json()
+    assert dog in [link["path"] for link in body["related"]], body  # they were linked
+    fix = ingest("Actually my favourite colour is blue now.")
+    assert fix["result"]["rewritten"] == [colour], fix
+
+    user = get_user_model().objects.create_user("newcomer", password="pw-123456789")
+    Membership.objects.create(user=user, account=account)
+    client.force_login(user)
+    page = client.get(f"/namespaces/default/forget/{dog}")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert colour in text and "link" in text  # it names the memory it will touch
+
+    forgotten = api.delete(f"/v1/memories/{dog}").json()
+    assert forgotten["unlinked"] == [colour]
+
+    response = revert(api, fix["id"])
+    assert response.status_code == 201, response.json()
+    assert response.json()["restored"] == [colour] and response.json()["skipped"] == []
+    restored = api.get(f"/v1/memories/{colour}").json()
+    assert "green" in restored["body"] and "blue" not in restored["body"]
+    assert restored["related"] == []  # the forgotten dog stays forgotten, and unlinked
+    assert dog not in paths(api)
+
+    # Reverting the first job now: its dog is already gone, its colour is removed.
+    preview = client.get(f"/namespaces/default/jobs/{first['id']}/revert/")
+    assert preview.status_code == 200 and "It will remove" in preview.text
+    assert colour in preview.text and "Reverting now would write nothing" not in preview.text
+    assert revert(api, first["id"]).json()["removed"] == [colour]
+    # A job with nothing left to undo is said so on its page, not offered a button.
+    again = client.get(f"/namespaces/default/jobs/{fix['id']}/revert/", follow=True)
+    assert "already reverted" in again.text
+
+
+def test_every_conflict_names_what_to_do(api, ingest):
+    first = ingest(DOG, WORK)
+    biscuit = next(p for p in first["result"]["created"] if "biscuit" in p)
+    fix = ingest(DOG_FIX)
+    message = revert(api, first["id"]).json()["error"]["message"]
+    assert f"revert the later job {fix['id']} first" in message
+    assert "send force to revert the other" in message
+    # A rewrite forgotten since: a revert would bring it back, and says so.
+    api.delete(f"/v1/memories/{biscuit}")
+    refused = revert(api, fix["id"]).json()["error"]
+    assert refused["code"] == "revert_conflict"
+    assert "a forget" in refused["message"] and "leave it as it is" in refused["message"]
 
 
 def test_a_file_changed_and_changed_back_is_not_in_the_way(api, ingest):
@@ -391,8 +452,11 @@ def test_the_job_page_reverts_after_asking_and_shows_what_is_in_the_way(api, ing
     assert f'href="{url}revert/"' in detail.text and "Revert this job" in detail.text
     assert "revert/" not in page.get(f"/namespaces/default/jobs/{quiet['id']}/").text
 
-    asked = page.get(url + "revert/")  # asks first; nothing written
-    assert asked.status_code == 200 and "It will remove" in asked.text
+    asked = page.get(url + "revert/")  # asks first, showing what is in the way; nothing written
+    assert asked.status_code == 200 and "Reverting now would write nothing." in asked.text
+    assert biscuit in asked.text and f"revert the later job {fix['id']} first" in asked.text
+    assert page.get(f"/namespaces/default/jobs/{fix['id']}/revert/").status_code == 200
+    assert "It will restore" in page.get(f"/namespaces/default/jobs/{fix['id']}/revert/").text
     before = head(api)
     refused = page.post(url + "revert/")  # no CSRF token
     assert refused.status_code == 403 and head(api) == before

@@ -137,3 +137,11 @@ def test_a_non_string_namespace_in_a_body_is_400_not_coerced(api, path, body, na
     assert response.json()["error"]["code"] == "invalid"
     assert "namespace" in response.json()["error"]["message"]
     assert api.get("/v1/jobs?namespace=5").json()["jobs"] == []
+
+
+def test_a_new_namespace_names_its_root_commit_as_the_head_everywhere(api):
+    created = api.post("/v1/namespaces", {"name": "fresh"}, format="json").json()
+    assert len(created["head_commit"]) == 40 and created["last_write"] is None
+    assert api.get("/v1/namespaces/fresh").json()["head_commit"] == created["head_commit"]
+    # The same commit the memory listing (and so the dashboard's "Head") shows.
+    assert api.get("/v1/memories?namespace=fresh").json()["commit"] == created["head_commit"]

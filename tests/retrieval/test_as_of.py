@@ -258,7 +258,12 @@ def test_a_commit_the_index_has_not_reached_is_not_found_and_a_time_names_the_la
     _next_second()
     second = commit(notes, {LENS: None})  # straight to the repository, not indexed yet
     assert _error(api, as_of=second) == (404, "as_of_not_found")
-    assert _retrieve(api, as_of="2999-01-01")["as_of"] == {"commit": first, "time": made}
+    assert _retrieve(api, as_of="2999-01-01")["as_of"] == {
+        "commit": first,
+        "time": made,
+        "said": made,  # an import is said when it is stored
+        "by": "stored",
+    }
     after_repository_change(namespace=notes)
     assert _retrieve(api, as_of=second)["commit"] == second
     assert _retrieve(api, as_of="2999-01-01")["commit"] == second
@@ -376,3 +381,118 @@ def test_a_fused_statement_reading_a_table_the_as_of_views_do_not_cover_is_refus
     assert "retrieval_asof_document" in as_of_statement(_sql())
     with pytest.raises(RuntimeError, match="retrieval_cue"):
         as_of_statement(_sql() + "\n-- and then\nSELECT 1 FROM retrieval_cue")
+
+
+# --- as of when a thing was said (as_of_by=said) --------------------------------------
+
+
+def _said(days_ago: float, *, hour: int = 10):
+    from datetime import UTC, datetime, timedelta
+
+    day = datetime.now(UTC) - timedelta(days=days_ago)
+    return day.replace(hour=hour, minute=0, second=0, microsecond=0)
+
+
+def _backfill(api, settings, django_capture_on_commit_callbacks, when, lines: list[str]):
+    """POST /v1/memories with messages timestamped ``when`` (a minute apart), run inline."""
+    from datetime import timedelta
+
+    settings.GITLOOM_QUEUE_SYNC = True
+    messages = [
+        {
+            "role": "user",
+            "content": line,
+            "timestamp": (when + timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
+        }
+        for i, line in enumerate(lines)
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/v1/memories", {"namespace": "notes", "messages": messages}, format="json"
+        )
+    assert response.status_code == 202, response.json()
+    job = api.get(f"/v1/jobs/{response.json()['job']['id']}").json()["job"]
+    assert job["status"] == "done", job
+    return job
+
+
+def test_a_backfilled_conversation_is_searched_as_of_when_it_was_said(
+    api, notes, settings, django_capture_on_commit_callbacks
+):
+    """Conversations posted today with last month's timestamps: as of a day last month
+    by the commit's stored time there is no history yet, by when it was said there is,
+    and only what had been said by then."""
+    camera = _backfill(
+        api,
+        settings,
+        django_capture_on_commit_callbacks,
+        _said(30),
+        ["I bought a Sony A7III camera from Fotocentre in Bengaluru."],
+    )
+    dog = _backfill(
+        api,
+        settings,
+        django_capture_on_commit_callbacks,
+        _said(10),
+        ["I adopted a beagle named Biscuit from the shelter in Pune."],
+    )
+    mid_month = _said(20).isoformat()
+
+    response = api.get("/v1/retrieve", {"query": QUERY, "namespace": "notes", "as_of": mid_month})
+    assert response.status_code == 404
+    error = response.json()["error"]
+    assert error["code"] == "as_of_before_history"
+    assert "as_of_by=said" in error["message"]  # the way out is named
+
+    then = _retrieve(api, as_of=mid_month, as_of_by="said")
+    assert then["as_of"]["by"] == "said"
+    assert then["as_of"]["commit"] == then["commit"] == camera["commit"]
+    assert then["as_of"]["said"] == (_said(30)).isoformat().replace("+00:00", "Z")
+    assert then["as_of"]["time"] > then["as_of"]["said"]  # stored today
+    paths = [hit["path"] for hit in then["results"]]
+    assert paths and set(paths) <= set(camera["result"]["created"])
+    assert "Sony A7III" in then["results"][0]["content"]
+
+    later = _retrieve(api, as_of=_said(5).isoformat(), as_of_by="said")
+    assert later["as_of"]["commit"] == dog["commit"]
+    assert set(dog["result"]["created"]) <= {hit["path"] for hit in later["results"]}
+
+    before = api.get(
+        "/v1/retrieve",
+        {"query": QUERY, "namespace": "notes", "as_of": _said(40).isoformat(), "as_of_by": "said"},
+    )
+    assert before.status_code == 404
+    assert before.json()["error"]["code"] == "as_of_before_history"
+    # The namespace was made today: its first commit was said today too.
+    assert "before anything in this namespace was said" in before.json()["error"]["message"]
+
+    assert _error(api, as_of=mid_month, as_of_by="spoken") == (400, "invalid_as_of")
+
+    # History says both times: stored now, said a month back.
+    path = camera["result"]["created"][0]
+    version = api.get(f"/v1/memories/{path}/history?namespace=notes").json()["versions"][0]
+    assert version["said"] == _said(30).isoformat().replace("+00:00", "Z")
+    assert version["time"] > version["said"]
+
+
+def test_a_job_without_timestamps_was_said_when_it_was_stored(
+    api, notes, settings, django_capture_on_commit_callbacks
+):
+    settings.GITLOOM_QUEUE_SYNC = True
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/v1/memories",
+            {
+                "namespace": "notes",
+                "messages": [
+                    {"role": "user", "content": "I bought a Sony A7III camera in Bengaluru."}
+                ],
+            },
+            format="json",
+        )
+    job = api.get(f"/v1/jobs/{response.json()['job']['id']}").json()["job"]
+    path = job["result"]["created"][0]
+    version = api.get(f"/v1/memories/{path}/history?namespace=notes").json()["versions"][0]
+    assert version["said"] == version["time"]
+    now = _retrieve(api, as_of=version["time"], as_of_by="said")
+    assert now["as_of"]["commit"] == job["commit"]

@@ -409,6 +409,11 @@ export interface components {
             commit: string;
             /** Format: date-time */
             time: string;
+            /**
+             * Format: date-time
+             * @description when what the commit records was said (its git author date: a job's latest message timestamp); `time` is when it was stored
+             */
+            said: string;
             message: string;
             /** @description `ingest` (a job of this namespace), else the `Gitloom-Action` trailer (`forget`, `import`, `revert`, ...), else `other` (e.g. history from a bundle) */
             action: string;
@@ -421,7 +426,7 @@ export interface components {
                 id: string;
                 /** @enum {string} */
                 status: "queued" | "running" | "done" | "failed";
-                session_id: string;
+                session_id: string | null;
                 /** Format: date-time */
                 created: string;
             } | null;
@@ -530,7 +535,8 @@ export interface components {
             id: string;
             namespace: string;
             status: components["schemas"]["StatusEnum"];
-            session_id: string;
+            /** @description the transcript's `session_id`; null without one */
+            readonly session_id: string | null;
             /** Format: date-time */
             created: string;
             /** Format: date-time */
@@ -670,6 +676,8 @@ export interface components {
             deleted: boolean;
             /** @description the commit that removed the file */
             commit: string;
+            /** @description the other memories that commit rewrote: their `related` links to the forgotten memory are dropped */
+            unlinked: string[];
         };
         MemoryHistory: {
             path: string;
@@ -708,6 +716,11 @@ export interface components {
             commit: string;
             /** Format: date-time */
             time: string;
+            /**
+             * Format: date-time
+             * @description when what the commit records was said (its git author date: a job's latest message timestamp); `time` is when it was stored
+             */
+            said: string;
             message: string;
             trailers: {
                 [key: string]: string;
@@ -746,9 +759,12 @@ export interface components {
             name: string;
             /** Format: date-time */
             created: string;
-            /** @description the commit of the namespace's last write; empty before one */
+            /** @description the repository's head: the commit of the last write, or before any the empty root commit the namespace was created with */
             head_commit: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description when the last write landed; null before one
+             */
             last_write: string | null;
         };
         /** @description Refuses fields it does not know, so a typo is an error, not a silent no-op. */
@@ -833,9 +849,19 @@ export interface components {
                 commit: string;
                 /**
                  * Format: date-time
-                 * @description when that commit was made
+                 * @description when that commit was made (stored: its committer date)
                  */
                 time: string;
+                /**
+                 * Format: date-time
+                 * @description when what that commit records was said (its author date: a job's latest message timestamp; otherwise as `time`)
+                 */
+                said: string;
+                /**
+                 * @description which of the two times a time in `as_of` was compared with
+                 * @enum {string}
+                 */
+                by: "stored" | "said";
             } | null;
             results: components["schemas"]["Result"][];
         };
@@ -4104,6 +4130,8 @@ export interface operations {
                 arms?: string;
                 /** @description read the namespace as it was at a past commit: a commit id (7-40 hex digits, a unique prefix) or an ISO-8601 time (the last commit made at or before it; UTC when it has no offset). The same query and commit always give the same results: BM25 statistics are that commit's, the semantic arm is exact and ageing counts to the commit's time. Default: the head */
                 as_of?: string;
+                /** @description which time of a commit a time in `as_of` is compared with: `stored` (default; when it was committed) or `said` (when its conversation was said: a job's commit carries its latest message timestamp), so a backfilled conversation is searched as of when it was said. Ignored for a commit id */
+                as_of_by?: "said" | "stored";
                 /** @description 1-100, default 10 */
                 limit?: number;
                 /** @description the semantic arm's relevance floor, a cosine similarity in -1..1: a memory no cue of which is at least this similar to the query is not found by the semantic arm (nor followed by the graph arm); default none */

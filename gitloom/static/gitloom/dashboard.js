@@ -42,7 +42,28 @@
     sync();
   }
 
+  // A job still queued or running: fetch its page again every second and swap the part
+  // that changes, until the job is done or failed (without JS, a <noscript> refresh).
+  function followJob(live) {
+    function poll() {
+      fetch(window.location.href, { credentials: "same-origin" }).then(function (response) {
+        return response.text();
+      }).then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("job-live");
+        if (!fresh) { return; }
+        live.innerHTML = fresh.innerHTML;
+        if (fresh.hasAttribute("data-live-until-done")) {
+          window.setTimeout(poll, 1000);
+        } else {
+          live.removeAttribute("data-live-until-done");
+        }
+      }, function () { window.setTimeout(poll, 3000); });
+    }
+    window.setTimeout(poll, 700);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-live-until-done]").forEach(followJob);
     document.querySelectorAll("[data-copy-target]").forEach(setupCopy);
     document.querySelectorAll("[data-confirm-value]").forEach(setupConfirm);
   });

@@ -73,6 +73,7 @@ class AsyncGitLoom:
         arms: Iterable[str] | None = None,
         min_similarity: float | None = None,
         as_of: str | datetime | None = None,
+        as_of_by: str | None = None,
     ) -> models.Retrieval:
         """The memories that best answer ``query``, fused from BM25, cue vectors and links.
 
@@ -83,6 +84,9 @@ class AsyncGitLoom:
         ``as_of``: answer from the namespace as it was at a past commit, named by its id
         (or a unique prefix of 7+ hex digits) or by a time (the last commit made by then;
         a naive datetime is UTC); ``Retrieval.as_of`` says which commit was read.
+        ``as_of_by``: what a time means, ``"stored"`` (the service's default: when a
+        commit was made) or ``"said"`` (when its conversation was said, from the
+        messages' timestamps), to search a backfilled history as it was then.
         """
         return await self._send(
             _core.retrieve(
@@ -94,6 +98,7 @@ class AsyncGitLoom:
                 arms=arms,
                 min_similarity=min_similarity,
                 as_of=as_of,
+                as_of_by=as_of_by,
             )
         )
 

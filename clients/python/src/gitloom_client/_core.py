@@ -436,6 +436,7 @@ def retrieve(
     arms: Iterable[str] | None,
     min_similarity: float | None = None,
     as_of: str | datetime | None = None,
+    as_of_by: str | None = None,
 ) -> Call[models.Retrieval]:
     params = [("query", query), *_namespace_param(namespace)]
     if limit is not None:
@@ -447,6 +448,8 @@ def retrieve(
         params.append(("min_similarity", repr(float(min_similarity))))
     if as_of is not None:
         params.append(("as_of", as_of.isoformat() if isinstance(as_of, datetime) else as_of))
+    if as_of_by is not None:
+        params.append(("as_of_by", as_of_by))
     return Call(
         "GET", "/v1/retrieve", _reader(models.Retrieval.from_dict), params=params, retry=True
     )

@@ -129,7 +129,7 @@ class Job:
     id: str
     namespace: str
     status: str
-    session_id: str = ""
+    session_id: str | None = None  # None: no session (the API says null)
     attempts: int = 0
     created: datetime | None = None
     started: datetime | None = None
@@ -154,7 +154,7 @@ class Job:
             id=str(data["id"]),
             namespace=data.get("namespace") or "",
             status=data["status"],
-            session_id=data.get("session_id") or "",
+            session_id=data.get("session_id") or None,
             attempts=int(data.get("attempts") or 0),
             created=_time(data.get("created")),
             started=_time(data.get("started")),
@@ -277,12 +277,14 @@ class MemoryVersion:
     diff: str
     blob: str | None = None
     trailers: dict[str, str] = field(default_factory=dict)
+    said: datetime | None = None  # when it was said (the commit's author date)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MemoryVersion:
         return cls(
             commit=data["commit"],
             time=_time(data.get("time")),
+            said=_time(data.get("said")),
             message=data.get("message") or "",
             change=data.get("change") or "",
             diff=data.get("diff") or "",
@@ -333,7 +335,7 @@ class BlameJob:
 
     id: str
     status: str
-    session_id: str = ""
+    session_id: str | None = None  # None: no session (the API says null)
     created: datetime | None = None
 
 
@@ -354,6 +356,7 @@ class BlameCommit:
     sources: list[str] = field(default_factory=list)
     messages: list[SourceMessage] = field(default_factory=list)
     trailers: dict[str, str] = field(default_factory=dict)
+    said: datetime | None = None  # when it was said (the commit's author date)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BlameCommit:
@@ -361,12 +364,13 @@ class BlameCommit:
         return cls(
             commit=data["commit"],
             time=_time(data.get("time")),
+            said=_time(data.get("said")),
             message=data.get("message") or "",
             action=data.get("action") or "",
             job=BlameJob(
                 id=str(job["id"]),
                 status=job.get("status") or "",
-                session_id=job.get("session_id") or "",
+                session_id=job.get("session_id") or None,
                 created=_time(job.get("created")),
             )
             if job
@@ -485,16 +489,21 @@ class Changes:
 
 @dataclass(frozen=True)
 class Forgotten:
-    """What ``memories.delete`` did: the commit that removed the file."""
+    """What ``memories.delete`` did: the commit that removed the file, and the other
+    memories it rewrote to drop their links to it (``unlinked``)."""
 
     path: str
     deleted: bool
     commit: str
+    unlinked: list[str] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Forgotten:
         return cls(
-            path=data["path"], deleted=bool(data.get("deleted")), commit=data.get("commit") or ""
+            path=data["path"],
+            deleted=bool(data.get("deleted")),
+            commit=data.get("commit") or "",
+            unlinked=_strings(data.get("unlinked")),
         )
 
 
@@ -740,16 +749,24 @@ class RetrievalResult:
 
 @dataclass(frozen=True)
 class AsOf:
-    """The past commit a ``retrieve(..., as_of=...)`` read, and when it was made."""
+    """The past commit a ``retrieve(..., as_of=...)`` read: when it was made (``time``),
+    when what it records was said (``said``), and which of the two ``by`` chose it."""
 
     commit: str
     time: datetime | None = None
+    said: datetime | None = None
+    by: str = "stored"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> AsOf | None:
         if not data:
             return None
-        return cls(commit=data["commit"], time=_time(data.get("time")))
+        return cls(
+            commit=data["commit"],
+            time=_time(data.get("time")),
+            said=_time(data.get("said")),
+            by=data.get("by") or "stored",
+        )
 
 
 @dataclass(frozen=True)
