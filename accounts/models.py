@@ -71,4 +71,5 @@ class ApiKey(models.Model):
     def is_revoked(self) -> bool:
         return self.revoked is not None
 
+
 from accounts.webhooks.models import Attempt, Delivery, Endpoint, Event, Wakeup  # noqa: E402,F401  (registered in this app)

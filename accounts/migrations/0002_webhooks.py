@@ -49,115 +49,201 @@ $fn$;
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Wakeup',
+            name="Wakeup",
             fields=[
-                ('account', models.OneToOneField(on_delete=django.db.models.deletion.DO_NOTHING, primary_key=True, related_name='+', serialize=False, to='accounts.account')),
-                ('due', models.DateTimeField()),
+                (
+                    "account",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        primary_key=True,
+                        related_name="+",
+                        serialize=False,
+                        to="accounts.account",
+                    ),
+                ),
+                ("due", models.DateTimeField()),
             ],
             options={
-                'db_table': 'accounts_webhook_wakeup',
+                "db_table": "accounts_webhook_wakeup",
             },
         ),
         migrations.CreateModel(
-            name='Delivery',
+            name="Delivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('public_id', models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('delivered', 'Delivered'), ('failed', 'Failed')], default='pending', max_length=16)),
-                ('attempts', models.IntegerField(default=0)),
-                ('next_attempt', models.DateTimeField(blank=True, null=True)),
-                ('lease_until', models.DateTimeField(blank=True, null=True)),
-                ('last_status_code', models.IntegerField(blank=True, null=True)),
-                ('last_latency_ms', models.IntegerField(blank=True, null=True)),
-                ('last_error', models.CharField(blank=True, default='', max_length=300)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='accounts.account')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("public_id", models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("delivered", "Delivered"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("attempts", models.IntegerField(default=0)),
+                ("next_attempt", models.DateTimeField(blank=True, null=True)),
+                ("lease_until", models.DateTimeField(blank=True, null=True)),
+                ("last_status_code", models.IntegerField(blank=True, null=True)),
+                ("last_latency_ms", models.IntegerField(blank=True, null=True)),
+                ("last_error", models.CharField(blank=True, default="", max_length=300)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="accounts.account",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'accounts_webhook_delivery',
-                'ordering': ['-created', '-id'],
+                "db_table": "accounts_webhook_delivery",
+                "ordering": ["-created", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Attempt',
+            name="Attempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.IntegerField()),
-                ('at', models.DateTimeField()),
-                ('status_code', models.IntegerField(blank=True, null=True)),
-                ('latency_ms', models.IntegerField()),
-                ('error', models.CharField(blank=True, default='', max_length=300)),
-                ('response', models.CharField(blank=True, default='', max_length=500)),
-                ('next_attempt', models.DateTimeField(blank=True, null=True)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='accounts.account')),
-                ('delivery', models.ForeignKey(on_delete=django.db.models.deletion.DO_NOTHING, related_name='log', to='accounts.delivery')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.IntegerField()),
+                ("at", models.DateTimeField()),
+                ("status_code", models.IntegerField(blank=True, null=True)),
+                ("latency_ms", models.IntegerField()),
+                ("error", models.CharField(blank=True, default="", max_length=300)),
+                ("response", models.CharField(blank=True, default="", max_length=500)),
+                ("next_attempt", models.DateTimeField(blank=True, null=True)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="accounts.account",
+                    ),
+                ),
+                (
+                    "delivery",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="log",
+                        to="accounts.delivery",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'accounts_webhook_attempt',
-                'ordering': ['delivery', 'number'],
+                "db_table": "accounts_webhook_attempt",
+                "ordering": ["delivery", "number"],
             },
         ),
         migrations.CreateModel(
-            name='Endpoint',
+            name="Endpoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('public_id', models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
-                ('url', models.URLField(max_length=2000)),
-                ('description', models.CharField(blank=True, default='', max_length=200)),
-                ('events', models.JSONField(default=list)),
-                ('namespaces', models.JSONField(default=list)),
-                ('secret_encrypted', models.TextField()),
-                ('secret_prefix', models.CharField(max_length=16)),
-                ('enabled', models.BooleanField(default=True)),
-                ('disabled_at', models.DateTimeField(blank=True, null=True)),
-                ('disabled_reason', models.CharField(blank=True, default='', max_length=300)),
-                ('failed_in_a_row', models.IntegerField(default=0)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.DO_NOTHING, related_name='webhook_endpoints', to='accounts.account')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("public_id", models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
+                ("url", models.URLField(max_length=2000)),
+                ("description", models.CharField(blank=True, default="", max_length=200)),
+                ("events", models.JSONField(default=list)),
+                ("namespaces", models.JSONField(default=list)),
+                ("secret_encrypted", models.TextField()),
+                ("secret_prefix", models.CharField(max_length=16)),
+                ("enabled", models.BooleanField(default=True)),
+                ("disabled_at", models.DateTimeField(blank=True, null=True)),
+                ("disabled_reason", models.CharField(blank=True, default="", max_length=300)),
+                ("failed_in_a_row", models.IntegerField(default=0)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="webhook_endpoints",
+                        to="accounts.account",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'accounts_webhook_endpoint',
-                'ordering': ['-created', '-id'],
+                "db_table": "accounts_webhook_endpoint",
+                "ordering": ["-created", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='delivery',
-            name='endpoint',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.DO_NOTHING, related_name='deliveries', to='accounts.endpoint'),
+            model_name="delivery",
+            name="endpoint",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="deliveries",
+                to="accounts.endpoint",
+            ),
         ),
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('public_id', models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
-                ('type', models.CharField(max_length=40)),
-                ('namespace', models.CharField(blank=True, default='', max_length=64)),
-                ('data', models.JSONField()),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='accounts.account')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("public_id", models.UUIDField(default=uuid.uuid4, editable=False, unique=True)),
+                ("type", models.CharField(max_length=40)),
+                ("namespace", models.CharField(blank=True, default="", max_length=64)),
+                ("data", models.JSONField()),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="accounts.account",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'accounts_webhook_event',
-                'ordering': ['-created', '-id'],
+                "db_table": "accounts_webhook_event",
+                "ordering": ["-created", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='delivery',
-            name='event',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.DO_NOTHING, related_name='deliveries', to='accounts.event'),
+            model_name="delivery",
+            name="event",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="deliveries",
+                to="accounts.event",
+            ),
         ),
         migrations.AddIndex(
-            model_name='delivery',
-            index=models.Index(condition=models.Q(('status', 'pending')), fields=['account', 'next_attempt'], name='webhook_delivery_due'),
+            model_name="delivery",
+            index=models.Index(
+                condition=models.Q(("status", "pending")),
+                fields=["account", "next_attempt"],
+                name="webhook_delivery_due",
+            ),
         ),
         migrations.RunSQL(
             CASCADE_SQL + "".join(_rls(table) for table in RLS_TABLES),

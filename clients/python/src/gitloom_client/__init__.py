@@ -8,12 +8,14 @@
 
 ``AsyncGitLoom`` is the same with ``await``. Errors are ``GitLoomError`` subclasses
 carrying the API's error ``code`` (see ``gitloom_client.errors``); API keys themselves
-are managed on the dashboard, not through this client.
+are managed on the dashboard, not through this client. ``verify_webhook`` checks a
+webhook delivery's signature in your receiver (``gitloom_client.webhooks``).
 """
 
 from gitloom_client._async import AsyncGitLoom
 from gitloom_client._core import __version__
 from gitloom_client._sync import GitLoom
+from gitloom_client.webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 from gitloom_client.errors import (
     APIConnectionError,
     APIError,
@@ -125,6 +127,9 @@ __all__ = [
     "ServiceUnavailableError",
     "UnexpectedResponseError",
     "Usage",
+    "WebhookEvent",
+    "WebhookVerificationError",
     "WhoAmI",
     "__version__",
+    "verify_webhook",
 ]
