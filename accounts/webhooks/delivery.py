@@ -24,6 +24,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Min
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from accounts.webhooks import outbound
@@ -52,12 +53,15 @@ def _lease() -> timedelta:
 
 
 def _claim(account_id: str) -> list[Delivery]:
+    # clock_timestamp(), not now(): the time of the statement, whatever transaction
+    # this runs in.
     table = Delivery._meta.db_table
     with account_scope(account_id), connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET lease_until = now() + %s WHERE id IN ("  # noqa: S608 - our table
+            f"UPDATE {table} SET lease_until = clock_timestamp() + %s WHERE id IN ("  # noqa: S608 - our table
             f" SELECT id FROM {table} WHERE account_id = %s AND status = 'pending'"
-            " AND next_attempt <= now() AND (lease_until IS NULL OR lease_until < now())"
+            " AND next_attempt <= clock_timestamp()"
+            " AND (lease_until IS NULL OR lease_until < clock_timestamp())"
             " ORDER BY next_attempt, id LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING id",
             [_lease(), account_id, BATCH],
         )
@@ -168,10 +172,14 @@ def endpoint_disable(*, endpoint: Endpoint, reason: str) -> None:
 
 
 def _next_due(account_id: str):
+    """When the account's next delivery can be sent (one another sender holds: once
+    its lease ends)."""
     with account_scope(account_id):
         return Delivery.objects.filter(
             account_id=account_id, status=Delivery.Status.PENDING
-        ).aggregate(due=Min("next_attempt"))["due"]
+        ).aggregate(due=Min(Greatest("next_attempt", Coalesce("lease_until", "next_attempt"))))[
+            "due"
+        ]
 
 
 def _rewake(account_id: str) -> None:
@@ -185,25 +193,32 @@ def _rewake(account_id: str) -> None:
             Wakeup.objects.update_or_create(account_id=account_id, defaults={"due": due})
 
 
-def send_due(account_id: str) -> int:
+def _send_batch(pool: ThreadPoolExecutor, batch: list[Delivery]) -> int:
+    # Only the HTTP runs in the threads; the rows are written from here.
+    for delivery, outcome in zip(batch, pool.map(_send, batch), strict=True):
+        _record(delivery, outcome)
+    return len(batch)
+
+
+def send_due(account_id: str, *, horizon: float = HORIZON) -> int:
     """Send what is due for ``account_id`` (the webhook queue's task); returns the
-    number of attempts made."""
+    number of attempts made. ``horizon=0``: one pass over what is due now, no waiting
+    for retries."""
     deadline = time.monotonic() + BUDGET
     made = 0
     with ThreadPoolExecutor(max_workers=BATCH, thread_name_prefix="webhook") as pool:
         while time.monotonic() < deadline:
             batch = _claim(account_id)
             if batch:
-                # Only the HTTP runs in the threads; the rows are written from here.
-                for delivery, outcome in zip(batch, pool.map(_send, batch), strict=True):
-                    _record(delivery, outcome)
-                made += len(batch)
-                continue
+                made += _send_batch(pool, batch)
+                if horizon:
+                    continue
+                break
             due = _next_due(account_id)
             if due is None:
                 break
             wait = (due - timezone.now()).total_seconds()
-            if wait > HORIZON:
+            if wait > horizon:
                 break
             time.sleep(max(0.0, min(wait, deadline - time.monotonic())) + 0.01)
         else:

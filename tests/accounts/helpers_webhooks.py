@@ -45,5 +45,5 @@ def send_until_settled(account_id: str, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
     while pending(account_id):
         assert time.monotonic() < deadline, "deliveries still pending"
-        send_due(account_id)
+        send_due(account_id, horizon=0)
         time.sleep(0.02)

@@ -20,7 +20,9 @@ def test_api_keys_cannot_register_list_change_or_delete_webhooks(api, dashboard)
     created = register(dashboard, "http://127.0.0.1:9/hooks")
     calls = [
         api.get("/v1/webhooks"),
-        api.post("/v1/webhooks", {"url": "https://example.com/", "events": ["job.done"]}, format="json"),
+        api.post(
+            "/v1/webhooks", {"url": "https://example.com/", "events": ["job.done"]}, format="json"
+        ),
         api.get(f"/v1/webhooks/{created['id']}"),
         api.patch(f"/v1/webhooks/{created['id']}", {"enabled": False}, format="json"),
         api.delete(f"/v1/webhooks/{created['id']}"),
@@ -106,7 +108,9 @@ def test_another_accounts_endpoint_is_not_found(dashboard, db):
     from accounts.services import account_signup
 
     other = APIClient(enforce_csrf_checks=True)
-    other.force_login(account_signup(account_id="rival", username="rick", password="correct-horse-42"))
+    other.force_login(
+        account_signup(account_id="rival", username="rick", password="correct-horse-42")
+    )
     theirs = register(other, "http://127.0.0.1:9/theirs")
     assert dashboard.get(f"/v1/webhooks/{theirs['id']}").status_code == 404
     assert dashboard.get("/v1/webhooks").json()["webhooks"] == []
