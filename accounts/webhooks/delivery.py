@@ -37,7 +37,7 @@ logger = logging.getLogger("gitloom.webhooks")
 
 BATCH = 16  # deliveries claimed and sent at once (in threads) by one task
 HORIZON = 10.0  # seconds: a retry due sooner is waited for by the task that made it
-BUDGET = 60.0  # seconds one task may keep sending before it leaves the rest to another
+BUDGET = 30.0  # seconds one task may keep sending before it leaves the rest to another
 
 
 def backoff(attempt: int) -> float:

@@ -51,6 +51,7 @@ class Command(QClusterCommand):
         # first, then the jobs' (whose signal handlers then stop both).
         settings.SECRET_KEY  # noqa: B018 - django-q2 signs tasks with it: fail early
         hooks = start_webhook_cluster()
+        connection.close()  # start_webhook_cluster queued a sweep; the jobs' fork is next
         jobs = Cluster()
         stop_jobs = jobs.sig_handler
 
