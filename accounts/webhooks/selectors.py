@@ -1,4 +1,5 @@
-"""Reads of one account's webhook rows, each inside that account's scope."""
+"""Reads of one account's webhook rows, each inside that account's scope, with what
+the caller will read loaded (related rows fetched later, outside it, are invisible)."""
 
 from __future__ import annotations
 
@@ -52,8 +53,12 @@ def delivery_list(*, endpoint: Endpoint, limit: int = DELIVERIES_SHOWN) -> list[
 def delivery_get(*, endpoint: Endpoint, delivery_id) -> Delivery:
     with account_scope(endpoint.account_id):
         try:
-            return Delivery.objects.select_related("event").get(
-                endpoint=endpoint, public_id=delivery_id
+            # Everything a caller reads is loaded here, in the scope: a lazy load
+            # outside it would find nothing (row-level security).
+            return (
+                Delivery.objects.select_related("event")
+                .prefetch_related("log")
+                .get(endpoint=endpoint, public_id=delivery_id)
             )
         except (Delivery.DoesNotExist, ValueError):
             raise DeliveryNotFound() from None

@@ -69,7 +69,8 @@ def webhook_resend(
     request: HttpRequest, endpoint_id: str, delivery_id: str, *, account: Account
 ) -> HttpResponse:
     endpoint = endpoint_get(account=account, endpoint_id=endpoint_id)
-    delivery = delivery_resend(delivery=delivery_get(endpoint=endpoint, delivery_id=delivery_id))
+    delivery = delivery_get(endpoint=endpoint, delivery_id=delivery_id)
+    delivery_resend(delivery=delivery)
     messages.success(request, f"Queued {delivery.event.type} to be sent again.")
     return redirect("dash-webhook", endpoint_id=endpoint.public_id)
 
