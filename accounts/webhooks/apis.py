@@ -123,6 +123,37 @@ ENDPOINT_EXAMPLE = {
 }
 
 
+DELIVERY_EXAMPLE = {
+    "id": "0b7e4f2c-6a1d-4e8b-9c3f-5d2a1e7b8c90",
+    "event": "job.done",
+    "message_id": "msg_3f1e2d4c5b6a79808f1e2d3c4b5a6978",
+    "status": "delivered",
+    "attempts": [
+        {
+            "number": 1,
+            "at": "2026-07-31T09:00:01Z",
+            "status_code": 503,
+            "latency_ms": 212,
+            "error": "",
+            "next_attempt": "2026-07-31T09:00:31Z",
+        },
+        {
+            "number": 2,
+            "at": "2026-07-31T09:00:33Z",
+            "status_code": 204,
+            "latency_ms": 48,
+            "error": "",
+            "next_attempt": None,
+        },
+    ],
+    "next_attempt": None,
+    "last_status_code": 204,
+    "last_latency_ms": 48,
+    "last_error": "",
+    "created": "2026-07-31T09:00:01Z",
+}
+
+
 class _EndpointInput(StrictSerializer):
     url = StrictCharField(max_length=2000)
     events = serializers.ListField(child=StrictCharField(max_length=40), allow_empty=False)
@@ -255,6 +286,7 @@ class WebhookDeliveryListApi(DashboardOnlyMixin, APIView):
         description="The 50 newest, each with its attempts (status code, latency, "
         "error, next attempt)." + DASHBOARD_ONLY,
         responses={200: DeliveryListOutputSerializer},
+        examples=[OpenApiExample("deliveries", value={"deliveries": [DELIVERY_EXAMPLE]})],
     )
     def get(self, request, endpoint_id):
         endpoint = endpoint_get(account=request.auth.account, endpoint_id=endpoint_id)
@@ -273,6 +305,21 @@ class WebhookResendApi(DashboardOnlyMixin, APIView):
         "now. `409 webhook_disabled` while the endpoint is disabled." + DASHBOARD_ONLY,
         request=None,
         responses={202: DeliveryOutputSerializer},
+        examples=[
+            OpenApiExample(
+                "queued",
+                status_codes=["202"],
+                value={
+                    **DELIVERY_EXAMPLE,
+                    "status": "pending",
+                    "attempts": [],
+                    "next_attempt": "2026-07-31T10:00:00Z",
+                    "last_status_code": None,
+                    "last_latency_ms": None,
+                    "created": "2026-07-31T10:00:00Z",
+                },
+            )
+        ],
     )
     def post(self, request, endpoint_id, delivery_id):
         endpoint = endpoint_get(account=request.auth.account, endpoint_id=endpoint_id)
