@@ -125,7 +125,6 @@ def app(cluster, transactional_db, shared_store, dashboard, settings):
 
     from accounts.models import Account
     from accounts.services import api_key_create
-
     from gitloom.management.commands.serve import _ensure_schedules
 
     settings.GITLOOM_WEBHOOK_ALLOW_LOCAL = True  # to register the loopback receivers
