@@ -96,7 +96,8 @@ def post(*, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
     target = f"[{address}]" if ":" in address else address
     pinned = parts._replace(netloc=f"{target}:{port}").geturl()
     default_port = 443 if scheme == "https" else 80
-    host_header = host if port == default_port else f"{host}:{port}"
+    named = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
+    host_header = named if port == default_port else f"{named}:{port}"
     timeout = httpx.Timeout(
         connect=settings.GITLOOM_WEBHOOK_CONNECT_TIMEOUT,
         read=settings.GITLOOM_WEBHOOK_READ_TIMEOUT,

@@ -102,7 +102,10 @@ def endpoint_update(
         endpoint.save()
         if enabled is False:
             Delivery.objects.filter(endpoint=endpoint, status=Delivery.Status.PENDING).update(
-                status=Delivery.Status.FAILED, next_attempt=None, last_error="endpoint disabled"
+                status=Delivery.Status.FAILED,
+                next_attempt=None,
+                finished=timezone.now(),
+                last_error="endpoint disabled",
             )
     return endpoint
 
