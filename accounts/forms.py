@@ -3,12 +3,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 
-<<<<<<< HEAD
-from gitloom.core.slugs import is_slug
-=======
 from accounts.webhooks.events import EVENT_TYPES
-from gitloom.slugs import is_slug
->>>>>>> c88ab8a (Webhooks: dashboard pages (register with the secret shown once, deliveries, send again, enable/disable), Python client's verify_webhook)
+from gitloom.core.slugs import is_slug
 
 
 class SignupForm(forms.Form):

@@ -27,9 +27,9 @@ from accounts.webhooks.services import (
     endpoint_delete,
     endpoint_update,
 )
-from gitloom.errors import InvalidName
-from gitloom.openapi import raises
-from gitloom.serializers import StrictCharField, StrictSerializer
+from gitloom.core.errors import InvalidName
+from gitloom.core.openapi import raises
+from gitloom.core.serializers import StrictCharField, StrictSerializer
 
 DASHBOARD_ONLY = (
     " Dashboard sessions only: an API key is refused (`403 dashboard_only`), so a leaked "

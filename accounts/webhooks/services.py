@@ -13,7 +13,7 @@ from accounts.webhooks.events import EVENT_TYPES, wake_at
 from accounts.webhooks.models import Delivery, Endpoint
 from accounts.webhooks.scope import account_scope
 from accounts.webhooks.signing import secret_new, secret_seal
-from gitloom.slugs import validate_slug
+from gitloom.core.slugs import validate_slug
 
 MAX_ENDPOINTS = 20
 

@@ -18,8 +18,8 @@ from accounts.webhooks.services import (
     endpoint_delete,
     endpoint_update,
 )
-from gitloom.dashboard import dashboard_view
-from gitloom.errors import GitLoomError
+from gitloom.core.dashboard import dashboard_view
+from gitloom.core.errors import GitLoomError
 
 
 @never_cache  # the response that carries a new secret must not sit in any cache
