@@ -16,6 +16,7 @@ from accounts.webhooks.delivery import send_due
 from accounts.webhooks.models import Attempt, Delivery, Endpoint, Event
 from accounts.webhooks.scope import account_scope
 from tests.accounts.helpers_webhooks import pending, register, send_until_settled, session_post
+from tests.conftest import csrf_token
 from tests.support.webhook_receiver import Receiver
 
 
@@ -158,6 +159,18 @@ def test_send_again_delivers_the_same_event_with_the_same_webhook_id(dashboard, 
     assert again.status_code == 202 and again.json()["status"] == "pending"
     send_due("dash", horizon=0)
     assert receiver.ids() == [delivery["message_id"]] * 2
+    # Deleting the endpoint takes its deliveries and their attempts with it (the
+    # database cascades them, under row-level security).
+    token = csrf_token(dashboard)
+    assert (
+        dashboard.delete(f"/v1/webhooks/{created['id']}", HTTP_X_CSRFTOKEN=token).status_code == 204
+    )
+    with account_scope("dash"):
+        assert (Delivery.objects.count(), Attempt.objects.count(), Event.objects.count()) == (
+            0,
+            0,
+            1,
+        )
 
 
 def test_a_redirect_is_not_followed(dashboard, key_api, receiver):
@@ -259,3 +272,22 @@ def test_a_namespace_filter_sends_only_that_namespaces_events(dashboard, key_api
     _namespace(key_api, "other")
     send_due("dash", horizon=0)
     assert [json.loads(r.body)["data"]["namespace"] for r in receiver.received] == ["wanted"]
+
+
+def test_an_account_with_webhooks_can_be_deleted_and_takes_them_along(dashboard, key_api, receiver):
+    from accounts.models import Account
+    from namespaces.services import account_delete
+
+    register(dashboard, receiver.url, events=["namespace.created"])
+    _namespace(key_api, "user-1")
+    send_due("dash", horizon=0)
+    account_delete(account=Account.objects.get(id="dash"))
+    with account_scope("dash"), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT count(*) FROM accounts_webhook_endpoint),"
+            " (SELECT count(*) FROM accounts_webhook_event),"
+            " (SELECT count(*) FROM accounts_webhook_delivery),"
+            " (SELECT count(*) FROM accounts_webhook_attempt),"
+            " (SELECT count(*) FROM accounts_webhook_wakeup)"
+        )
+        assert cursor.fetchone() == (0, 0, 0, 0, 0)
