@@ -1,8 +1,9 @@
 """The webhook tables. Each row carries its ``account``; row-level security on the
 account (``scope.py``, migration ``0002_webhooks``) keeps every query to one account.
 
-Foreign keys are cascaded by the database (``ON DELETE CASCADE``, migration ``0003_webhook_cascades``), not
-by Django: rows another account's scope cannot see would stop Django's own cascade.
+Foreign keys are cascaded by the database (``ON DELETE CASCADE``, migration
+``0003_webhook_cascades``), not by Django: rows another account's scope cannot see
+would stop Django's own cascade.
 """
 
 from __future__ import annotations
