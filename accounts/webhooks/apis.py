@@ -93,7 +93,7 @@ class DeliveryOutputSerializer(serializers.Serializer):
     id = serializers.UUIDField(source="public_id")
     event = serializers.CharField(source="event.type")
     message_id = serializers.CharField(source="event.message_id", help_text="`webhook-id`")
-    status = serializers.ChoiceField(choices=["pending", "delivered", "failed"])
+    status = serializers.CharField(help_text="pending, delivered or failed")
     attempts = AttemptOutputSerializer(many=True, source="log.all")
     next_attempt = serializers.DateTimeField(allow_null=True)
     last_status_code = serializers.IntegerField(allow_null=True)
