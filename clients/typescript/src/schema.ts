@@ -4467,6 +4467,20 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -4574,7 +4588,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
-            /** @description `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4583,7 +4597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -4721,6 +4735,20 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -4749,7 +4777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `webhook_not_found` */
+            /** @description `webhook_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4758,7 +4786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "webhook_not_found";
+                            code?: "webhook_not_found" | "not_found";
                         };
                     };
                 };
@@ -4839,6 +4867,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -4867,7 +4909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `webhook_not_found` */
+            /** @description `webhook_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,7 +4918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "webhook_not_found";
+                            code?: "webhook_not_found" | "not_found";
                         };
                     };
                 };
@@ -4962,7 +5004,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4971,7 +5013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -5004,7 +5046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `webhook_not_found` */
+            /** @description `webhook_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5013,7 +5055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "webhook_not_found";
+                            code?: "webhook_not_found" | "not_found";
                         };
                     };
                 };
@@ -5123,6 +5165,20 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request";
+                        };
+                    };
+                };
+            };
             /** @description `not_authenticated`, `authentication_failed` */
             401: {
                 headers: {
@@ -5151,7 +5207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `webhook_not_found` */
+            /** @description `webhook_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5160,7 +5216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "webhook_not_found";
+                            code?: "webhook_not_found" | "not_found";
                         };
                     };
                 };
@@ -5243,7 +5299,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5252,7 +5308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -5285,7 +5341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `webhook_not_found`, `delivery_not_found` */
+            /** @description `webhook_not_found`, `delivery_not_found`, `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5294,7 +5350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "webhook_not_found" | "delivery_not_found";
+                            code?: "webhook_not_found" | "delivery_not_found" | "not_found";
                         };
                     };
                 };

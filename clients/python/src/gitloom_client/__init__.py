@@ -15,7 +15,6 @@ webhook delivery's signature in your receiver (``gitloom_client.webhooks``).
 from gitloom_client._async import AsyncGitLoom
 from gitloom_client._core import __version__
 from gitloom_client._sync import GitLoom
-from gitloom_client.webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 from gitloom_client.errors import (
     APIConnectionError,
     APIError,
@@ -72,6 +71,7 @@ from gitloom_client.models import (
     Usage,
     WhoAmI,
 )
+from gitloom_client.webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __all__ = [
     "APIConnectionError",
