@@ -138,11 +138,12 @@ class DashboardOnlyMixin:
     """A leaked key that could mint its replacement would survive its revocation."""
 
     errors = (DashboardOnly,)
+    dashboard_only_message: str | None = None
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         if not request.auth.is_session:
-            raise DashboardOnly()
+            raise DashboardOnly(self.dashboard_only_message)
 
 
 DASHBOARD_ONLY = " Dashboard sessions only: an API key is refused (`403 dashboard_only`)."

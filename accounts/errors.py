@@ -32,3 +32,29 @@ class InvalidUsername(InvalidInput):
 
 class PasswordRequired(InvalidInput):
     code, message = "password_required", "A new user needs a password."
+
+
+class WebhookNotFound(NotFound):
+    code, message = "webhook_not_found", "Webhook endpoint not found."
+
+
+class DeliveryNotFound(NotFound):
+    code, message = "delivery_not_found", "Webhook delivery not found."
+
+
+class InvalidWebhookUrl(InvalidInput):
+    code, message = (
+        "invalid_webhook_url",
+        "A webhook URL is https:// and its host resolves to public addresses only.",
+    )
+
+
+class InvalidWebhookEvents(InvalidInput):
+    code, message = "invalid_webhook_events", "Name one or more known event types."
+
+
+class WebhookDisabled(Conflict):
+    code, message = (
+        "webhook_disabled",
+        "This endpoint is disabled; enable it before sending deliveries to it again.",
+    )

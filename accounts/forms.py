@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 
+from accounts.webhooks.events import EVENT_TYPES
 from gitloom.core.slugs import is_slug
 
 
@@ -51,3 +52,27 @@ class ApiKeyCreateForm(forms.Form):
         help_text="What uses this key, e.g. 'production chat app'. Only you see it.",
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
+
+
+class WebhookCreateForm(forms.Form):
+    url = forms.CharField(
+        label="Endpoint URL",
+        max_length=2000,
+        help_text="https:// only; it must resolve to public addresses.",
+        widget=forms.TextInput(attrs={"spellcheck": "false", "inputmode": "url"}),
+    )
+    events = forms.MultipleChoiceField(
+        label="Events",
+        choices=[(name, name) for name in EVENT_TYPES],
+        widget=forms.CheckboxSelectMultiple,
+        initial=["job.done"],
+    )
+    namespaces = forms.CharField(
+        label="Only these namespaces",
+        required=False,
+        help_text="Comma-separated names; empty means every namespace.",
+    )
+    description = forms.CharField(label="Description", required=False, max_length=200)
+
+    def clean_namespaces(self) -> list[str]:
+        return [name.strip() for name in self.cleaned_data["namespaces"].split(",") if name.strip()]

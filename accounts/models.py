@@ -70,3 +70,6 @@ class ApiKey(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked is not None
+
+
+from accounts.webhooks.models import Attempt, Delivery, Endpoint, Event, Wakeup  # noqa: E402,F401  (registered in this app)

@@ -18,6 +18,7 @@ from accounts.forms import ApiKeyCreateForm, LoginForm, SignupForm
 from accounts.models import Account
 from accounts.selectors import api_key_get_for_account, api_key_list
 from accounts.services import account_signup, api_key_create, api_key_revoke
+from accounts.webhooks.selectors import endpoint_disabled_list
 from gitloom.core.dashboard import dashboard_view, error_page
 from gitloom.core.errors import GitLoomError, RateLimited
 from gitloom.core.throttle import (
@@ -111,6 +112,7 @@ def home(request: HttpRequest, *, account: Account) -> HttpResponse:
         "membership": request.user.memberships.filter(account=account).first(),
         "active_keys": sum(1 for key in keys if not key.is_revoked),
         "namespace_count": namespace_list(account=account).count(),
+        "disabled_webhooks": endpoint_disabled_list(account=account),
         "base_url": request.build_absolute_uri("/").rstrip("/"),
     }
     return render(request, "accounts/home.html", context)

@@ -327,6 +327,25 @@ Q_CLUSTER = {
     "label": "Queue",
 }
 
+# --- Webhooks (accounts/webhooks, docs/API.md "Webhooks") ------------------------------
+# Deliveries run on a queue of their own (django-q2 cluster "gitloom-webhooks") with
+# this many workers, started beside the jobs' by qcluster / serve.
+GITLOOM_WEBHOOK_WORKERS = env_int("GITLOOM_WEBHOOK_WORKERS", 1)
+# Attempts per delivery; the waits between them grow 4x from the base, each capped and
+# jittered +-20%: 30 s, 2 min, 8 min, 32 min, 2.1 h, 8.5 h, 12 h (~23.5 h in all).
+GITLOOM_WEBHOOK_MAX_ATTEMPTS = env_int("GITLOOM_WEBHOOK_MAX_ATTEMPTS", 8)
+GITLOOM_WEBHOOK_BACKOFF_BASE = env_float("GITLOOM_WEBHOOK_BACKOFF_BASE", 30.0)
+GITLOOM_WEBHOOK_BACKOFF_CAP = env_float("GITLOOM_WEBHOOK_BACKOFF_CAP", 12 * 3600.0)
+# An endpoint whose deliveries fail for good (every attempt used) this many times in a
+# row, with no delivery succeeding between, is disabled.
+GITLOOM_WEBHOOK_DISABLE_AFTER = env_int("GITLOOM_WEBHOOK_DISABLE_AFTER", 5)
+GITLOOM_WEBHOOK_CONNECT_TIMEOUT = env_float("GITLOOM_WEBHOOK_CONNECT_TIMEOUT", 5.0)
+GITLOOM_WEBHOOK_READ_TIMEOUT = env_float("GITLOOM_WEBHOOK_READ_TIMEOUT", 10.0)
+# Bytes of a receiver's answer read (the rest is dropped unread).
+GITLOOM_WEBHOOK_RESPONSE_BYTES = env_int("GITLOOM_WEBHOOK_RESPONSE_BYTES", 4096)
+# Local development and tests only: allow http:// URLs and loopback/private addresses.
+GITLOOM_WEBHOOK_ALLOW_LOCAL = env_bool("GITLOOM_WEBHOOK_ALLOW_LOCAL", False)
+
 # --- MCP server (`manage.py mcp`) ----------------------------------------------------
 # Its tools call the HTTP API at this address, with the caller's API key: over stdio
 # the key below (a desktop agent's configuration), over HTTP each request's own.

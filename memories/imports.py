@@ -15,6 +15,7 @@ import uuid
 
 from django.conf import settings
 
+from accounts.webhooks.events import webhook_emit
 from memories.archives import TarWork, read_tar
 from memories.errors import InvalidArchive, InvalidFormat
 from namespaces import repository
@@ -187,7 +188,22 @@ def memory_import(
     else:
         raise InvalidFormat("Import format is `tar`, `bundle` or `auto`.")
     if index:
-        after_repository_change(namespace=namespace, commit=result.commit)
+
+        def announce() -> None:
+            for type, paths in (
+                ("memory.created", result.created),
+                ("memory.rewritten", result.modified),
+            ):  # noqa: A001
+                if paths and not result.noop:
+                    webhook_emit(
+                        account_id=namespace.account_id,
+                        type=type,
+                        namespace=namespace.name,
+                        commit=result.commit,
+                        paths=sorted(paths),
+                    )
+
+        after_repository_change(namespace=namespace, commit=result.commit, announce=announce)
     return result
 
 

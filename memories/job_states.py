@@ -21,6 +21,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.webhooks.events import webhook_emit
 from memories.models import Job
 from namespaces.selectors import commit_current
 
@@ -55,16 +56,34 @@ def job_extracted(*, job: Job, extractor: str, prompt_version: str, usage: dict)
 def job_done(*, job: Job, commit: str, created, rewritten, linked) -> Job:
     # A purge that landed while the job was indexing has given its commit a new id.
     commit = commit_current(namespace=job.namespace_id, commit=commit)
-    Job.objects.filter(pk=job.pk).update(
-        status=Job.Status.DONE,
-        finished=timezone.now(),
-        commit=commit,
-        result={"created": created, "rewritten": rewritten, "linked": linked},
-        error_code="",
-        error_message="",
-    )
+    with transaction.atomic():
+        Job.objects.filter(pk=job.pk).update(
+            status=Job.Status.DONE,
+            finished=timezone.now(),
+            commit=commit,
+            result={"created": created, "rewritten": rewritten, "linked": linked},
+            error_code="",
+            error_message="",
+        )
+        _announce(job, "job.done", commit=commit, paths=[*created, *rewritten])
+        if created:
+            _announce(job, "memory.created", commit=commit, paths=list(created))
+        if rewritten:
+            _announce(job, "memory.rewritten", commit=commit, paths=list(rewritten))
     job.refresh_from_db()
     return job
+
+
+def _announce(job: Job, type: str, **fields) -> None:  # noqa: A002
+    """The job's webhook event, in the transaction of its state change (the outbox)."""
+    namespace = job.namespace
+    webhook_emit(
+        account_id=namespace.account_id,
+        type=type,
+        namespace=namespace.name,
+        job=str(job.public_id),
+        **fields,
+    )
 
 
 def job_failed(*, job: Job, code: str, message: str, usage: dict | None = None) -> Job:
@@ -76,7 +95,9 @@ def job_failed(*, job: Job, code: str, message: str, usage: dict | None = None) 
     }
     if usage:
         fields["usage"] = usage
-    Job.objects.filter(pk=job.pk).update(**fields)
+    with transaction.atomic():
+        Job.objects.filter(pk=job.pk).update(**fields)
+        _announce(job, "job.failed", commit=None, paths=[], error=code)
     job.refresh_from_db()
     return job
 

@@ -31,10 +31,12 @@ made again.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from accounts.webhooks.events import webhook_emit
 from memories.errors import (
     JobNotFinished,
     JobNotRevertible,
@@ -166,7 +168,11 @@ def job_revert(*, job: Job, force: bool = False) -> Revert:
                 )
             except _HeadMoved:
                 continue  # a forget or an import landed meanwhile
-            after_repository_change(namespace=namespace, commit=result.commit)
+            after_repository_change(
+                namespace=namespace,
+                commit=result.commit,
+                announce=functools.partial(_announce, job, files, commit=result.commit),
+            )
             return dataclasses.replace(outcome, commit=result.commit, created=True)
     raise WriteConflict()
 
@@ -184,6 +190,24 @@ def job_revert_preview(*, job: Job) -> Revert:
     if plan.marked:
         return _earlier(job, plan, prefix=job.namespace.storage_prefix)
     return _undo(job, plan, force=False)[0]
+
+
+def _announce(job: Job, files: dict[str, bytes | None], *, commit: str) -> None:
+    """A revert removes what the job created and puts back what it rewrote."""
+    namespace = job.namespace
+    removed = sorted(path for path, content in files.items() if content is None)
+    restored = sorted(path for path, content in files.items() if content is not None)
+    for type, paths in (("memory.forgotten", removed), ("memory.rewritten", restored)):  # noqa: A001
+        if paths:
+            webhook_emit(
+                account_id=namespace.account_id,
+                type=type,
+                namespace=namespace.name,
+                job=str(job.public_id),
+                commit=commit,
+                paths=paths,
+                revert=True,
+            )
 
 
 def _on_head(head: str | None, files: dict[str, bytes | None]) -> Callable:

@@ -15,6 +15,7 @@ import uuid
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
+from accounts.webhooks.events import webhook_emit
 from gitloom.core.errors import ServiceUnavailable
 from memories.errors import (
     IdempotencyKeyReused,
@@ -150,7 +151,17 @@ def memory_delete(*, namespace: Namespace, path: str) -> repository.CommitResult
         message=f"Forget {path}",
         trailers={"Gitloom-Action": "forget", "Gitloom-Path": path},
     )
-    after_repository_change(namespace=namespace, commit=result.commit)
+    after_repository_change(
+        namespace=namespace,
+        commit=result.commit,
+        announce=lambda: webhook_emit(
+            account_id=namespace.account_id,
+            type="memory.forgotten",
+            namespace=namespace.name,
+            commit=result.commit,
+            paths=[path],
+        ),
+    )
     return result
 
 

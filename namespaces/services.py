@@ -6,6 +6,7 @@ import uuid
 from django.db import IntegrityError, transaction
 
 from accounts.models import Account
+from accounts.webhooks.events import webhook_emit
 from gitloom.core.errors import NamespaceNotFound
 from gitloom.core.slugs import validate_slug
 from namespaces import repository
@@ -38,6 +39,9 @@ def _after_create(namespace: Namespace) -> None:
     namespace.head_commit = repository.repository_init(prefix=namespace.storage_prefix)
     namespace.save(update_fields=["head_commit"])
     namespace_created.send(sender=Namespace, namespace=namespace)
+    webhook_emit(
+        account_id=namespace.account_id, type="namespace.created", namespace=namespace.name
+    )
 
 
 def namespace_delete(*, namespace: Namespace) -> None:
@@ -52,6 +56,7 @@ def namespace_delete(*, namespace: Namespace) -> None:
             raise NamespaceNotFound() from None
         namespace_deleting.send(sender=Namespace, namespace=locked)
         repository.repository_delete(prefix=locked.storage_prefix)
+        webhook_emit(account_id=locked.account_id, type="namespace.deleted", namespace=locked.name)
         locked.delete()
 
 
@@ -109,5 +114,14 @@ def purge_record(
             update_conflicts=True,
             unique_fields=["namespace", "old"],
             update_fields=["new", "purge"],
+        )
+        # Paths only, never the purge's match string: that is memory content.
+        webhook_emit(
+            account_id=namespace.account_id,
+            type="memory.purged",
+            namespace=namespace.name,
+            commit=result.commit,
+            paths=paths,
+            purge=str(public_id),
         )
     return purge

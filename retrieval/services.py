@@ -16,6 +16,7 @@ commit to a namespace's repository.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -44,6 +45,7 @@ def after_repository_change(
     rebuild: bool = False,
     reuse_vectors: bool = False,
     deadline: float | None = None,
+    announce: Callable[[], object] | None = None,
 ) -> IndexResult:
     """Bring ``Namespace.head_commit`` and the index up to the repository's head.
 
@@ -57,10 +59,14 @@ def after_repository_change(
     ``reuse_vectors`` keeps the vectors of cue texts through a rebuild (a purge's; see
     ``index_namespace``). ``deadline`` (``time.monotonic()``) lets a large commit's
     indexing stop between two steps once passed (``IndexResult.complete`` is then
-    False); calling again goes on from there.
+    False); calling again goes on from there. ``announce`` runs in the transaction that
+    records the writer's commit (the webhook outbox: the change and its event together).
     """
     if commit:
-        _record_head(namespace, commit, wrote=True)
+        with transaction.atomic():
+            _record_head(namespace, commit, wrote=True)
+            if announce is not None:
+                announce()
     indexed = index_namespace(
         namespace=namespace, rebuild=rebuild, reuse_vectors=reuse_vectors, deadline=deadline
     )

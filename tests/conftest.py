@@ -5,7 +5,14 @@ store, the S3 server, the scripted model server and the embedder."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+# The Python client under test is this tree's own: the venv's editable install of it may
+# point at another checkout of the project.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "clients" / "python" / "src"))
 
 from tests.fixtures_storage import (  # noqa: F401
     fake_aws_env,

@@ -34,7 +34,7 @@ def test_every_operation_naming_another_accounts_things_is_404(api, other_api):
     values = {"name": "private", "path": CAMERA, "id": job["id"], "job_id": job["id"]}
     checked = []
     for method, template in _schema_operations(api):
-        if template.startswith("/v1/keys"):
+        if template.startswith(("/v1/keys", "/v1/webhooks")):
             continue  # dashboard only: an API key gets 403 whatever it names
         path = template
         for key, value in values.items():

@@ -66,7 +66,19 @@ def schema_operations(service: str) -> set[tuple[str, str]]:
 
 # Key management refuses API keys (403 dashboard_only): it is done on the dashboard,
 # so the client, which only ever holds an API key, does not offer it.
-DASHBOARD_ONLY = {("GET", "/v1/keys"), ("POST", "/v1/keys"), ("DELETE", "/v1/keys/{key_id}")}
+# Key and webhook management refuse API keys (403 dashboard_only), so the client has none.
+DASHBOARD_ONLY = {
+    ("GET", "/v1/keys"),
+    ("POST", "/v1/keys"),
+    ("DELETE", "/v1/keys/{key_id}"),
+    ("GET", "/v1/webhooks"),
+    ("POST", "/v1/webhooks"),
+    ("GET", "/v1/webhooks/{endpoint_id}"),
+    ("PATCH", "/v1/webhooks/{endpoint_id}"),
+    ("DELETE", "/v1/webhooks/{endpoint_id}"),
+    ("GET", "/v1/webhooks/{endpoint_id}/deliveries"),
+    ("POST", "/v1/webhooks/{endpoint_id}/deliveries/{delivery_id}/resend"),
+}
 
 
 def matched(operations: set[tuple[str, str]], sent: list[tuple[str, str]]):

@@ -1,5 +1,6 @@
 """django-q2's ``qcluster``, refusing to start on a database whose pgvector fails, and
-starting warm.
+starting warm, with the webhook deliveries' own cluster beside the jobs'
+(``accounts.webhooks.lane``).
 
 Listed before ``django_q`` in INSTALLED_APPS, so this command wins the name. The
 embedding model loads here, once, before the cluster forks its workers (they share
@@ -9,10 +10,15 @@ task, so the first job costs what later ones do.
 
 from __future__ import annotations
 
+import signal
+
+from django.conf import settings
 from django.core.management.base import CommandError
+from django_q.cluster import Cluster
 from django_q.management.commands.qcluster import Command as QClusterCommand
 from django_q.signals import post_spawn
 
+from accounts.webhooks.lane import start_webhook_cluster
 from gitloom.core.checks import vector_problem_message, vector_self_check
 from gitloom.core.warm import process_warm_up
 from gitloom.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
@@ -41,4 +47,21 @@ class Command(QClusterCommand):
         # A killed cluster takes its sentinel and workers with it (gitloom.lifetime).
         multiprocessing_children_end_with_parent()
         cluster_stops_once()
-        return super().handle(*args, **options)
+        # django-q2's own handle() starts one cluster; this starts the webhook lane's
+        # first, then the jobs' (whose signal handlers then stop both).
+        settings.SECRET_KEY  # noqa: B018 - django-q2 signs tasks with it: fail early
+        hooks = start_webhook_cluster()
+        connection.close()  # start_webhook_cluster queued a sweep; the jobs' fork is next
+        jobs = Cluster()
+        stop_jobs = jobs.sig_handler
+
+        def stop_both(signum, frame):
+            stop_jobs(signum, frame)
+            hooks.stop()
+
+        signal.signal(signal.SIGTERM, stop_both)
+        signal.signal(signal.SIGINT, stop_both)
+        jobs.start()
+        if options.get("run_once", False):
+            jobs.stop()
+            hooks.stop()

@@ -208,7 +208,8 @@ class Command(BaseCommand):
         report_ready_to(ready_dir)
         expected = {
             "web": 0 if no_web else web_workers,
-            "queue": 0 if no_queue else settings.GITLOOM_WORKERS,
+            # The webhook lane's workers warm up and report as queue workers too.
+            "queue": 0 if no_queue else settings.GITLOOM_WORKERS + settings.GITLOOM_WEBHOOK_WORKERS,
             # The MCP server calls this node's API, so it runs beside a web server only.
             "mcp": 1 if mcp_port and not no_web else 0,
         }
@@ -411,7 +412,9 @@ _SCHEDULES_LOCK = 0x6C6F6F6D  # "loom"
 
 
 def _ensure_schedules() -> None:
-    """The queue's periodic work: re-queue stranded jobs, keep repositories compact.
+    """The queue's periodic work: re-queue stranded jobs, queue due webhook deliveries
+    (the sweep runs on the jobs' cluster and hands the sending to the webhook lane), keep
+    repositories compact.
 
     Exactly one row per schedule however many nodes of a fleet start at once:
     django-q2's ``Schedule.name`` is not unique, so the check-then-insert runs under a
@@ -424,6 +427,12 @@ def _ensure_schedules() -> None:
     wanted = {
         "gitloom-requeue-pending": {
             "func": "memories.jobs.requeue_pending",
+            "schedule_type": Schedule.MINUTES,
+            "minutes": 1,
+            "repeats": -1,
+        },
+        "gitloom-webhooks-sweep": {
+            "func": "accounts.webhooks.delivery.sweep",
             "schedule_type": Schedule.MINUTES,
             "minutes": 1,
             "repeats": -1,

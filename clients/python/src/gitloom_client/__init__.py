@@ -8,7 +8,8 @@
 
 ``AsyncGitLoom`` is the same with ``await``. Errors are ``GitLoomError`` subclasses
 carrying the API's error ``code`` (see ``gitloom_client.errors``); API keys themselves
-are managed on the dashboard, not through this client.
+are managed on the dashboard, not through this client. ``verify_webhook`` checks a
+webhook delivery's signature in your receiver (``gitloom_client.webhooks``).
 """
 
 from gitloom_client._async import AsyncGitLoom
@@ -70,6 +71,7 @@ from gitloom_client.models import (
     Usage,
     WhoAmI,
 )
+from gitloom_client.webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __all__ = [
     "APIConnectionError",
@@ -125,6 +127,9 @@ __all__ = [
     "ServiceUnavailableError",
     "UnexpectedResponseError",
     "Usage",
+    "WebhookEvent",
+    "WebhookVerificationError",
     "WhoAmI",
     "__version__",
+    "verify_webhook",
 ]

@@ -1,0 +1,80 @@
+"""The webhook pages in a real headless Chromium against a live server: register an
+endpoint (the signing secret shown once), see its deliveries, send one again."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings as django_settings
+
+from accounts.webhooks.delivery import send_due
+from tests.fixtures_browser import *  # noqa: F403
+from tests.fixtures_browser import PASSWORD, sign_up
+from tests.support.webhook_receiver import Receiver
+from tests.test_browser_e2e import fill, follow, navigate_by, shot, submit
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True, available_apps=list(django_settings.INSTALLED_APPS)),
+    pytest.mark.usefixtures("fresh_store"),
+]
+
+
+def test_register_see_the_secret_once_watch_deliveries_and_send_again(
+    browser, live_server, settings
+):
+    from selenium.webdriver.common.by import By
+
+    from accounts.models import Account
+    from namespaces.services import namespace_create
+
+    settings.GITLOOM_WEBHOOK_ALLOW_LOCAL = True  # the receiver is on loopback
+    sign_up(account_id="hooks-co", username="hana")
+    browser.delete_all_cookies()
+    base = live_server.url
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "hana")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+
+    with Receiver() as receiver:
+        follow(browser, "Webhooks")
+        shot(browser, "webhooks-01-empty")
+        fill(browser, "id_url", receiver.url)
+        browser.find_element(By.CSS_SELECTOR, "input[value='namespace.created']").click()
+        submit(browser, "Register endpoint")
+        secret = browser.find_element(By.ID, "new-webhook-secret").get_attribute("value")
+        assert secret.startswith("whsec_")
+        assert "only time the signing secret" in browser.page_source
+        shot(browser, "webhooks-02-secret-once")
+        browser.get(base + "/webhooks/")  # shown once: never again
+        assert secret not in browser.page_source
+        assert secret[:12] in browser.page_source  # its prefix identifies it
+
+        namespace_create(account=Account.objects.get(id="hooks-co"), name="user-1")
+        send_due("hooks-co", horizon=0)  # what a webhook worker does
+        navigate_by(browser, browser.find_element(By.PARTIAL_LINK_TEXT, receiver.url))
+        rows = browser.find_elements(By.CSS_SELECTOR, "#deliveries tbody tr")
+        assert [r.get_attribute("data-status") for r in rows] == ["delivered"]
+        assert "HTTP 204" in rows[0].text and "namespace.created" in rows[0].text
+        shot(browser, "webhooks-03-delivered")
+
+        navigate_by(
+            browser, browser.find_element(By.XPATH, "//button[normalize-space()='Send again']")
+        )
+        assert "Queued namespace.created to be sent again." in browser.page_source
+        statuses = [
+            r.get_attribute("data-status")
+            for r in browser.find_elements(By.CSS_SELECTOR, "#deliveries tbody tr")
+        ]
+        assert statuses == ["pending", "delivered"]
+        send_due("hooks-co", horizon=0)
+        browser.refresh()
+        statuses = [
+            r.get_attribute("data-status")
+            for r in browser.find_elements(By.CSS_SELECTOR, "#deliveries tbody tr")
+        ]
+        assert statuses == ["delivered", "delivered"]
+        shot(browser, "webhooks-04-sent-again")
+        ids = receiver.ids()
+    assert len(ids) == 2 and ids[0] == ids[1]  # the same webhook-id, sent twice
