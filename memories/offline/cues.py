@@ -14,6 +14,7 @@ import re
 from spacy.tokens import Token
 
 from memories.offline.facets import Reading
+from memories.offline.language import parse
 from memories.offline.words import ENDING_VERBS, FEELINGS, HEDGE, VAGUE_NOUNS, word_set
 
 MAX_CUES = 8
@@ -64,17 +65,31 @@ def cues_for(
 
 
 def answered_question(question: str, *, who: str | None) -> str:
-    """The assistant's wh-question a statement answers, asked as the speaker would ask
-    it later ("What do you drive?" -> "what do I drive"); "" when it is not one."""
+    """The question a statement answers, asked as the speaker would ask it later
+    ("What do you drive?" -> "what do I drive", "Do you have any pets?" -> "do I have
+    any pets", "What concert was it?" as asked); "" when it is not one a later question
+    could name: it must name a thing (a noun or a name), ask one question, and not be
+    an offer ("Would you like ...", "Want me to ...") or about the asker."""
     question = " ".join(question.split()).strip()
-    if not re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE):
+    question = re.sub(r"^(?:(?:also|and|so|but|oh|btw|ok|okay),?\s+)+", "", question, flags=re.I)
+    if len(question) > 90 or not question.endswith("?"):
         return ""
-    if not _YOU.search(question) or len(question) > 90:
-        return ""  # "What's going on?" asks after nothing a later question would name
+    wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
+    yes_no = re.match(
+        r"^(?:(?:do|did|have|are|were|was|is|can|will) you|any|anything|got any)\b",
+        question,
+        re.IGNORECASE,
+    )
+    if not wh and not yes_no:
+        return ""
+    if _OFFER.search(question):
+        return ""  # the asker's offer, not a question about the speaker
     if re.search(r"\b(?:and|or) (?:what|where|who|when|which|how)\b", question, re.IGNORECASE):
         return ""  # two questions in one: neither is a cue on its own
     if re.search(r"\b(?:I|me|my|we|us)\b", question):
-        return ""  # "What can I do for you?": the assistant's offer, not a question about the user
+        return ""  # "What can I do for you?": about the asker, not the speaker
+    if not (wh and _YOU.search(question)) and not _names_a_thing(question):
+        return ""  # "What's going on?", "Did you just get it?": asks after nothing named
     me, my = (who, f"{who}'s") if who else ("I", "my")
     swap = {"you": me, "your": my, "yours": my, "yourself": me}
 
@@ -83,11 +98,32 @@ def answered_question(question: str, *, who: str | None) -> str:
 
     text = re.sub(r"\bare you\b", f"is {who}" if who else "am I", question, flags=re.IGNORECASE)
     text = re.sub(r"\bwere you\b", f"was {who}" if who else "was I", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou(?:'|’)re\b", f"{who} is" if who else "I'm", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou(?:'|’)ve\b", f"{who} has" if who else "I've", text, flags=re.IGNORECASE)
     if who:
         text = re.sub(r"\bdo you\b", f"does {who}", text, flags=re.IGNORECASE)
         text = re.sub(r"\bhave you\b", f"has {who}", text, flags=re.IGNORECASE)
-    text = _YOU.sub(replace, text).rstrip("?").strip()
-    return text[:1].lower() + text[1:]
+    text = _YOU.sub(replace, text).strip()
+    text = text[:1].lower() + text[1:]
+    # a wh- or do/did/are question is question-shaped as it stands; "any plans for the
+    # summer?" keeps its question mark
+    return text.rstrip("?").strip() if wh or not text.startswith(("any", "got")) else text
+
+
+_OFFER = re.compile(
+    r"\b(?:would you like|do you want|want me|shall i|should i|can i|let me|"
+    r"how about you|what about you|you too)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_a_thing(question: str) -> bool:
+    return any(
+        t.pos_ in ("NOUN", "PROPN")
+        and t.lemma_.lower() not in VAGUE_NOUNS
+        and t.lower_ not in ("you", "anything", "something")
+        for t in parse(question)
+    )
 
 
 def _roster_cues(text: str) -> list[str]:

@@ -34,9 +34,9 @@ from datetime import date, datetime
 from gitloom.core.times import as_utc
 from memories.llm import Usage
 from memories.offline.cues import answered_question, cues_for
-from memories.offline.facets import Reading, read
+from memories.offline.facets import Facet, Reading, read
 from memories.offline.reconcile import reconcile
-from memories.offline.statements import Statement, statements
+from memories.offline.statements import Statement, leftovers, statements
 from memories.offline.words import good_label
 from memories.pipeline_types import Candidate, Decision, Draft, DraftLink, Message
 
@@ -46,6 +46,7 @@ NAME = "offline"
 CONFIDENCE = 0.6  # rules are less sure than a model
 MAX_LINKS_PER_MEMORY = 6
 MAX_CUE_CHARS = 250  # below the format's 300 per cue
+MAX_CONTEXT_CUES = 2
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
 # a liking is read from the parse (a like:<thing> facet); these words say it outright
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
@@ -81,6 +82,9 @@ class OfflineExtractor:
                 speakers=frozenset(self._speakers),
                 answers=bool(answered),
             )
+            context: dict[int, list[str]] = {}
+            for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
+                context.setdefault(k, []).append(sentence)
             for n, statement in enumerate(said):
                 body = f"{message.name}: {statement.text}" if message.name else statement.text
                 seen = by_body.get(body.casefold())
@@ -119,6 +123,7 @@ class OfflineExtractor:
                                 if referent and not message.name
                                 else []
                             )
+                            + _context_cues(context.get(n, []), who=message.name)
                         ),
                         sources=(message.id,),
                         confidence=CONFIDENCE,
@@ -162,6 +167,13 @@ def _cues(reading: Reading, **kwargs) -> list[str]:
         return [" ".join(reading.text.split())[:200]]
 
 
+def _context_cues(sentences: list[str], *, who: str | None) -> list[str]:
+    """What the message said around a statement that is no fact of its own, as cues
+    (retrievable, never in the body): at most ``MAX_CONTEXT_CUES``, as said."""
+    prefix = f"{who}: " if who else ""
+    return [_clip_cue(prefix + s) for s in sentences[:MAX_CONTEXT_CUES]]
+
+
 def _clip_cue(text: str) -> str:
     """At most ``MAX_CUE_CHARS`` (a cue is one header line of bounded length), cut at a
     word."""
@@ -196,25 +208,30 @@ def _speaks_facts(message: Message) -> bool:
 
 
 def _last_question(content: str) -> str:
-    """The last sentence of a message when it is a question ("... What do you drive?")."""
+    """The message's last question ("What concert was it? The advocacy event was ...":
+    the question), which the next message may answer."""
     text = " ".join(content.split())
-    if not text.endswith("?"):
-        return ""
-    pieces = re.split(r"(?<=[.!?])\s+", text)
-    return pieces[-1] if pieces else ""
+    questions = [p for p in re.split(r"(?<=[.!?])\s+", text) if p.endswith("?")]
+    return questions[-1] if questions else ""
 
 
 def _tier(statement: Statement, reading: Reading, day: date) -> str:
     if statement.kind == "hedge":
         return "working"
     if statement.kind != "roster" and (
-        any(f.attribute.startswith("like:") for f in reading.facets)
+        any(f.attribute.startswith("like:") and not _past(reading, f) for f in reading.facets)
         or _FAVOURITE.search(statement.plain)
     ):
         return "preferences"
     if any(r.first > day for r in statement.dates):
         return "events"
     return "facts"
+
+
+def _past(reading: Reading, facet: Facet) -> bool:
+    """ "I loved reading Charlotte's Web as a kid": a liking said in the past tense is
+    what happened then (a fact that stays true), not a taste that drifts."""
+    return bool(facet.tokens) and reading.doc[facet.tokens[0]].tag_ == "VBD"
 
 
 def _entities(reading: Reading, speakers: set[str]) -> list[str]:

@@ -39,6 +39,7 @@ from memories.offline.words import (
     INTERJECTIONS,
     JOKE,
     VAGUE_NOUNS,
+    content_words,
     word_set,
 )
 
@@ -595,3 +596,55 @@ def _finish(text: str) -> str:
     if text[-1] not in ".!)\"”'%":
         text += "."
     return text
+
+
+# --- what the filters left out ------------------------------------------------------
+
+
+def leftovers(
+    content: str, kept: list[Statement], *, speakers: frozenset[str] = frozenset()
+) -> list[tuple[int, str]]:
+    """The sentences of a message that none of its ``kept`` statements holds and that
+    name something (a noun, name or number the statements do not): what the filters
+    left out as no fact of its own ("Especially after the accident, I've thought a lot
+    about ..."), which a later question may still ask after. Each comes with the index
+    of the kept statement said before it (0 when none was), whose memory takes it as
+    a cue, never into its body. Questions are not taken: they are the next message's
+    context (``memories.offline.cues.answered_question``)."""
+    if not kept:
+        return []
+    token = _SPEAKERS.set(frozenset(speakers))
+    try:
+        return _leftovers(content, kept)
+    finally:
+        _SPEAKERS.reset(token)
+
+
+def _leftovers(content: str, kept: list[Statement]) -> list[tuple[int, str]]:
+    said = [_words(s.plain) for s in kept]
+    everything = set().union(*said)
+    out: list[tuple[int, str]] = []
+    current = 0
+    for line in content.replace("\r\n", "\n").split("\n"):
+        prose, _ = _asides(_BULLET.sub("", line.strip()))
+        if not prose:
+            continue
+        for sent in parse(prose).sents:
+            words = _words(sent.text)
+            if not words:
+                continue
+            best = max(range(len(said)), key=lambda k: len(words & said[k]))
+            if len(words & said[best]) * 2 >= len(words):
+                current = best
+            if _is_question(sent) or len(words - everything) * 5 <= len(words):
+                continue  # a question, or (nearly) all of it in a statement
+            things = _words(
+                " ".join(t.text for t in sent if t.pos_ in ("NOUN", "PROPN") and _content(t))
+            )
+            if things - everything:
+                out.append((current, " ".join(sent.text.split())))
+    return out
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in content_words(text) if w not in INTERJECTIONS and w not in _SPEAKERS.get()}
