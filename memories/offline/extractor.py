@@ -68,10 +68,12 @@ class OfflineExtractor:
         by_body: dict[str, int] = {}
         self._speakers = {m.name.casefold() for m in messages if m.name}
         self._readings = {}
-        asked = ""  # the wh-question the message before asked, if any
+        asked = ""  # the question the message before asked, if any
+        asker = ""  # that message's id
         things: list[str] = []  # what the speaker's statements so far were about
         for message in messages:
             question, asked = asked, _last_question(message.content)
+            question_id, asker = asker, message.id
             if not _speaks_facts(message):
                 continue
             when = as_utc(message.timestamp or now)
@@ -86,6 +88,9 @@ class OfflineExtractor:
             for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
                 context.setdefault(k, []).append(sentence)
             for n, statement in enumerate(said):
+                # the first statement answers the question before it, its cue: that
+                # message is one it came from too
+                answers = answered if n == 0 and statement.kind == "fact" else ""
                 body = f"{message.name}: {statement.text}" if message.name else statement.text
                 seen = by_body.get(body.casefold())
                 if seen is not None:  # the same statement twice: one memory, both sources
@@ -115,7 +120,7 @@ class OfflineExtractor:
                                 reading,
                                 who=message.name,
                                 # a hedge does not answer "what do you have?"
-                                asked=answered if n == 0 and statement.kind == "fact" else "",
+                                asked=answers,
                                 items=statement.kind == "roster",
                             )
                             + (
@@ -125,7 +130,11 @@ class OfflineExtractor:
                             )
                             + _context_cues(context.get(n, []), who=message.name)
                         ),
-                        sources=(message.id,),
+                        sources=(
+                            (message.id, question_id)
+                            if answers and question_id and question_id != message.id
+                            else (message.id,)
+                        ),
                         confidence=CONFIDENCE,
                         when=when,
                     )
@@ -301,7 +310,7 @@ def _relate(
     for same_message in (True, False):
         for before, after in zip(drafts, drafts[1:], strict=False):
             if (
-                (before.sources == after.sources) == same_message
+                (before.sources[:1] == after.sources[:1]) == same_message
                 and (before.key, after.key) not in linked
                 and degree[before.key] < MAX_LINKS_PER_MEMORY
                 and degree[after.key] < MAX_LINKS_PER_MEMORY

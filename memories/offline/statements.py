@@ -410,8 +410,13 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
     opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
+    # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
+    # past date says it is not one
+    past_base = first.tag_ == "VB" and opening and _past_date(tokens)
     implicit_i = (
-        first.tag_ in ("VBD", "VBN") and opening or first.lower_ in ("got", "did", "gonna", "gon")
+        first.tag_ in ("VBD", "VBN") and opening
+        or past_base
+        or first.lower_ in ("got", "did", "gonna", "gon")
     ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
@@ -423,7 +428,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if not content:
         return False
     specific = any(_specific(t) for t in tokens)
-    if implicit_i and not specific:
+    if implicit_i and not specific and not _dated_object(tokens):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
     root = next(
@@ -456,6 +461,22 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
     # "I need a bakery recommendation": a request, not a fact
     return not (verbs & {"need", "want", "hope", "wish"} and not specific)
+
+
+def _past_date(tokens: list[Token]) -> bool:
+    words = {t.lower_ for t in tokens if t.ent_type_ == "DATE"}
+    return bool(words & {"yesterday", "ago", "last"})
+
+
+def _dated_object(tokens: list[Token]) -> bool:
+    """ "Got the tattoo a few years ago", "Started hitting the gym last week": a thing
+    done, named by its object, on a date; what a dateless "Finally nailed my sourdough!"
+    or an objectless "Went a bit wild at the mall today" does not have."""
+    dated = any(t.ent_type_ == "DATE" and t.lower_ not in ("today", "tonight") for t in tokens)
+    return dated and any(
+        t.dep_ == "dobj" and t.pos_ == "NOUN" and _content(t) and t.head.pos_ == "VERB"
+        for t in tokens
+    )
 
 
 def _describes(root: Token | None) -> bool:
