@@ -149,7 +149,74 @@ def _roster_cues(text: str) -> list[str]:
     cues += [
         f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines[:MAX_ROSTER_ITEMS]
     ]
+    for line in lines[:MAX_ROSTER_ITEMS]:
+        cues += _item_questions(title, line.rstrip("."))
     return list(dict.fromkeys(cues))
+
+
+def _item_questions(title: str, item: str) -> list[str]:
+    """The questions one roster item answers, from its parse: "Saturday evening: Bruno"
+    -> "who is on Saturday evening"; "Aisha does the bins" -> "what does Aisha do",
+    "who does the bins"; "Grace is bringing lasagna" -> "what is Grace bringing", "who is
+    bringing lasagna"; "Mondays I drive" -> "who drives on Mondays"; "350g water" in a
+    recipe -> "how much water is in my sourdough recipe". Nothing when the item is not
+    one of these shapes."""
+    key, colon, value = item.partition(":")
+    if colon and 0 < len(key.split()) <= 4 and value.strip():
+        names = parse(value.strip())
+        people = all(t.pos_ in ("PROPN", "CCONJ", "PUNCT") for t in names) and any(
+            t.pos_ == "PROPN" for t in names
+        )
+        key = key.strip()
+        key = key if key[:1].isupper() and parse(key)[0].pos_ == "PROPN" else key[:1].lower() + key[1:]
+        return [f"{'who' if people else 'what'} is on {key}"]
+    doc = parse(item)
+    verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        first = doc[0] if len(doc) else None
+        noun = next((t for t in doc if t.pos_ == "NOUN" and t.dep_ in ("ROOT", "appos")), None)
+        if first is not None and first.like_num or (first is not None and first.ent_type_ == "QUANTITY"):
+            if noun is not None and title:
+                lowered = title[:1].lower() + title[1:]
+                words = [t.lower_ for t in noun.lefts if t.dep_ == "compound" and len(t) > 2]
+                return [f"how much {' '.join([*words, noun.lower_])} is in {lowered}"]
+        return []
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.lower_ in ("it", "this", "that", "there"):
+        return []
+    who = " ".join(t.text for t in subject.subtree)
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    aux = next((c for c in verb.children if c.dep_ == "aux"), None)
+    out = []
+    if obj is not None and verb.lemma_ != "be":
+        thing = " ".join(t.text for t in obj.subtree)
+        if verb.tag_ == "VBG" and aux is not None:
+            be = {"'m": "am", "'re": "are", "'s": "is"}.get(aux.lower_, aux.lower_)
+            out += [f"what {be} {who} {verb.lower_}", f"who is {verb.lower_} {thing}"]
+        elif verb.tag_ in ("VBZ", "VBP"):
+            do = "do" if subject.lower_ in ("i", "we", "you", "they") or subject.tag_ == "NNPS" else "does"
+            out += [f"what {do} {who} {verb.lemma_.lower()}", f"who {_third(verb)} {thing}"]
+    elif obj is None and verb.tag_ in ("VBZ", "VBP"):
+        when = next((c for c in verb.children if c.dep_ == "npadvmod" or c.ent_type_ == "DATE"), None)
+        if when is not None:
+            out.append(f"who {_third(verb)} on {when.text}")
+    return out
+
+
+def _third(verb: Token) -> str:
+    """The verb as "who ..." asks it: "drive" -> "drives", "do" -> "does"."""
+    if verb.tag_ == "VBZ":
+        return verb.lower_
+    lemma = verb.lemma_.lower()
+    if lemma in ("do", "go"):
+        return lemma + "es"
+    if lemma == "have":
+        return "has"
+    if lemma.endswith(("s", "sh", "ch", "x", "z")):
+        return lemma + "es"
+    if lemma.endswith("y") and lemma[-2:-1] not in "aeiou":
+        return lemma[:-1] + "ies"
+    return lemma + "s"
 
 
 def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
@@ -165,13 +232,23 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if verb is None:
         return out
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN")
+    implicit = (
+        subject is None
+        and tokens[0].i == verb.i
+        and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
+    )
     first_person = implicit or (subject is not None and subject.lower_ in ("i", "we"))
-    past = verb.tag_ == "VBD" or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
+    past = (
+        verb.tag_ == "VBD"
+        or (implicit and verb.lower_ == "got")
+        or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
+    )
     person = subject.lower_ if subject is not None else "i"
     me, do, my = _subject_words(who, person)
     do = "did" if past else do
     lemma = verb.lemma_.lower()
+    if lemma == "get" and any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children):
+        lemma, do = "have", ("do" if do == "did" else do)  # "I've got an interview": I have one
     obj = next((c for c in verb.children if c.dep_ in ("dobj",) and c.pos_ == "NOUN"), None)
     if obj is not None and obj.lemma_.lower() in VAGUE_NOUNS:
         obj = None
@@ -180,7 +257,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if (
         first_person
         and product is not None
-        and lemma not in ("be", "have")
+        and lemma not in ("be", "have", "do")
         and lemma not in ENDING_VERBS
         and not HEDGE.search(reading_text(tokens))
     ):
@@ -199,7 +276,8 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if first_person and lemma not in ("be", "have") and verb.pos_ == "VERB":
         if obj is not None:
             noun = _noun_phrase(obj)
-            out.append(f"what {noun} {do} {me} {lemma}")
+            if lemma not in ("name", "call"):  # "what did we name the kitten" instead
+                out.append(f"what {noun} {do} {me} {lemma}")
             for prep in (c for c in verb.children if c.dep_ == "prep"):
                 pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
                 if pobj is None:
@@ -244,6 +322,8 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"{be} {me} {acomp.lower_}")  # "am I vegetarian"
     if first_person and lemma == "have" and obj is not None:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
+    if first_person:
+        out.extend(_counted_named_dated(tokens, verb, lemma, me=me, do=do, my=my, past=past))
     if subject is not None and not first_person:
         out.extend(_about_someone(subject, verb, tokens, who))
     for name in _person_names(tokens, subjects_only=True):
@@ -257,6 +337,61 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             and other.i != getattr(subject, "i", -1)
         ) and any(c.dep_ == "appos" and c.ent_type_ == "PERSON" for c in other.children):
             out.extend(_about_someone(other, other.head, tokens, who))
+    return out
+
+
+def _counted_named_dated(
+    tokens: list[Token], verb: Token, lemma: str, *, me: str, do: str, my: str, past: bool
+) -> list[str]:
+    """Questions about what a first-person statement counts, names or dates:
+    "We keep an aquarium with six neon tetras" -> "how many neon tetras do we have";
+    "We adopted a greyhound called Noodle" -> "what is our greyhound called"; "We finally
+    named the kitten" -> "what did we name the kitten"; "I've got a job interview at
+    Canva on Friday" -> "when is my job interview"; "we went apple picking at Carter
+    Hill Orchard last weekend" -> "where did we go apple picking", "when did we go apple
+    picking"."""
+    out: list[str] = []
+    inside = {t.i for t in tokens}
+    for noun in tokens:
+        if noun.pos_ != "NOUN" or noun.lemma_.lower() in VAGUE_NOUNS or noun.ent_type_:
+            continue
+        counted = next(
+            (c for c in noun.children if c.dep_ == "nummod" and c.ent_type_ in ("CARDINAL", "")),
+            None,
+        )
+        if counted is not None and counted.lower_ not in ("one", "1"):
+            have = "have" if lemma in ("have", "keep", "own", "be") else lemma
+            out.append(f"how many {_noun_phrase(noun, plural=True)} {do} {me} {have}")
+        called = next(
+            (
+                c
+                for c in noun.children
+                if c.dep_ == "acl" and c.lower_ in ("called", "named")
+                and any(g.pos_ == "PROPN" for g in c.subtree)
+            ),
+            None,
+        )
+        if called is not None:
+            out.append(f"what is {my} {_noun_phrase(noun)} {called.lower_}")
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    if lemma in ("name", "call") and obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
+        out.append(f"what {'did' if past else do} {me} {lemma} the {_noun_phrase(obj)}")
+    dated = any(t.ent_type_ == "DATE" and t.i in inside for t in tokens)
+    if dated and lemma == "have" and obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
+        out.append(f"when is {my} {_noun_phrase(obj)}")
+    going = next(
+        (c for c in verb.children if c.dep_ in ("xcomp", "dobj") and c.tag_ == "VBG"), None
+    )
+    if lemma == "go" and going is not None:
+        activity = " ".join(t.lower_ for t in going.subtree if t.i <= going.i)
+        place = any(
+            g.pos_ == "PROPN" for c in going.subtree if c.dep_ == "prep" for g in c.children
+        )
+        go = "did" if past else do
+        if place:
+            out.append(f"where {go} {me} go {activity}")
+        if dated:
+            out.append(f"when {go} {me} go {activity}")
     return out
 
 
@@ -337,7 +472,10 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     if subject == "i" and attribute.startswith("like:"):
         return [f"{do} {me} like {attribute[5:]}"]
     if subject.startswith("my ") and attribute == "is":
-        if subject.split()[-1] in _RELATIONS:
+        words = subject.split()
+        if words[-1] in VAGUE_NOUNS or any(w in ("-", "go", "to") for w in words):
+            return []  # "My current one is ...", "My go-to coffee order is ...": no slot noun
+        if words[-1] in _RELATIONS:
             return [f"who is {my} {subject[3:]}"]
         return [f"what is {my} {subject[3:]}"]
     if attribute == "price":
@@ -347,7 +485,10 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     return []
 
 
-def _noun_phrase(noun: Token) -> str:
-    """The noun with its compound nouns ("road bike"), without articles or names."""
-    words = [t for t in noun.lefts if t.dep_ == "compound" and t.pos_ == "NOUN"] + [noun]
-    return " ".join(t.lower_ for t in words)
+def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
+    """The noun with its compound nouns ("road bike"), without articles or names; its
+    lemma unless ``plural`` (a count keeps "neon tetras")."""
+    words = [t.lower_ for t in noun.lefts if t.dep_ in ("compound", "amod") and t.pos_ == "NOUN"]
+    words += [t.lower_ for t in noun.lefts if t.dep_ == "amod" and t.pos_ == "ADJ"][-1:] if plural else []
+    head = noun.lower_ if plural or noun.tag_ != "NNS" else noun.lower_
+    return " ".join([*words, head])

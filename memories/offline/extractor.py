@@ -101,6 +101,9 @@ class OfflineExtractor:
                         )
                     continue
                 reading = read(statement.plain)
+                if n > 0 and _pronoun_object(reading):
+                    # "We split it: ...": what "it" is was said in the statement before
+                    context.setdefault(n, []).insert(0, said[n - 1].plain)
                 referent = _one_of(reading, things)
                 things.extend(_objects(reading))
                 key = f"n{len(drafts) + 1}"
@@ -194,6 +197,15 @@ def _objects(reading: Reading) -> list[str]:
     return [
         t.lemma_.lower() for t in reading.doc if t.dep_ in ("dobj", "attr") and t.pos_ == "NOUN"
     ]
+
+
+def _pronoun_object(reading: Reading) -> bool:
+    """The statement's verb acts on "it" or "them" ("We split it: ..."), so what it is
+    about was said before."""
+    first = next(iter(reading.doc.sents), None)
+    return first is not None and any(
+        t.dep_ == "dobj" and t.lower_ in ("it", "them") and t.head.dep_ == "ROOT" for t in first
+    )
 
 
 def _one_of(reading: Reading, things: list[str]) -> str | None:
