@@ -146,10 +146,8 @@ def _roster_cues(text: str) -> list[str]:
         lowered = title[:1].lower() + title[1:]
         article = "" if re.match(r"(?:my|our|the|his|her|their|\w+'s)\b", lowered) else "the "
         cues.append(f"what is {article}{lowered}")
-    cues += [
-        f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines[:MAX_ROSTER_ITEMS]
-    ]
-    for line in lines[:MAX_ROSTER_ITEMS]:
+    for line in lines[:MAX_ROSTER_ITEMS]:  # each item as said, then what it answers
+        cues.append(f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS])
         cues += _item_questions(title, line.rstrip("."))
     return list(dict.fromkeys(cues))
 

@@ -47,6 +47,7 @@ CONFIDENCE = 0.6  # rules are less sure than a model
 MAX_LINKS_PER_MEMORY = 6
 MAX_CUE_CHARS = 250  # below the format's 300 per cue
 MAX_CONTEXT_CUES = 2
+MAX_MEMORY_CUES = 12  # memories.pipeline keeps this many
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
 # a liking is read from the parse (a like:<thing> facet); these words say it outright
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
@@ -71,6 +72,7 @@ class OfflineExtractor:
         asked = ""  # the question the message before asked, if any
         asker = ""  # that message's id
         things: list[str] = []  # what the speaker's statements so far were about
+        last_said: dict[str, str] = {}  # each speaker's last statement, as said
         for message in messages:
             question, asked = asked, _last_question(message.content)
             question_id, asker = asker, message.id
@@ -101,9 +103,11 @@ class OfflineExtractor:
                         )
                     continue
                 reading = read(statement.plain)
-                if n > 0 and _pronoun_object(reading):
+                before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
+                if before and _pronoun_object(reading):
                     # "We split it: ...": what "it" is was said in the statement before
-                    context.setdefault(n, []).insert(0, said[n - 1].plain)
+                    context.setdefault(n, []).insert(0, before)
+                last_said[message.name or ""] = statement.plain
                 referent = _one_of(reading, things)
                 things.extend(_objects(reading))
                 key = f"n{len(drafts) + 1}"
@@ -118,7 +122,7 @@ class OfflineExtractor:
                         title=" ".join(statement.plain.split()[:8]),
                         body=body,
                         tags=tuple(_tags(reading, self._speakers, who=message.name)),
-                        cues=tuple(
+                        cues=_with_context(
                             _cues(
                                 reading,
                                 who=message.name,
@@ -130,8 +134,8 @@ class OfflineExtractor:
                                 [f"what {referent} do I have"]
                                 if referent and not message.name
                                 else []
-                            )
-                            + _context_cues(context.get(n, []), who=message.name)
+                            ),
+                            _context_cues(context.get(n, []), who=message.name),
                         ),
                         sources=(
                             (message.id, question_id)
@@ -179,6 +183,13 @@ def _cues(reading: Reading, **kwargs) -> list[str]:
         return [" ".join(reading.text.split())[:200]]
 
 
+def _with_context(cues: list[str], context: list[str]) -> tuple[str, ...]:
+    """The statement's cues and its context cues, within the pipeline's cap per memory
+    (the context keeps its place; the last of the statement's own cues go first)."""
+    room = max(0, MAX_MEMORY_CUES - len(context))
+    return tuple(dict.fromkeys([*cues[:room], *context]))
+
+
 def _context_cues(sentences: list[str], *, who: str | None) -> list[str]:
     """What the message said around a statement that is no fact of its own, as cues
     (retrievable, never in the body): at most ``MAX_CONTEXT_CUES``, as said."""
@@ -204,7 +215,7 @@ def _pronoun_object(reading: Reading) -> bool:
     about was said before."""
     first = next(iter(reading.doc.sents), None)
     return first is not None and any(
-        t.dep_ == "dobj" and t.lower_ in ("it", "them") and t.head.dep_ == "ROOT" for t in first
+        t.dep_ == "dobj" and t.lower_ in ("it", "them") and t.i <= 3 for t in first
     )
 
 
