@@ -28,6 +28,14 @@ _RELATIONS = word_set(
     grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet"""
 )
 _ACQUIRE = word_set("buy get order purchase pick adopt rent lease win")
+# what a person is "on" or "in": "I'm on the payments team" -> "what team am I on"
+_GROUPS = word_set("team squad crew band club group committee league class course program")
+_OFTEN = re.compile(
+    r"\b(?:once|twice|three times|every|each) (?:a |per )?(?:day|week|month|year|morning|"
+    r"evening|night|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+    r"|\b(?:daily|weekly|monthly)\b",
+    re.IGNORECASE,
+)
 _YOU = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
 
 
@@ -316,12 +324,17 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             prep = next((c for c in acomp.children if c.dep_ == "prep"), None)
             if prep is not None:
                 out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
-            else:
+            elif not any(c.dep_ == "xcomp" for c in acomp.children):  # not "able to ..."
                 out.append(f"{be} {me} {acomp.lower_}")  # "am I vegetarian"
+        for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("on", "in")):
+            group = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
+            if group is not None and group.lemma_.lower() in _GROUPS:
+                out.append(f"what {_noun_phrase(group)} {be} {me} {prep.lower_}")  # team I'm on
     if first_person and lemma == "have" and obj is not None:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if first_person:
         out.extend(_counted_named_dated(tokens, verb, lemma, me=me, do=do, my=my, past=past))
+        out.extend(_how_often_how_long(tokens, verb, lemma, me=me, do=do))
     if subject is not None and not first_person:
         out.extend(_about_someone(subject, verb, tokens, who))
     for name in _person_names(tokens, subjects_only=True):
@@ -393,6 +406,41 @@ def _counted_named_dated(
     return out
 
 
+def _how_often_how_long(
+    tokens: list[Token], verb: Token, lemma: str, *, me: str, do: str
+) -> list[str]:
+    """ "I climb at Boulder Barn twice a week" -> "how often do I climb"; "We've been
+    married since 2015" -> "how long have we been married"; "I've known Sam for ten
+    years" -> "how long have I known Sam"."""
+    out: list[str] = []
+    text = " ".join(t.text for t in tokens)
+    if verb.pos_ == "VERB" and lemma not in ("be", "have", "do") and _OFTEN.search(text):
+        out.append(f"how often {do} {me} {lemma}")
+    perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
+    since = any(
+        t.lower_ in ("since", "for") and any(g.ent_type_ == "DATE" for g in t.subtree)
+        for t in verb.children
+        if t.dep_ == "prep"
+    )
+    if perfect and since and verb.tag_ == "VBN":
+        have = "has" if do == "does" else "have"
+        if verb.lemma_ == "be":
+            state = next((c for c in verb.children if c.dep_ in ("acomp", "attr")), None)
+            if state is not None and state.pos_ in ("ADJ", "VERB") and state.lower_ not in FEELINGS:
+                out.append(f"how long {have} {me} been {state.lower_}")
+        elif any(c.dep_ == "auxpass" for c in verb.children):
+            out.append(f"how long {have} {me} been {verb.lower_}")  # "been married since"
+        else:
+            obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+            thing = (
+                " ".join(t.text for t in obj.subtree)
+                if obj is not None and obj.lower_ not in ("it", "them", "that")
+                else ""
+            )
+            out.append(f"how long {have} {me} {verb.lower_} {thing}".strip())
+    return out
+
+
 def _person_names(tokens: list[Token], *, subjects_only: bool = False) -> list[str]:
     """People the statement names. ``subjects_only``: those it is about (a subject, or
     the name of one: "my partner Tomasz"); the small model also calls places and shops
@@ -432,6 +480,17 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         lemma = verb.lemma_.lower()
         if lemma == "be":
             out.append(f"who is {name}")
+            acomp = next((c for c in verb.children if c.dep_ == "acomp"), None)
+            prep = (
+                next((c for c in [*acomp.children, *verb.children] if c.dep_ == "prep"), None)
+                if acomp is not None
+                else None
+            )
+            if acomp is not None and prep is not None and acomp.lower_ not in FEELINGS:
+                out.append(f"what is {name} {acomp.lower_} {prep.lower_}")  # allergic to
+            attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+            if attr is not None and attr.pos_ == "NOUN" and attr.lemma_.lower() not in VAGUE_NOUNS:
+                out.append(f"what does {name} do")  # "My partner Tomasz is a vet"
         elif lemma == "turn" and any(t.like_num for t in tokens):
             out.append(f"how old is {name}")
         elif verb.tag_ in ("VBZ", "VBP", "VBD") and not any(
