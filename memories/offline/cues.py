@@ -300,7 +300,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 if pobj is None:
                     continue
                 if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
-                    out.append(f"where {do} {me} {lemma}")
+                    out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
                     break
                 # a noun ("jazz" is sometimes tagged a verb, but it is the preposition's object)
                 if (
@@ -313,7 +313,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             # "I climb at Boulder Barn": the parser may hang the place off the verb directly
             place = next((c for c in verb.children if c.dep_ == "dep" and c.pos_ == "PROPN"), None)
             if place is not None and not out:
-                out.append(f"where {do} {me} {lemma}")
+                out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
     if first_person and lemma == "be":
         attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
         acomp = next((c for c in verb.children if c.dep_ == "acomp" and c.pos_ == "ADJ"), None)
@@ -349,6 +349,14 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         ) and any(c.dep_ == "appos" and c.ent_type_ == "PERSON" for c in other.children):
             out.extend(_about_someone(other, other.head, tokens, who))
     return out
+
+
+def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
+    """"do I go" for "I go", "am I going" for "I'm going" (what follows a wh-word)."""
+    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        be = "is" if who else ("are" if person == "we" else "am")
+        return f"{be} {me} {verb.lower_}"
+    return f"{do} {me} {lemma}"
 
 
 def _counted_named_dated(
