@@ -174,18 +174,22 @@ def _item_questions(title: str, item: str) -> list[str]:
             t.pos_ == "PROPN" for t in names
         )
         key = key.strip()
-        key = key if key[:1].isupper() and parse(key)[0].pos_ == "PROPN" else key[:1].lower() + key[1:]
+        key = (
+            key
+            if key[:1].isupper() and parse(key)[0].pos_ == "PROPN"
+            else key[:1].lower() + key[1:]
+        )
         return [f"{'who' if people else 'what'} is on {key}"]
     doc = parse(item)
     verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
     if verb is None:
         first = doc[0] if len(doc) else None
         noun = next((t for t in doc if t.pos_ == "NOUN" and t.dep_ in ("ROOT", "appos")), None)
-        if first is not None and first.like_num or (first is not None and first.ent_type_ == "QUANTITY"):
-            if noun is not None and title:
-                lowered = title[:1].lower() + title[1:]
-                words = [t.lower_ for t in noun.lefts if t.dep_ == "compound" and len(t) > 2]
-                return [f"how much {' '.join([*words, noun.lower_])} is in {lowered}"]
+        quantity = first is not None and (first.like_num or first.ent_type_ == "QUANTITY")
+        if quantity and noun is not None and title:
+            lowered = title[:1].lower() + title[1:]
+            words = [t.lower_ for t in noun.lefts if t.dep_ == "compound" and len(t) > 2]
+            return [f"how much {' '.join([*words, noun.lower_])} is in {lowered}"]
         return []
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if subject is None or subject.lower_ in ("it", "this", "that", "there"):
@@ -200,10 +204,16 @@ def _item_questions(title: str, item: str) -> list[str]:
             be = {"'m": "am", "'re": "are", "'s": "is"}.get(aux.lower_, aux.lower_)
             out += [f"what {be} {who} {verb.lower_}", f"who is {verb.lower_} {thing}"]
         elif verb.tag_ in ("VBZ", "VBP"):
-            do = "do" if subject.lower_ in ("i", "we", "you", "they") or subject.tag_ == "NNPS" else "does"
+            do = (
+                "do"
+                if subject.lower_ in ("i", "we", "you", "they") or subject.tag_ == "NNPS"
+                else "does"
+            )
             out += [f"what {do} {who} {verb.lemma_.lower()}", f"who {_third(verb)} {thing}"]
     elif obj is None and verb.tag_ in ("VBZ", "VBP"):
-        when = next((c for c in verb.children if c.dep_ == "npadvmod" or c.ent_type_ == "DATE"), None)
+        when = next(
+            (c for c in verb.children if c.dep_ == "npadvmod" or c.ent_type_ == "DATE"), None
+        )
         if when is not None:
             out.append(f"who {_third(verb)} on {when.text}")
     return out
@@ -352,7 +362,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
 
 
 def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
-    """"do I go" for "I go", "am I going" for "I'm going" (what follows a wh-word)."""
+    """ "do I go" for "I go", "am I going" for "I'm going" (what follows a wh-word)."""
     if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
         be = "is" if who else ("are" if person == "we" else "am")
         return f"{be} {me} {verb.lower_}"
@@ -385,7 +395,8 @@ def _counted_named_dated(
             (
                 c
                 for c in noun.children
-                if c.dep_ == "acl" and c.lower_ in ("called", "named")
+                if c.dep_ == "acl"
+                and c.lower_ in ("called", "named")
                 and any(g.pos_ == "PROPN" for g in c.subtree)
             ),
             None,
@@ -554,6 +565,10 @@ def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
     """The noun with its compound nouns ("road bike"), without articles or names; its
     lemma unless ``plural`` (a count keeps "neon tetras")."""
     words = [t.lower_ for t in noun.lefts if t.dep_ in ("compound", "amod") and t.pos_ == "NOUN"]
-    words += [t.lower_ for t in noun.lefts if t.dep_ == "amod" and t.pos_ == "ADJ"][-1:] if plural else []
+    words += (
+        [t.lower_ for t in noun.lefts if t.dep_ == "amod" and t.pos_ == "ADJ"][-1:]
+        if plural
+        else []
+    )
     head = noun.lower_ if plural or noun.tag_ != "NNS" else noun.lower_
     return " ".join([*words, head])

@@ -88,7 +88,9 @@ def _titled_verb(token: Token) -> bool:
     """ "I loved 'Becoming Nicole'": a capitalised or quoted "verb" is a title's first
     word, not a liking for doing something."""
     quoted = token.i > 0 and token.doc[token.i - 1].text in ('"', "'", "“", "‘")
-    return token.pos_ == "VERB" and (quoted or (token.text[:1].isupper() and not token.is_sent_start))
+    return token.pos_ == "VERB" and (
+        quoted or (token.text[:1].isupper() and not token.is_sent_start)
+    )
 
 
 def without_speaker(text: str) -> str:

@@ -414,7 +414,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     # past date says it is not one
     past_base = first.tag_ == "VB" and opening and _past_date(tokens)
     implicit_i = (
-        first.tag_ in ("VBD", "VBN") and opening
+        first.tag_ in ("VBD", "VBN")
+        and opening
         or past_base
         or first.lower_ in ("got", "did", "gonna", "gon")
     ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)

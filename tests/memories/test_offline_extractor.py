@@ -244,8 +244,11 @@ def test_the_question_an_answer_answers_is_its_cue_and_one_of_its_sources(api, s
 
 
 def test_an_offer_is_no_question_the_answer_answers(api, say):
-    job = say("Would you like some e-reader suggestions?", "I already have a Kobo Clara.",
-              first="assistant")
+    job = say(
+        "Would you like some e-reader suggestions?",
+        "I already have a Kobo Clara.",
+        first="assistant",
+    )
     [path] = job["result"]["created"]
     header = memory(api, path)
     assert header["sources"] == ["m2"]
@@ -268,11 +271,14 @@ def test_a_dated_thing_done_without_a_subject_is_kept(api, say):
 
 def test_roster_items_are_asked_as_questions(api, say):
     job = say(
-        "Our bake sale: Omar is bringing brownies, Lena is doing the lemonade, "
-        "and I'm on the till."
+        "Our bake sale: Omar is bringing brownies, Lena is doing the lemonade, and I'm on the till."
     )
     [cues] = cues_of(api, job).values()
-    assert {"what is Omar bringing", "who is bringing brownies", "who is doing the lemonade"} <= set(cues)
+    assert {
+        "what is Omar bringing",
+        "who is bringing brownies",
+        "who is doing the lemonade",
+    } <= set(cues)
     assert "Omar is bringing brownies" in top(api, "who brings the brownies")
     job = say("Shop rota:\n- Monday: Kasia\n- Tuesday: Dev and Ola", when="2026-03-11T09:00:00Z")
     [cues] = cues_of(api, job).values()
@@ -281,9 +287,12 @@ def test_roster_items_are_asked_as_questions(api, say):
 
 def test_counts_names_and_habits_are_asked_after(api, say):
     job = say(
-        "I swim at Tooting Lido three times a week.", "Cool.",
-        "We rescued a ferret called Biscuit.", "Aw.",
-        "We have three goldfish.", "Nice.",
+        "I swim at Tooting Lido three times a week.",
+        "Cool.",
+        "We rescued a ferret called Biscuit.",
+        "Aw.",
+        "We have three goldfish.",
+        "Nice.",
         "We've been married since 2011.",
     )
     cues = {c for cs in cues_of(api, job).values() for c in cs}
@@ -297,17 +306,25 @@ def test_counts_names_and_habits_are_asked_after(api, say):
 
 
 def test_no_cue_asks_after_a_vague_word_or_a_titles_first_word(api, say):
-    job = say("My current one is a 2015 MacBook Air.", "Ok.", "I loved 'Becoming Jane', such a good film.")
+    job = say(
+        "My current one is a 2015 MacBook Air.", "Ok.", "I loved 'Becoming Jane', such a good film."
+    )
     cues = [c for cs in cues_of(api, job).values() for c in cs]
     assert not any(re.search(r"\bmy one\b|\blike becoming\b", c) for c in cues), cues
 
 
-def test_a_named_speakers_question_is_asked_of_the_other(api, ns, settings,
-                                                       django_capture_on_commit_callbacks):
+def test_a_named_speakers_question_is_asked_of_the_other(
+    api, ns, settings, django_capture_on_commit_callbacks
+):
     settings.GITLOOM_QUEUE_SYNC = True
     messages = [
         {"id": "t1", "role": "user", "name": "Ines", "content": "What concert was it?"},
-        {"id": "t2", "role": "user", "name": "Tomas", "content": "It was Arlo Parks, she was so good!"},
+        {
+            "id": "t2",
+            "role": "user",
+            "name": "Tomas",
+            "content": "It was Arlo Parks, she was so good!",
+        },
     ]
     with django_capture_on_commit_callbacks(execute=True):
         job = api.post("/v1/memories", {"messages": messages}, format="json").json()["job"]
