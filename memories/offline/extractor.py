@@ -7,12 +7,14 @@ offline one (``name == "offline"``; jobs and commits carry that name).
   statements, one fact each; the assistant's, system and tool messages are not the
   user's facts. A named speaker's memories read ``Name: ...`` and are tagged with the
   name in lower case.
-* **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite), ``events``
+* **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite) said in the
+  present ("I loved Charlotte's Web as a kid" is a fact: it stays true), ``events``
   for something dated after the day it was said, ``working`` for a hedged plan ("I
   might ..."), which fades fast; ``facts`` otherwise.
-* **Cue** (``memories.offline.cues``): questions from the parse, the assistant's
-  question the statement answers (asked in the speaker's person, on its own), and the
-  statement.
+* **Cue** (``memories.offline.cues``): questions from the parse, the question the
+  statement answers (the message before it, asked in the speaker's person, on its own;
+  that message is one of its sources too), the statement, and what the message said
+  around it that is no fact of its own (``statements.leftovers``), never in the body.
 * **Relate**: memories naming the same person, place or thing (``same-entity``);
   neighbours from one message (``same-context``); a reply ``follows`` what it answers.
 * **Reconcile** (``memories.offline.reconcile``): a new value for the same facet of the
