@@ -14,6 +14,7 @@ import re
 from spacy.tokens import Token
 
 from memories.offline.facets import Reading
+from memories.offline.language import parse
 from memories.offline.words import ENDING_VERBS, FEELINGS, HEDGE, VAGUE_NOUNS, word_set
 
 MAX_CUES = 8
@@ -27,6 +28,14 @@ _RELATIONS = word_set(
     grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet"""
 )
 _ACQUIRE = word_set("buy get order purchase pick adopt rent lease win")
+# what a person is "on" or "in": "I'm on the payments team" -> "what team am I on"
+_GROUPS = word_set("team squad crew band club group committee league class course program")
+_OFTEN = re.compile(
+    r"\b(?:once|twice|three times|every|each) (?:a |per )?(?:day|week|month|year|morning|"
+    r"evening|night|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+    r"|\b(?:daily|weekly|monthly)\b",
+    re.IGNORECASE,
+)
 _YOU = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
 
 
@@ -64,17 +73,31 @@ def cues_for(
 
 
 def answered_question(question: str, *, who: str | None) -> str:
-    """The assistant's wh-question a statement answers, asked as the speaker would ask
-    it later ("What do you drive?" -> "what do I drive"); "" when it is not one."""
+    """The question a statement answers, asked as the speaker would ask it later
+    ("What do you drive?" -> "what do I drive", "Do you have any pets?" -> "do I have
+    any pets", "What concert was it?" as asked); "" when it is not one a later question
+    could name: it must name a thing (a noun or a name), ask one question, and not be
+    an offer ("Would you like ...", "Want me to ...") or about the asker."""
     question = " ".join(question.split()).strip()
-    if not re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE):
+    question = re.sub(r"^(?:(?:also|and|so|but|oh|btw|ok|okay),?\s+)+", "", question, flags=re.I)
+    if len(question) > 90 or not question.endswith("?"):
         return ""
-    if not _YOU.search(question) or len(question) > 90:
-        return ""  # "What's going on?" asks after nothing a later question would name
+    wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
+    yes_no = re.match(
+        r"^(?:(?:do|did|have|are|were|was|is|can|will) you|any|anything|got any)\b",
+        question,
+        re.IGNORECASE,
+    )
+    if not wh and not yes_no:
+        return ""
+    if _OFFER.search(question):
+        return ""  # the asker's offer, not a question about the speaker
     if re.search(r"\b(?:and|or) (?:what|where|who|when|which|how)\b", question, re.IGNORECASE):
         return ""  # two questions in one: neither is a cue on its own
     if re.search(r"\b(?:I|me|my|we|us)\b", question):
-        return ""  # "What can I do for you?": the assistant's offer, not a question about the user
+        return ""  # "What can I do for you?": about the asker, not the speaker
+    if not (wh and _YOU.search(question)) and not _names_a_thing(question):
+        return ""  # "What's going on?", "Did you just get it?": asks after nothing named
     me, my = (who, f"{who}'s") if who else ("I", "my")
     swap = {"you": me, "your": my, "yours": my, "yourself": me}
 
@@ -83,11 +106,32 @@ def answered_question(question: str, *, who: str | None) -> str:
 
     text = re.sub(r"\bare you\b", f"is {who}" if who else "am I", question, flags=re.IGNORECASE)
     text = re.sub(r"\bwere you\b", f"was {who}" if who else "was I", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou(?:'|’)re\b", f"{who} is" if who else "I'm", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou(?:'|’)ve\b", f"{who} has" if who else "I've", text, flags=re.IGNORECASE)
     if who:
         text = re.sub(r"\bdo you\b", f"does {who}", text, flags=re.IGNORECASE)
         text = re.sub(r"\bhave you\b", f"has {who}", text, flags=re.IGNORECASE)
-    text = _YOU.sub(replace, text).rstrip("?").strip()
-    return text[:1].lower() + text[1:]
+    text = _YOU.sub(replace, text).strip()
+    text = text[:1].lower() + text[1:]
+    # a wh- or do/did/are question is question-shaped as it stands; "any plans for the
+    # summer?" keeps its question mark
+    return text.rstrip("?").strip() if wh or not text.startswith(("any", "got")) else text
+
+
+_OFFER = re.compile(
+    r"\b(?:would you like|do you want|want me|shall i|should i|can i|let me|"
+    r"how about you|what about you|you too)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_a_thing(question: str) -> bool:
+    return any(
+        t.pos_ in ("NOUN", "PROPN")
+        and t.lemma_.lower() not in VAGUE_NOUNS
+        and t.lower_ not in ("you", "anything", "something")
+        for t in parse(question)
+    )
 
 
 def _roster_cues(text: str) -> list[str]:
@@ -110,10 +154,85 @@ def _roster_cues(text: str) -> list[str]:
         lowered = title[:1].lower() + title[1:]
         article = "" if re.match(r"(?:my|our|the|his|her|their|\w+'s)\b", lowered) else "the "
         cues.append(f"what is {article}{lowered}")
-    cues += [
-        f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS] for line in lines[:MAX_ROSTER_ITEMS]
-    ]
+    for line in lines[:MAX_ROSTER_ITEMS]:  # each item as said, then what it answers
+        cues.append(f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS])
+        cues += _item_questions(title, line.rstrip("."))
     return list(dict.fromkeys(cues))
+
+
+def _item_questions(title: str, item: str) -> list[str]:
+    """The questions one roster item answers, from its parse: "Saturday evening: Bruno"
+    -> "who is on Saturday evening"; "Aisha does the bins" -> "what does Aisha do",
+    "who does the bins"; "Grace is bringing lasagna" -> "what is Grace bringing", "who is
+    bringing lasagna"; "Mondays I drive" -> "who drives on Mondays"; "350g water" in a
+    recipe -> "how much water is in my sourdough recipe". Nothing when the item is not
+    one of these shapes."""
+    key, colon, value = item.partition(":")
+    if colon and 0 < len(key.split()) <= 4 and value.strip():
+        names = parse(value.strip())
+        people = all(t.pos_ in ("PROPN", "CCONJ", "PUNCT") for t in names) and any(
+            t.pos_ == "PROPN" for t in names
+        )
+        key = key.strip()
+        key = (
+            key
+            if key[:1].isupper() and parse(key)[0].pos_ == "PROPN"
+            else key[:1].lower() + key[1:]
+        )
+        return [f"{'who' if people else 'what'} is on {key}"]
+    doc = parse(item)
+    verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        first = doc[0] if len(doc) else None
+        noun = next((t for t in doc if t.pos_ == "NOUN" and t.dep_ in ("ROOT", "appos")), None)
+        quantity = first is not None and (first.like_num or first.ent_type_ == "QUANTITY")
+        if quantity and noun is not None and title:
+            lowered = title[:1].lower() + title[1:]
+            words = [t.lower_ for t in noun.lefts if t.dep_ == "compound" and len(t) > 2]
+            return [f"how much {' '.join([*words, noun.lower_])} is in {lowered}"]
+        return []
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.lower_ in ("it", "this", "that", "there"):
+        return []
+    who = " ".join(t.text for t in subject.subtree)
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    aux = next((c for c in verb.children if c.dep_ == "aux"), None)
+    out = []
+    if obj is not None and verb.lemma_ != "be":
+        thing = " ".join(t.text for t in obj.subtree)
+        if verb.tag_ == "VBG" and aux is not None:
+            be = {"'m": "am", "'re": "are", "'s": "is"}.get(aux.lower_, aux.lower_)
+            out += [f"what {be} {who} {verb.lower_}", f"who is {verb.lower_} {thing}"]
+        elif verb.tag_ in ("VBZ", "VBP"):
+            do = (
+                "do"
+                if subject.lower_ in ("i", "we", "you", "they") or subject.tag_ == "NNPS"
+                else "does"
+            )
+            out += [f"what {do} {who} {verb.lemma_.lower()}", f"who {_third(verb)} {thing}"]
+    elif obj is None and verb.tag_ in ("VBZ", "VBP"):
+        when = next(
+            (c for c in verb.children if c.dep_ == "npadvmod" or c.ent_type_ == "DATE"), None
+        )
+        if when is not None:
+            out.append(f"who {_third(verb)} on {when.text}")
+    return out
+
+
+def _third(verb: Token) -> str:
+    """The verb as "who ..." asks it: "drive" -> "drives", "do" -> "does"."""
+    if verb.tag_ == "VBZ":
+        return verb.lower_
+    lemma = verb.lemma_.lower()
+    if lemma in ("do", "go"):
+        return lemma + "es"
+    if lemma == "have":
+        return "has"
+    if lemma.endswith(("s", "sh", "ch", "x", "z")):
+        return lemma + "es"
+    if lemma.endswith("y") and lemma[-2:-1] not in "aeiou":
+        return lemma[:-1] + "ies"
+    return lemma + "s"
 
 
 def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
@@ -129,13 +248,23 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if verb is None:
         return out
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN")
+    implicit = (
+        subject is None
+        and tokens[0].i == verb.i
+        and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
+    )
     first_person = implicit or (subject is not None and subject.lower_ in ("i", "we"))
-    past = verb.tag_ == "VBD" or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
+    past = (
+        verb.tag_ == "VBD"
+        or (implicit and verb.lower_ == "got")
+        or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
+    )
     person = subject.lower_ if subject is not None else "i"
     me, do, my = _subject_words(who, person)
     do = "did" if past else do
     lemma = verb.lemma_.lower()
+    if lemma == "get" and any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children):
+        lemma, do = "have", ("do" if do == "did" else do)  # "I've got an interview": I have one
     obj = next((c for c in verb.children if c.dep_ in ("dobj",) and c.pos_ == "NOUN"), None)
     if obj is not None and obj.lemma_.lower() in VAGUE_NOUNS:
         obj = None
@@ -144,7 +273,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if (
         first_person
         and product is not None
-        and lemma not in ("be", "have")
+        and lemma not in ("be", "have", "do")
         and lemma not in ENDING_VERBS
         and not HEDGE.search(reading_text(tokens))
     ):
@@ -163,7 +292,8 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if first_person and lemma not in ("be", "have") and verb.pos_ == "VERB":
         if obj is not None:
             noun = _noun_phrase(obj)
-            out.append(f"what {noun} {do} {me} {lemma}")
+            if lemma not in ("name", "call"):  # "what did we name the kitten" instead
+                out.append(f"what {noun} {do} {me} {lemma}")
             for prep in (c for c in verb.children if c.dep_ == "prep"):
                 pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
                 if pobj is None:
@@ -180,7 +310,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 if pobj is None:
                     continue
                 if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
-                    out.append(f"where {do} {me} {lemma}")
+                    out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
                     break
                 # a noun ("jazz" is sometimes tagged a verb, but it is the preposition's object)
                 if (
@@ -193,7 +323,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             # "I climb at Boulder Barn": the parser may hang the place off the verb directly
             place = next((c for c in verb.children if c.dep_ == "dep" and c.pos_ == "PROPN"), None)
             if place is not None and not out:
-                out.append(f"where {do} {me} {lemma}")
+                out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
     if first_person and lemma == "be":
         attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
         acomp = next((c for c in verb.children if c.dep_ == "acomp" and c.pos_ == "ADJ"), None)
@@ -204,10 +334,17 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             prep = next((c for c in acomp.children if c.dep_ == "prep"), None)
             if prep is not None:
                 out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
-            else:
+            elif not any(c.dep_ == "xcomp" for c in acomp.children):  # not "able to ..."
                 out.append(f"{be} {me} {acomp.lower_}")  # "am I vegetarian"
+        for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("on", "in")):
+            group = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
+            if group is not None and group.lemma_.lower() in _GROUPS:
+                out.append(f"what {_noun_phrase(group)} {be} {me} {prep.lower_}")  # team I'm on
     if first_person and lemma == "have" and obj is not None:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
+    if first_person:
+        out.extend(_counted_named_dated(tokens, verb, lemma, me=me, do=do, my=my, past=past))
+        out.extend(_how_often_how_long(tokens, verb, lemma, me=me, do=do))
     if subject is not None and not first_person:
         out.extend(_about_someone(subject, verb, tokens, who))
     for name in _person_names(tokens, subjects_only=True):
@@ -221,6 +358,105 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             and other.i != getattr(subject, "i", -1)
         ) and any(c.dep_ == "appos" and c.ent_type_ == "PERSON" for c in other.children):
             out.extend(_about_someone(other, other.head, tokens, who))
+    return out
+
+
+def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
+    """ "do I go" for "I go", "am I going" for "I'm going" (what follows a wh-word)."""
+    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        be = "is" if who else ("are" if person == "we" else "am")
+        return f"{be} {me} {verb.lower_}"
+    return f"{do} {me} {lemma}"
+
+
+def _counted_named_dated(
+    tokens: list[Token], verb: Token, lemma: str, *, me: str, do: str, my: str, past: bool
+) -> list[str]:
+    """Questions about what a first-person statement counts, names or dates:
+    "We keep an aquarium with six neon tetras" -> "how many neon tetras do we have";
+    "We adopted a greyhound called Noodle" -> "what is our greyhound called"; "We finally
+    named the kitten" -> "what did we name the kitten"; "I've got a job interview at
+    Canva on Friday" -> "when is my job interview"; "we went apple picking at Carter
+    Hill Orchard last weekend" -> "where did we go apple picking", "when did we go apple
+    picking"."""
+    out: list[str] = []
+    inside = {t.i for t in tokens}
+    for noun in tokens:
+        if noun.pos_ != "NOUN" or noun.lemma_.lower() in VAGUE_NOUNS or noun.ent_type_:
+            continue
+        counted = next(
+            (c for c in noun.children if c.dep_ == "nummod" and c.ent_type_ in ("CARDINAL", "")),
+            None,
+        )
+        if counted is not None and counted.lower_ not in ("one", "1"):
+            have = "have" if lemma in ("have", "keep", "own", "be") else lemma
+            out.append(f"how many {_noun_phrase(noun, plural=True)} {do} {me} {have}")
+        called = next(
+            (
+                c
+                for c in noun.children
+                if c.dep_ == "acl"
+                and c.lower_ in ("called", "named")
+                and any(g.pos_ == "PROPN" for g in c.subtree)
+            ),
+            None,
+        )
+        if called is not None:
+            out.append(f"what is {my} {_noun_phrase(noun)} {called.lower_}")
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    if lemma in ("name", "call") and obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
+        out.append(f"what {'did' if past else do} {me} {lemma} the {_noun_phrase(obj)}")
+    dated = any(t.ent_type_ == "DATE" and t.i in inside for t in tokens)
+    if dated and lemma == "have" and obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
+        out.append(f"when is {my} {_noun_phrase(obj)}")
+    going = next(
+        (c for c in verb.children if c.dep_ in ("xcomp", "dobj") and c.tag_ == "VBG"), None
+    )
+    if lemma == "go" and going is not None:
+        activity = " ".join(t.lower_ for t in going.subtree if t.i <= going.i)
+        place = any(
+            g.pos_ == "PROPN" for c in going.subtree if c.dep_ == "prep" for g in c.children
+        )
+        go = "did" if past else do
+        if place:
+            out.append(f"where {go} {me} go {activity}")
+        if dated:
+            out.append(f"when {go} {me} go {activity}")
+    return out
+
+
+def _how_often_how_long(
+    tokens: list[Token], verb: Token, lemma: str, *, me: str, do: str
+) -> list[str]:
+    """ "I climb at Boulder Barn twice a week" -> "how often do I climb"; "We've been
+    married since 2015" -> "how long have we been married"; "I've known Sam for ten
+    years" -> "how long have I known Sam"."""
+    out: list[str] = []
+    text = " ".join(t.text for t in tokens)
+    if verb.pos_ == "VERB" and lemma not in ("be", "have", "do") and _OFTEN.search(text):
+        out.append(f"how often {do} {me} {lemma}")
+    perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
+    since = any(
+        t.lower_ in ("since", "for") and any(g.ent_type_ == "DATE" for g in t.subtree)
+        for t in verb.children
+        if t.dep_ == "prep"
+    )
+    if perfect and since and verb.tag_ == "VBN":
+        have = "has" if do == "does" else "have"
+        if verb.lemma_ == "be":
+            state = next((c for c in verb.children if c.dep_ in ("acomp", "attr")), None)
+            if state is not None and state.pos_ in ("ADJ", "VERB") and state.lower_ not in FEELINGS:
+                out.append(f"how long {have} {me} been {state.lower_}")
+        elif any(c.dep_ == "auxpass" for c in verb.children):
+            out.append(f"how long {have} {me} been {verb.lower_}")  # "been married since"
+        else:
+            obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+            thing = (
+                " ".join(t.text for t in obj.subtree)
+                if obj is not None and obj.lower_ not in ("it", "them", "that")
+                else ""
+            )
+            out.append(f"how long {have} {me} {verb.lower_} {thing}".strip())
     return out
 
 
@@ -263,6 +499,17 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         lemma = verb.lemma_.lower()
         if lemma == "be":
             out.append(f"who is {name}")
+            acomp = next((c for c in verb.children if c.dep_ == "acomp"), None)
+            prep = (
+                next((c for c in [*acomp.children, *verb.children] if c.dep_ == "prep"), None)
+                if acomp is not None
+                else None
+            )
+            if acomp is not None and prep is not None and acomp.lower_ not in FEELINGS:
+                out.append(f"what is {name} {acomp.lower_} {prep.lower_}")  # allergic to
+            attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+            if attr is not None and attr.pos_ == "NOUN" and attr.lemma_.lower() not in VAGUE_NOUNS:
+                out.append(f"what does {name} do")  # "My partner Tomasz is a vet"
         elif lemma == "turn" and any(t.like_num for t in tokens):
             out.append(f"how old is {name}")
         elif verb.tag_ in ("VBZ", "VBP", "VBD") and not any(
@@ -301,7 +548,10 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     if subject == "i" and attribute.startswith("like:"):
         return [f"{do} {me} like {attribute[5:]}"]
     if subject.startswith("my ") and attribute == "is":
-        if subject.split()[-1] in _RELATIONS:
+        words = subject.split()
+        if words[-1] in VAGUE_NOUNS or any(w in ("-", "go", "to") for w in words):
+            return []  # "My current one is ...", "My go-to coffee order is ...": no slot noun
+        if words[-1] in _RELATIONS:
             return [f"who is {my} {subject[3:]}"]
         return [f"what is {my} {subject[3:]}"]
     if attribute == "price":
@@ -311,7 +561,14 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     return []
 
 
-def _noun_phrase(noun: Token) -> str:
-    """The noun with its compound nouns ("road bike"), without articles or names."""
-    words = [t for t in noun.lefts if t.dep_ == "compound" and t.pos_ == "NOUN"] + [noun]
-    return " ".join(t.lower_ for t in words)
+def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
+    """The noun with its compound nouns ("road bike"), without articles or names; its
+    lemma unless ``plural`` (a count keeps "neon tetras")."""
+    words = [t.lower_ for t in noun.lefts if t.dep_ in ("compound", "amod") and t.pos_ == "NOUN"]
+    words += (
+        [t.lower_ for t in noun.lefts if t.dep_ == "amod" and t.pos_ == "ADJ"][-1:]
+        if plural
+        else []
+    )
+    head = noun.lower_ if plural or noun.tag_ != "NNS" else noun.lower_
+    return " ".join([*words, head])

@@ -7,12 +7,14 @@ offline one (``name == "offline"``; jobs and commits carry that name).
   statements, one fact each; the assistant's, system and tool messages are not the
   user's facts. A named speaker's memories read ``Name: ...`` and are tagged with the
   name in lower case.
-* **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite), ``events``
+* **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite) said in the
+  present ("I loved Charlotte's Web as a kid" is a fact: it stays true), ``events``
   for something dated after the day it was said, ``working`` for a hedged plan ("I
   might ..."), which fades fast; ``facts`` otherwise.
-* **Cue** (``memories.offline.cues``): questions from the parse, the assistant's
-  question the statement answers (asked in the speaker's person, on its own), and the
-  statement.
+* **Cue** (``memories.offline.cues``): questions from the parse, the question the
+  statement answers (the message before it, asked in the speaker's person, on its own;
+  that message is one of its sources too), the statement, and what the message said
+  around it that is no fact of its own (``statements.leftovers``), never in the body.
 * **Relate**: memories naming the same person, place or thing (``same-entity``);
   neighbours from one message (``same-context``); a reply ``follows`` what it answers.
 * **Reconcile** (``memories.offline.reconcile``): a new value for the same facet of the
@@ -34,9 +36,9 @@ from datetime import date, datetime
 from gitloom.core.times import as_utc
 from memories.llm import Usage
 from memories.offline.cues import answered_question, cues_for
-from memories.offline.facets import Reading, read
+from memories.offline.facets import Facet, Reading, read
 from memories.offline.reconcile import reconcile
-from memories.offline.statements import Statement, statements
+from memories.offline.statements import Statement, leftovers, statements
 from memories.offline.words import good_label
 from memories.pipeline_types import Candidate, Decision, Draft, DraftLink, Message
 
@@ -46,6 +48,8 @@ NAME = "offline"
 CONFIDENCE = 0.6  # rules are less sure than a model
 MAX_LINKS_PER_MEMORY = 6
 MAX_CUE_CHARS = 250  # below the format's 300 per cue
+MAX_CONTEXT_CUES = 2
+MAX_MEMORY_CUES = 12  # memories.pipeline keeps this many
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
 # a liking is read from the parse (a like:<thing> facet); these words say it outright
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
@@ -67,10 +71,13 @@ class OfflineExtractor:
         by_body: dict[str, int] = {}
         self._speakers = {m.name.casefold() for m in messages if m.name}
         self._readings = {}
-        asked = ""  # the wh-question the message before asked, if any
+        asked = ""  # the question the message before asked, if any
+        asker = ""  # that message's id
         things: list[str] = []  # what the speaker's statements so far were about
+        last_said: dict[str, str] = {}  # each speaker's last statement, as said
         for message in messages:
             question, asked = asked, _last_question(message.content)
+            question_id, asker = asker, message.id
             if not _speaks_facts(message):
                 continue
             when = as_utc(message.timestamp or now)
@@ -81,7 +88,13 @@ class OfflineExtractor:
                 speakers=frozenset(self._speakers),
                 answers=bool(answered),
             )
+            context: dict[int, list[str]] = {}
+            for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
+                context.setdefault(k, []).append(sentence)
             for n, statement in enumerate(said):
+                # the first statement answers the question before it, its cue: that
+                # message is one it came from too
+                answers = answered if n == 0 and statement.kind == "fact" else ""
                 body = f"{message.name}: {statement.text}" if message.name else statement.text
                 seen = by_body.get(body.casefold())
                 if seen is not None:  # the same statement twice: one memory, both sources
@@ -92,6 +105,11 @@ class OfflineExtractor:
                         )
                     continue
                 reading = read(statement.plain)
+                before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
+                if before and _pronoun_object(reading):
+                    # "We split it: ...": what "it" is was said in the statement before
+                    context.setdefault(n, []).insert(0, before)
+                last_said[message.name or ""] = statement.plain
                 referent = _one_of(reading, things)
                 things.extend(_objects(reading))
                 key = f"n{len(drafts) + 1}"
@@ -106,21 +124,26 @@ class OfflineExtractor:
                         title=" ".join(statement.plain.split()[:8]),
                         body=body,
                         tags=tuple(_tags(reading, self._speakers, who=message.name)),
-                        cues=tuple(
+                        cues=_with_context(
                             _cues(
                                 reading,
                                 who=message.name,
                                 # a hedge does not answer "what do you have?"
-                                asked=answered if n == 0 and statement.kind == "fact" else "",
+                                asked=answers,
                                 items=statement.kind == "roster",
                             )
                             + (
                                 [f"what {referent} do I have"]
                                 if referent and not message.name
                                 else []
-                            )
+                            ),
+                            _context_cues(context.get(n, []), who=message.name),
                         ),
-                        sources=(message.id,),
+                        sources=(
+                            (message.id, question_id)
+                            if answers and question_id and question_id != message.id
+                            else (message.id,)
+                        ),
                         confidence=CONFIDENCE,
                         when=when,
                     )
@@ -162,6 +185,20 @@ def _cues(reading: Reading, **kwargs) -> list[str]:
         return [" ".join(reading.text.split())[:200]]
 
 
+def _with_context(cues: list[str], context: list[str]) -> tuple[str, ...]:
+    """The statement's cues and its context cues, within the pipeline's cap per memory
+    (the context keeps its place; the last of the statement's own cues go first)."""
+    room = max(0, MAX_MEMORY_CUES - len(context))
+    return tuple(dict.fromkeys([*cues[:room], *context]))
+
+
+def _context_cues(sentences: list[str], *, who: str | None) -> list[str]:
+    """What the message said around a statement that is no fact of its own, as cues
+    (retrievable, never in the body): at most ``MAX_CONTEXT_CUES``, as said."""
+    prefix = f"{who}: " if who else ""
+    return [_clip_cue(prefix + s) for s in sentences[:MAX_CONTEXT_CUES]]
+
+
 def _clip_cue(text: str) -> str:
     """At most ``MAX_CUE_CHARS`` (a cue is one header line of bounded length), cut at a
     word."""
@@ -173,6 +210,15 @@ def _objects(reading: Reading) -> list[str]:
     return [
         t.lemma_.lower() for t in reading.doc if t.dep_ in ("dobj", "attr") and t.pos_ == "NOUN"
     ]
+
+
+def _pronoun_object(reading: Reading) -> bool:
+    """The statement's verb acts on "it" or "them" ("We split it: ..."), so what it is
+    about was said before."""
+    first = next(iter(reading.doc.sents), None)
+    return first is not None and any(
+        t.dep_ == "dobj" and t.lower_ in ("it", "them") and t.i <= 3 for t in first
+    )
 
 
 def _one_of(reading: Reading, things: list[str]) -> str | None:
@@ -196,25 +242,30 @@ def _speaks_facts(message: Message) -> bool:
 
 
 def _last_question(content: str) -> str:
-    """The last sentence of a message when it is a question ("... What do you drive?")."""
+    """The message's last question ("What concert was it? The advocacy event was ...":
+    the question), which the next message may answer."""
     text = " ".join(content.split())
-    if not text.endswith("?"):
-        return ""
-    pieces = re.split(r"(?<=[.!?])\s+", text)
-    return pieces[-1] if pieces else ""
+    questions = [p for p in re.split(r"(?<=[.!?])\s+", text) if p.endswith("?")]
+    return questions[-1] if questions else ""
 
 
 def _tier(statement: Statement, reading: Reading, day: date) -> str:
     if statement.kind == "hedge":
         return "working"
     if statement.kind != "roster" and (
-        any(f.attribute.startswith("like:") for f in reading.facets)
+        any(f.attribute.startswith("like:") and not _past(reading, f) for f in reading.facets)
         or _FAVOURITE.search(statement.plain)
     ):
         return "preferences"
     if any(r.first > day for r in statement.dates):
         return "events"
     return "facts"
+
+
+def _past(reading: Reading, facet: Facet) -> bool:
+    """ "I loved reading Charlotte's Web as a kid": a liking said in the past tense is
+    what happened then (a fact that stays true), not a taste that drifts."""
+    return bool(facet.tokens) and reading.doc[facet.tokens[0]].tag_ == "VBD"
 
 
 def _entities(reading: Reading, speakers: set[str]) -> list[str]:
@@ -284,7 +335,7 @@ def _relate(
     for same_message in (True, False):
         for before, after in zip(drafts, drafts[1:], strict=False):
             if (
-                (before.sources == after.sources) == same_message
+                (before.sources[:1] == after.sources[:1]) == same_message
                 and (before.key, after.key) not in linked
                 and degree[before.key] < MAX_LINKS_PER_MEMORY
                 and degree[after.key] < MAX_LINKS_PER_MEMORY

@@ -84,6 +84,15 @@ def read(text: str) -> Reading:
     return reading
 
 
+def _titled_verb(token: Token) -> bool:
+    """ "I loved 'Becoming Nicole'": a capitalised or quoted "verb" is a title's first
+    word, not a liking for doing something."""
+    quoted = token.i > 0 and token.doc[token.i - 1].text in ('"', "'", "“", "‘")
+    return token.pos_ == "VERB" and (
+        quoted or (token.text[:1].isupper() and not token.is_sent_start)
+    )
+
+
 def without_speaker(text: str) -> str:
     head, sep, rest = text.partition(": ")
     if sep and 0 < len(head) <= 64 and "\n" not in head and len(head.split()) <= 3:
@@ -151,7 +160,9 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             objects = [
                 c
                 for c in token.children
-                if c.dep_ in ("dobj", "xcomp", "ccomp") and c.pos_ in ("NOUN", "PROPN", "VERB")
+                if c.dep_ in ("dobj", "xcomp", "ccomp")
+                and c.pos_ in ("NOUN", "PROPN", "VERB")
+                and not _titled_verb(c)
             ]
             if objects:
                 thing = objects[0].lower_

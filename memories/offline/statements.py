@@ -39,6 +39,7 @@ from memories.offline.words import (
     INTERJECTIONS,
     JOKE,
     VAGUE_NOUNS,
+    content_words,
     word_set,
 )
 
@@ -409,8 +410,14 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
     opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
+    # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
+    # past date says it is not one
+    past_base = first.tag_ == "VB" and opening and _past_date(tokens)
     implicit_i = (
-        first.tag_ in ("VBD", "VBN") and opening or first.lower_ in ("got", "did", "gonna", "gon")
+        first.tag_ in ("VBD", "VBN")
+        and opening
+        or past_base
+        or first.lower_ in ("got", "did", "gonna", "gon")
     ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
@@ -422,7 +429,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if not content:
         return False
     specific = any(_specific(t) for t in tokens)
-    if implicit_i and not specific:
+    if implicit_i and not specific and not _dated_object(tokens):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
     root = next(
@@ -455,6 +462,22 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
     # "I need a bakery recommendation": a request, not a fact
     return not (verbs & {"need", "want", "hope", "wish"} and not specific)
+
+
+def _past_date(tokens: list[Token]) -> bool:
+    words = {t.lower_ for t in tokens if t.ent_type_ == "DATE"}
+    return bool(words & {"yesterday", "ago", "last"})
+
+
+def _dated_object(tokens: list[Token]) -> bool:
+    """ "Got the tattoo a few years ago", "Started hitting the gym last week": a thing
+    done, named by its object, on a date; what a dateless "Finally nailed my sourdough!"
+    or an objectless "Went a bit wild at the mall today" does not have."""
+    dated = any(t.ent_type_ == "DATE" and t.lower_ not in ("today", "tonight") for t in tokens)
+    return dated and any(
+        t.dep_ == "dobj" and t.pos_ == "NOUN" and _content(t) and t.head.pos_ == "VERB"
+        for t in tokens
+    )
 
 
 def _describes(root: Token | None) -> bool:
@@ -595,3 +618,55 @@ def _finish(text: str) -> str:
     if text[-1] not in ".!)\"”'%":
         text += "."
     return text
+
+
+# --- what the filters left out ------------------------------------------------------
+
+
+def leftovers(
+    content: str, kept: list[Statement], *, speakers: frozenset[str] = frozenset()
+) -> list[tuple[int, str]]:
+    """The sentences of a message that none of its ``kept`` statements holds and that
+    name something (a noun, name or number the statements do not): what the filters
+    left out as no fact of its own ("Especially after the accident, I've thought a lot
+    about ..."), which a later question may still ask after. Each comes with the index
+    of the kept statement said before it (0 when none was), whose memory takes it as
+    a cue, never into its body. Questions are not taken: they are the next message's
+    context (``memories.offline.cues.answered_question``)."""
+    if not kept:
+        return []
+    token = _SPEAKERS.set(frozenset(speakers))
+    try:
+        return _leftovers(content, kept)
+    finally:
+        _SPEAKERS.reset(token)
+
+
+def _leftovers(content: str, kept: list[Statement]) -> list[tuple[int, str]]:
+    said = [_words(s.plain) for s in kept]
+    everything = set().union(*said)
+    out: list[tuple[int, str]] = []
+    current = 0
+    for line in content.replace("\r\n", "\n").split("\n"):
+        prose, _ = _asides(_BULLET.sub("", line.strip()))
+        if not prose:
+            continue
+        for sent in parse(prose).sents:
+            words = _words(sent.text)
+            if not words:
+                continue
+            best = max(range(len(said)), key=lambda k: len(words & said[k]))
+            if len(words & said[best]) * 2 >= len(words):
+                current = best
+            if _is_question(sent) or len(words - everything) * 5 <= len(words):
+                continue  # a question, or (nearly) all of it in a statement
+            things = _words(
+                " ".join(t.text for t in sent if t.pos_ in ("NOUN", "PROPN") and _content(t))
+            )
+            if things - everything:
+                out.append((current, " ".join(sent.text.split())))
+    return out
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in content_words(text) if w not in INTERJECTIONS and w not in _SPEAKERS.get()}

@@ -214,3 +214,123 @@ def test_a_self_introduction_is_kept_in_the_speakers_words(api, say):
     stored = bodies(api)
     assert stored == ["I'm Priya, by the way."] or any("I'm Priya" in b for b in stored), stored
     assert not any("Nice to meet you" in b for b in stored)
+
+
+def cues_of(api, job):
+    return {p: memory(api, p)["cues"] for p in job["result"]["created"]}
+
+
+def test_a_left_out_sentence_is_a_cue_of_its_neighbour_never_its_body(api, say):
+    job = say(
+        "I painted a mural for the Hackney library last spring. "
+        "Check out the fox on the east wall, it took me a week."
+    )
+    [(path, cues)] = cues_of(api, job).items()
+    body = memory(api, path)["body"]
+    assert "fox" not in body  # a request to look is no fact ...
+    assert any("fox on the east wall" in c for c in cues)  # ... but what it names is findable
+    assert "mural" in top(api, "where is the fox painted")
+
+
+def test_the_question_an_answer_answers_is_its_cue_and_one_of_its_sources(api, say):
+    job = say("Do you have any pets?", "Yep, I have a tortoise called Gerald.", first="assistant")
+    [path] = job["result"]["created"]
+    header = memory(api, path)
+    assert "do I have any pets" in header["cues"]
+    assert "what is my tortoise called" in header["cues"]
+    assert set(header["sources"]) == {"m1", "m2"}  # the answer, and the question it answers
+    assert "Do you have" not in header["body"]
+    assert "Gerald" in top(api, "does the user have a pet")
+
+
+def test_an_offer_is_no_question_the_answer_answers(api, say):
+    job = say(
+        "Would you like some e-reader suggestions?",
+        "I already have a Kobo Clara.",
+        first="assistant",
+    )
+    [path] = job["result"]["created"]
+    header = memory(api, path)
+    assert header["sources"] == ["m2"]
+    assert not any("suggestion" in c for c in header["cues"])
+
+
+def test_a_liking_in_the_past_is_a_fact_and_a_liking_now_a_preference(api, say):
+    job = say("I loved reading Watership Down as a kid.", "Nice.", "I love bouldering.")
+    tiers = {memory(api, p)["body"]: memory(api, p)["tier"] for p in job["result"]["created"]}
+    assert tiers == {
+        "I loved reading Watership Down as a kid.": "facts",
+        "I love bouldering.": "preferences",
+    }
+
+
+def test_a_dated_thing_done_without_a_subject_is_kept(api, say):
+    say("Started learning the cello last month. Went a bit overboard at the shops today.")
+    assert bodies(api) == ["Started learning the cello last month (2026-02)."]
+
+
+def test_roster_items_are_asked_as_questions(api, say):
+    job = say(
+        "Our bake sale: Omar is bringing brownies, Lena is doing the lemonade, and I'm on the till."
+    )
+    [cues] = cues_of(api, job).values()
+    assert {
+        "what is Omar bringing",
+        "who is bringing brownies",
+        "who is doing the lemonade",
+    } <= set(cues)
+    assert "Omar is bringing brownies" in top(api, "who brings the brownies")
+    job = say("Shop rota:\n- Monday: Kasia\n- Tuesday: Dev and Ola", when="2026-03-11T09:00:00Z")
+    [cues] = cues_of(api, job).values()
+    assert {"who is on Monday", "who is on Tuesday"} <= set(cues)
+
+
+def test_counts_names_and_habits_are_asked_after(api, say):
+    job = say(
+        "I swim at Tooting Lido three times a week.",
+        "Cool.",
+        "We rescued a ferret called Biscuit.",
+        "Aw.",
+        "We have three goldfish.",
+        "Nice.",
+        "We've been married since 2011.",
+    )
+    cues = {c for cs in cues_of(api, job).values() for c in cs}
+    assert {
+        "how often do I swim",
+        "what is our ferret called",
+        "how many goldfish do we have",
+        "how long have we been married",
+    } <= cues
+    assert "Biscuit" in top(api, "what is our ferret called")
+
+
+def test_no_cue_asks_after_a_vague_word_or_a_titles_first_word(api, say):
+    job = say(
+        "My current one is a 2015 MacBook Air.", "Ok.", "I loved 'Becoming Jane', such a good film."
+    )
+    cues = [c for cs in cues_of(api, job).values() for c in cs]
+    assert not any(re.search(r"\bmy one\b|\blike becoming\b", c) for c in cues), cues
+
+
+def test_a_named_speakers_question_is_asked_of_the_other(
+    api, ns, settings, django_capture_on_commit_callbacks
+):
+    settings.GITLOOM_QUEUE_SYNC = True
+    messages = [
+        {"id": "t1", "role": "user", "name": "Ines", "content": "What concert was it?"},
+        {
+            "id": "t2",
+            "role": "user",
+            "name": "Tomas",
+            "content": "It was Arlo Parks, she was so good!",
+        },
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        job = api.post("/v1/memories", {"messages": messages}, format="json").json()["job"]
+    job = api.get(f"/v1/jobs/{job['id']}").json()["job"]
+    [path] = job["result"]["created"]
+    header = memory(api, path)
+    assert header["body"].startswith("Tomas: It was Arlo Parks")
+    assert "what concert was it" in header["cues"]
+    assert "Arlo Parks" in top(api, "which concert did Tomas go to")
