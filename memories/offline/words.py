@@ -34,7 +34,7 @@ VAGUE_NOUNS = word_set(
     """thing things stuff lot lots bit deal call idea point one ones way time times day
     days week weeks moment kind sort type part fun luck chance news story question
     something anything everything nothing someone anyone everyone reason sense hell god
-    lol haha wow man dude guys folks mind luck pair couple"""
+    lol haha wow man dude guy guys folks mind luck pair couple"""
 )
 
 # Adjectives of a passing state or a reaction ("I'm so nervous", "my ears are done").
