@@ -258,9 +258,10 @@ class WebhookDetailApi(DashboardOnlyMixin, APIView):
     )
     @raises(InvalidWebhookUrl, InvalidWebhookEvents, InvalidName)
     def patch(self, request, endpoint_id):
-        endpoint = endpoint_get(account=request.auth.account, endpoint_id=endpoint_id)
+        # the body first: a malformed one is 400 whether or not the endpoint exists
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        endpoint = endpoint_get(account=request.auth.account, endpoint_id=endpoint_id)
         endpoint = endpoint_update(endpoint=endpoint, **data.validated_data)
         return Response(EndpointOutputSerializer(endpoint).data)
 

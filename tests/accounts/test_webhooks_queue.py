@@ -98,8 +98,19 @@ class Cluster:
         _stop(self.process, signal.SIGKILL)
         self._start()
 
+    def ensure_running(self) -> None:
+        if self.process.poll() is not None:
+            self._start()
+
+    def halt(self) -> None:
+        """Kill it before the test's tables are flushed: a flush beside a busy cluster
+        can deadlock with its queries."""
+        if self.process.poll() is None:
+            _stop(self.process, signal.SIGKILL)
+
     def close(self) -> None:
-        _stop(self.process)
+        if self.process.poll() is None:
+            _stop(self.process)
         self.log.close()
 
 
@@ -127,12 +138,14 @@ def app(cluster, transactional_db, shared_store, dashboard, settings):
     from accounts.services import api_key_create
     from gitloom.management.commands.serve import _ensure_schedules
 
+    cluster.ensure_running()
     settings.GITLOOM_WEBHOOK_ALLOW_LOCAL = True  # to register the loopback receivers
     _ensure_schedules()  # as serve does: the minute sweep of due deliveries among them
     _, secret = api_key_create(account=Account.objects.get(id="dash"), name="app")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    return client
+    yield client
+    cluster.halt()
 
 
 def _until(check, timeout: float, what: str):

@@ -116,6 +116,8 @@ def _json_operations():
         "{name}": "default",
         "{path}": "facts/a/one.md",
         "{key_id}": "1",
+        "{endpoint_id}": "00000000-0000-0000-0000-000000000000",
+        "{delivery_id}": "00000000-0000-0000-0000-000000000000",
     }
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():
@@ -132,10 +134,10 @@ def test_deeply_nested_json_is_400_on_every_operation_of_the_schema_taking_json(
     operations = list(_json_operations())
     assert len(operations) >= 6
     for method, path in operations:
-        # /v1/keys is for dashboard sessions only; every other one takes an API key.
-        client, extra = (
-            (dashboard, {"HTTP_X_CSRFTOKEN": token}) if path == "/v1/keys" else (api, {})
-        )
+        # /v1/keys and /v1/webhooks are for dashboard sessions only; every other one
+        # takes an API key.
+        dashboard_only = path.startswith(("/v1/keys", "/v1/webhooks"))
+        client, extra = (dashboard, {"HTTP_X_CSRFTOKEN": token}) if dashboard_only else (api, {})
         response = getattr(client, method)(
             path, '{"a": ' + _nested(1200) + "}", content_type="application/json", **extra
         )

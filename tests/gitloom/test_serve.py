@@ -284,7 +284,11 @@ def test_nodes_starting_at_once_write_each_queue_schedule_once(transactional_db)
         thread.join()
     assert errors == []
     names = sorted(Schedule.objects.values_list("name", flat=True))
-    assert names == ["gitloom-repository-upkeep", "gitloom-requeue-pending"]
+    assert names == [
+        "gitloom-repository-upkeep",
+        "gitloom-requeue-pending",
+        "gitloom-webhooks-sweep",
+    ]
 
 
 def test_each_instance_keeps_gunicorns_control_socket_with_its_data(

@@ -17,6 +17,8 @@ import threading
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from namespaces import repository as repo
 from namespaces.repository import (
     repository_commit,
@@ -289,16 +291,22 @@ def test_a_write_that_loses_the_swap_reapplies_its_change_to_the_new_head(object
 
 
 def test_a_bundle_import_that_loses_the_swap_lands_on_top_of_the_write_that_won(object_store):
+    from namespaces.errors import UnrelatedHistory
+
     source = "acme#race-source/"
     repository_init(prefix=source)
     repository_commit(prefix=source, apply=lambda _s: {"facts/b/one.md": b"one"}, message="Source")
     bundle = repository_export_bundle(prefix=source)
     repository_init(prefix=NS)  # fresh: the bundle's history would be adopted whole...
     late: list = []
-    with using_object_store(_AnotherLandsFirst(object_store, lambda: _late_write(late))):
-        result = repository_import_bundle(prefix=NS, data=bundle, message="Import")
-    # ...but a write landed first, so the import is one commit on top of it
-    assert result.attempts == 2
+    # ...but a write lands first: replacing its files now needs the caller's say-so, so
+    # the accepted write is never wiped behind its back
+    racing = _AnotherLandsFirst(object_store, lambda: _late_write(late))
+    with using_object_store(racing), pytest.raises(UnrelatedHistory):
+        repository_import_bundle(prefix=NS, data=bundle, message="Import")
+    assert repository_snapshot(prefix=NS).paths() == ["facts/late/late.md"]
+    # with replace, the import is one commit on top of the write that won
+    result = repository_import_bundle(prefix=NS, data=bundle, message="Import", replace=True)
     assert result.parent == late[0].commit
     assert result.created == ["facts/b/one.md"] and result.deleted == ["facts/late/late.md"]
     assert repository_snapshot(prefix=NS).paths() == ["facts/b/one.md"]

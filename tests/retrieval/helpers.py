@@ -42,8 +42,8 @@ def commit(namespace, files: dict[str, bytes | None], message: str = "test write
 
 
 def write(namespace, files: dict[str, bytes | None]):
-    """Commit, then index, as a writer does before it reports the write done."""
-    from retrieval.services import index_namespace
+    """Commit, then record the head and index, as a writer does before it reports the
+    write done."""
+    from retrieval.services import after_repository_change
 
-    commit(namespace, files)
-    return index_namespace(namespace=namespace)
+    return after_repository_change(namespace=namespace, commit=commit(namespace, files))
