@@ -342,6 +342,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"what {_noun_phrase(group)} {be} {me} {prep.lower_}")  # team I'm on
     if first_person and lemma == "have" and obj is not None:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
+    if lemma == "be":
+        out.extend(_dated_occasion(verb, who))
+    if first_person and lemma in ("get", "have"):
+        out.extend(_got_done(verb, _asked(verb, do, me, lemma, who, person), my))
     if first_person:
         out.extend(_counted_named_dated(tokens, verb, lemma, me=me, do=do, my=my, past=past))
         out.extend(_how_often_how_long(tokens, verb, lemma, me=me, do=do))
@@ -367,6 +371,51 @@ def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: s
         be = "is" if who else ("are" if person == "we" else "am")
         return f"{be} {me} {verb.lower_}"
     return f"{do} {me} {lemma}"
+
+
+def _dated_occasion(verb: Token, who: str | None) -> list[str]:
+    """ "Tomorrow is my first session at the gym" -> "when is my first session";
+    "Saturday is Maya's recital" -> "when is Maya's recital" (the parser makes the day
+    the subject or an adverb: either way the day is what "when" asks)."""
+    if not any(c.dep_ in ("nsubj", "npadvmod") and c.ent_type_ == "DATE" for c in verb.children):
+        return []
+    occasion = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+    if occasion is None or occasion.lemma_.lower() in VAGUE_NOUNS:
+        return []
+    owner = next((c for c in occasion.children if c.dep_ == "poss"), None)
+    if owner is None:
+        return []
+    if owner.lower_ in ("my", "our"):
+        whose = _subject_words(who, "we" if owner.lower_ == "our" else "i")[2]
+    elif owner.ent_type_ == "PERSON":
+        whose = f"{owner.text}'s"
+    else:
+        return []
+    ordinal = [c.lower_ for c in occasion.lefts if c.ent_type_ == "ORDINAL"]
+    return [f"when is {' '.join([whose, *ordinal, _noun_phrase(occasion)])}"]
+
+
+def _got_done(verb: Token, asked: str, my: str) -> list[str]:
+    """A dated thing had done: "I'm getting my Mazda 3 serviced on Friday" -> "when am I
+    getting my Mazda 3 serviced"; "I got my teeth cleaned last week" -> "when did I get
+    my teeth cleaned"."""
+    done = next(
+        (c for c in verb.children if c.dep_ in ("advcl", "ccomp", "xcomp") and c.tag_ == "VBN"),
+        None,
+    )
+    if done is None or not any(t.ent_type_ == "DATE" for t in done.subtree):
+        return []
+    thing = next(
+        (c for c in done.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN")), None
+    )
+    if thing is None or thing.lemma_.lower() in VAGUE_NOUNS:
+        return []
+    if not any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in thing.children):
+        return []
+    words = [t.text for t in thing.subtree if t.dep_ not in ("det", "poss") and t.i < done.i]
+    # a named speaker's "my" has no pronoun the cue could know: "the" asks it as well
+    whose = "the" if "'" in my else (my if any(c.lower_ == "my" for c in thing.children) else "our")
+    return [f"when {asked} {whose} {' '.join(words)} {done.lower_}"]
 
 
 def _counted_named_dated(

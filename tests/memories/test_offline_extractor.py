@@ -305,6 +305,23 @@ def test_counts_names_and_habits_are_asked_after(api, say):
     assert "Biscuit" in top(api, "what is our ferret called")
 
 
+def test_a_dated_occasion_and_a_dated_thing_had_done_are_asked_when(api, say):
+    job = say(
+        "Thursday is my second physio session.",
+        "Good luck.",
+        "I'm getting my bike fitted next week.",
+        "Nice.",
+        "Saturday is Ravi's graduation.",
+    )
+    cues = {c for cs in cues_of(api, job).values() for c in cs}
+    assert {
+        "when is my second physio session",
+        "when am I getting my bike fitted",
+        "when is Ravi's graduation",
+    } <= cues, cues
+    assert "bike fitted" in top(api, "when am I getting my bike fitted")
+
+
 def test_no_cue_asks_after_a_vague_word_or_a_titles_first_word(api, say):
     job = say(
         "My current one is a 2015 MacBook Air.", "Ok.", "I loved 'Becoming Jane', such a good film."
