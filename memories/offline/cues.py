@@ -345,7 +345,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     if lemma == "be":
         out.extend(_dated_occasion(verb, who))
     if first_person and lemma in ("get", "have"):
-        out.extend(_got_done(verb, _asked(verb, do, me, lemma, who, person), my))
+        out.extend(_got_done(verb, _asked(verb, do, me, lemma, who, person), who))
     if first_person:
         out.extend(_counted_named_dated(tokens, verb, lemma, me=me, do=do, my=my, past=past))
         out.extend(_how_often_how_long(tokens, verb, lemma, me=me, do=do))
@@ -395,7 +395,7 @@ def _dated_occasion(verb: Token, who: str | None) -> list[str]:
     return [f"when is {' '.join([whose, *ordinal, _noun_phrase(occasion)])}"]
 
 
-def _got_done(verb: Token, asked: str, my: str) -> list[str]:
+def _got_done(verb: Token, asked: str, who: str | None) -> list[str]:
     """A dated thing had done: "I'm getting my Mazda 3 serviced on Friday" -> "when am I
     getting my Mazda 3 serviced"; "I got my teeth cleaned last week" -> "when did I get
     my teeth cleaned"."""
@@ -410,11 +410,14 @@ def _got_done(verb: Token, asked: str, my: str) -> list[str]:
     )
     if thing is None or thing.lemma_.lower() in VAGUE_NOUNS:
         return []
-    if not any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in thing.children):
+    owner = next(
+        (c for c in thing.children if c.dep_ == "poss" and c.lower_ in ("my", "our")), None
+    )
+    if owner is None:
         return []
     words = [t.text for t in thing.subtree if t.dep_ not in ("det", "poss") and t.i < done.i]
     # a named speaker's "my" has no pronoun the cue could know: "the" asks it as well
-    whose = "the" if "'" in my else (my if any(c.lower_ == "my" for c in thing.children) else "our")
+    whose = "the" if who else owner.lower_
     return [f"when {asked} {whose} {' '.join(words)} {done.lower_}"]
 
 

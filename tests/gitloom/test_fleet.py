@@ -120,9 +120,10 @@ class Node:
     def kill(self) -> None:
         # A node dying whole: serve and every process under it (each child of serve runs
         # in its own process group, so one killpg no longer reaches them all).
-        for pid in [self.process.pid, *_descendants(self.process.pid)]:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        serve = psutil.Process(self.process.pid)
+        for process in [serve, *serve.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
         self.process.wait(timeout=30)
 
     def stop(self) -> None:
@@ -321,16 +322,3 @@ def test_a_fleet_of_two_nodes_on_one_postgres_and_one_s3(fleet_env, api, tmp_pat
                 process.wait()
         a.stop()
         b.stop()
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process under ``pid``, from /proc (children first found, then theirs)."""
-    found, queue = [], [pid]
-    while queue:
-        parent = queue.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            with contextlib.suppress(OSError):
-                children = [int(c) for c in (task / "children").read_text().split()]
-                found += children
-                queue += children
-    return found

@@ -220,6 +220,11 @@ def cues_of(api, job):
     return {p: memory(api, p)["cues"] for p in job["result"]["created"]}
 
 
+def all_cues(api, job) -> set[str]:
+    """The cues of every memory the job created."""
+    return {c for cs in cues_of(api, job).values() for c in cs}
+
+
 def test_a_left_out_sentence_is_a_cue_of_its_neighbour_never_its_body(api, say):
     job = say(
         "I painted a mural for the Hackney library last spring. "
@@ -295,7 +300,7 @@ def test_counts_names_and_habits_are_asked_after(api, say):
         "Nice.",
         "We've been married since 2011.",
     )
-    cues = {c for cs in cues_of(api, job).values() for c in cs}
+    cues = all_cues(api, job)
     assert {
         "how often do I swim",
         "what is our ferret called",
@@ -313,7 +318,7 @@ def test_a_dated_occasion_and_a_dated_thing_had_done_are_asked_when(api, say):
         "Nice.",
         "Saturday is Ravi's graduation.",
     )
-    cues = {c for cs in cues_of(api, job).values() for c in cs}
+    cues = all_cues(api, job)
     assert {
         "when is my second physio session",
         "when am I getting my bike fitted",
@@ -326,7 +331,7 @@ def test_no_cue_asks_after_a_vague_word_or_a_titles_first_word(api, say):
     job = say(
         "My current one is a 2015 MacBook Air.", "Ok.", "I loved 'Becoming Jane', such a good film."
     )
-    cues = [c for cs in cues_of(api, job).values() for c in cs]
+    cues = all_cues(api, job)
     assert not any(re.search(r"\bmy one\b|\blike becoming\b", c) for c in cues), cues
 
 
