@@ -9,6 +9,7 @@ from site-packages, never downloaded. One pipeline per process, loaded on first 
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 
@@ -31,7 +32,30 @@ def pipeline() -> Language:
         return _pipeline()
 
 
+# Typed casually: "i" for "I", a sentence begun in lower case. The small pipeline reads
+# those as nouns or names and loses the clause, so the text is cased first; the same
+# length, so every offset still points into what was said.
+_LONE_I = re.compile(r"(?<![\w'’./-])i(?=['’](?:m|ve|d|ll)\b|(?![\w'’./-]))")
+_SENTENCE_START = re.compile(r"(^|[.!?]+[ \t]+|\n[ \t]*)([\"“(]?)([a-z])")
+_ABBREVIATION = re.compile(r"(?:\b\w\.\w|\b(?:etc|vs|approx|incl|min|max|no))\.$")
+
+
+def cased(text: str) -> str:
+    """``text`` with a lone "i" as "I" and each sentence's first letter a capital
+    (not after an abbreviation: "i.e. this")."""
+    text = _LONE_I.sub("I", text)
+
+    def capital(match: re.Match) -> str:
+        before = text[: match.start(1) + len(match.group(1))].rstrip()
+        if match.group(1).strip().startswith(".") and _ABBREVIATION.search(before):
+            return match.group(0)
+        return match.group(1) + match.group(2) + match.group(3).upper()
+
+    return _SENTENCE_START.sub(capital, text)
+
+
 @lru_cache(maxsize=512)
 def parse(text: str) -> Doc:
-    """The parsed text; cached, since a job reads candidate memories more than once."""
-    return pipeline()(text)
+    """The parsed text, cased (``cased``); cached, since a job reads candidate memories
+    more than once."""
+    return pipeline()(cased(text))

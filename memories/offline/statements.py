@@ -38,6 +38,7 @@ from memories.offline.words import (
     HYPOTHETICAL,
     INTERJECTIONS,
     JOKE,
+    LAUGHTER,
     VAGUE_NOUNS,
     content_words,
     word_set,
@@ -92,7 +93,7 @@ def statements(
 def _short_answer(content: str, day: date) -> list[Statement]:
     doc = parse(" ".join(_asides(content)[0].split()))
     first = next(iter(doc.sents), None)
-    if first is None or _is_question(first) or JOKE.search(first.text):
+    if first is None or _is_question(first) or _joke(first):
         return []
     words = [t for t in first if not t.is_punct]
     if len(words) < 2 or not any(_specific(t) for t in words):
@@ -160,7 +161,7 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
         words = sent.text.strip()
         if not words:
             continue
-        if _is_question(sent) or JOKE.search(words) or HYPOTHETICAL.search(words):
+        if _is_question(sent) or _joke(sent) or HYPOTHETICAL.search(words):
             continue
         if _is_list(sent):
             out.append(_roster(words, day))
@@ -491,6 +492,14 @@ def _describes(root: Token | None) -> bool:
         if c.dep_ == "prep"
         for g in c.children
     )
+
+
+def _joke(sent: Span) -> bool:
+    """Hyperbole, or laughter over a sentence that names nothing specific."""
+    text = sent.text
+    if JOKE.search(text):
+        return True
+    return bool(LAUGHTER.search(text)) and not any(_specific(t) for t in sent)
 
 
 def _specific(token: Token) -> bool:

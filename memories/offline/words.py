@@ -48,12 +48,19 @@ FEELINGS = word_set(
     gorgeous adorable stunning impressive inspiring touching powerful special"""
 )
 
-# A joke or hyperbole marks the whole sentence ("..., ha.", "lol", "basically X at
-# this point"); a hedge keeps a statement from being a fact about the user.
+# Hyperbole marks the whole sentence as a joke ("basically X at this point", "a million
+# hours", "killing me"); a hedge keeps a statement from being a fact about the user.
 JOKE = re.compile(
-    r"(?:^|[\s,(])(?:ha|haha+|hah|hehe+|lol|lmao|rofl|jk|kidding|joking)\b[.!]*"
-    r"|\bbasically\b.*\bat this point\b|[\U0001F602\U0001F923]"
-    r"|\b(?:killing me|like crazy|to death|literally dying)\b",
+    r"\b(?:jk|kidding|joking)\b|\bbasically\b.*\bat this point\b"
+    r"|\b(?:killing me|like crazy|to death|literally dying|(?:gonna|going to) die)\b"
+    r"|\b(?:a|like a) (?:million|billion|gazillion|bazillion)\b|\bliterally forever\b",
+    re.IGNORECASE,
+)
+# Laughter ("..., ha.", "lol", 😂) is tone: it makes a sentence a joke only when the
+# sentence names nothing specific ("they are not lol"); "passed my test, third attempt
+# lol" is still a fact.
+LAUGHTER = re.compile(
+    r"(?:^|[\s,(])(?:ha|haha+|hah|hehe+|lol+|lmao|lmfao|rofl)\b[.!]*|[\U0001F602\U0001F923]",
     re.IGNORECASE,
 )
 HYPOTHETICAL = re.compile(
