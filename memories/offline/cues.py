@@ -344,6 +344,8 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if lemma == "be":
         out.extend(_dated_occasion(verb, who))
+    if subject is None and tokens[0].i == verb.i and verb.tag_ == "VBG":
+        out.extend(_dated_plan(verb, who))
     if first_person and lemma in ("get", "have"):
         out.extend(_got_done(verb, _asked(verb, do, me, lemma, who, person), who))
     if first_person:
@@ -393,6 +395,34 @@ def _dated_occasion(verb: Token, who: str | None) -> list[str]:
         return []
     ordinal = [c.lower_ for c in occasion.lefts if c.ent_type_ == "ORDINAL"]
     return [f"when is {' '.join([whose, *ordinal, _noun_phrase(occasion)])}"]
+
+
+def _dated_plan(verb: Token, who: str | None) -> list[str]:
+    """A plan said without its subject: "Organising the team lunch for Thursday" -> "when
+    am I organising the team lunch"; "Going to Lisbon in May" -> "when am I going to
+    Lisbon"."""
+    if not any(t.ent_type_ == "DATE" for t in verb.subtree):
+        return []
+    after = []
+    for child in verb.children:
+        if child.i < verb.i or child.ent_type_ == "DATE":
+            continue
+        if (
+            child.dep_ == "dobj"
+            and child.pos_ == "NOUN"
+            and child.lemma_.lower() not in VAGUE_NOUNS
+        ):
+            after.append(" ".join(t.text for t in child.subtree if t.ent_type_ != "DATE"))
+        elif child.dep_ == "prep" and any(
+            g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ != "DATE" for g in child.children
+        ):
+            after.append(" ".join(t.text for t in child.subtree))
+        if after:
+            break
+    if not after:
+        return []
+    me = f"is {who}" if who else "am I"
+    return [f"when {me} {verb.lower_} {after[0]}"]
 
 
 def _got_done(verb: Token, asked: str, who: str | None) -> list[str]:

@@ -40,10 +40,20 @@ _SENTENCE_START = re.compile(r"(^|[.!?]+[ \t]+|\n[ \t]*)([\"“(]?)([a-z])")
 _ABBREVIATION = re.compile(r"(?:\b\w\.\w|\b(?:etc|vs|approx|incl|min|max|no))\.$")
 
 
+# Emphasis in capitals ("i FINALLY passed", "a LOT of"): the parser reads a capitalised
+# word as a name. Only words that are never acronyms are lowered.
+_EMPHASIS = re.compile(
+    r"\b(?:[A-Z]{3,}LY|LOT|LOTS|SO+|VERY|REALLY|NEVER|ALWAYS|NOT|SUPER|MUCH|SUCH|ALL|"
+    r"EVER|JUST|STILL|HATE|LOVE|LOVED|HATED|BEST|WORST|HUGE|TINY)\b"
+)
+
+
 def cased(text: str) -> str:
-    """``text`` with a lone "i" as "I" and each sentence's first letter a capital
-    (not after an abbreviation: "i.e. this")."""
+    """``text`` with a lone "i" as "I", emphasis in capitals lowered, and each
+    sentence's first letter a capital (not after an abbreviation: "i.e. this")."""
     text = _LONE_I.sub("I", text)
+    if sum(c.islower() for c in text) > sum(c.isupper() for c in text):  # not all shouted
+        text = _EMPHASIS.sub(lambda m: m.group(0).lower(), text)
 
     def capital(match: re.Match) -> str:
         before = text[: match.start(1) + len(match.group(1))].rstrip()

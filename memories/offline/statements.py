@@ -54,10 +54,15 @@ _FINITE_TAGS = frozenset(("VBZ", "VBP", "VBD", "MD"))
 _CONTRACTIONS = word_set("'m 's 're 've 'd 'll ’m ’s ’re ’ve ’d ’ll")
 _SKIP_AFTER_BREAK = frozenset(("cc", "punct", "advmod", "intj", "prep", "mark", "npadvmod"))
 _REQUEST = re.compile(
-    r"^(?:can|could|would|will)\s+you\b|^(?:please|let me|let's|tell me|give me|remind me|"
+    r"^(?:can|could|would|will)\s+(?:you|u)\b|^(?:please|let me|let's|tell me|give me|remind me|"
     r"help me|any (?:good|ideas|tips|recommendations))\b",
     re.IGNORECASE,
 )
+_QUESTION_AUX = word_set(
+    "is are was were do does did can could would will should shall have has am"
+)
+_QUESTION_SUBJECTS = word_set("i you u we they it he she there this that these those my your")
+_QUESTION_WORDS = word_set("how what where when why which who whom whose")
 _LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
 _VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
 
@@ -83,20 +88,40 @@ def statements(
     token = _SPEAKERS.set(frozenset(speakers))
     try:
         found = _statements(content, day)
-        if not found and answers:
-            found = _short_answer(content, day)
+        if answers:
+            # "Dexcom G7. I've had type 1 since I was 9": the first words answer the
+            # question asked, whatever the message goes on to say
+            short = _short_answer(content, day, fragment=True)
+            if short and not any(_overlaps(short[0], statement) for statement in found):
+                found = short + found
         return found
     finally:
         _SPEAKERS.reset(token)
 
 
-def _short_answer(content: str, day: date) -> list[Statement]:
+def _overlaps(one: Statement, other: Statement) -> bool:
+    a, b = one.plain.casefold().rstrip(".!"), other.plain.casefold().rstrip(".!")
+    return a in b or b in a
+
+
+def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[Statement]:
+    """The message's first sentence as the answer to the question before it, when it
+    names something specific; with ``fragment``, only when it has no verb ("Dexcom G7.",
+    "End of April.") and the message is no list."""
+    if fragment and any(_BULLET.match(line) for line in content.splitlines()):
+        return []
     doc = parse(" ".join(_asides(content)[0].split()))
     first = next(iter(doc.sents), None)
     if first is None or _is_question(first) or _joke(first):
         return []
     words = [t for t in first if not t.is_punct]
-    if len(words) < 2 or not any(_specific(t) for t in words):
+    if fragment and (
+        any(t.pos_ in ("VERB", "AUX") for t in words)
+        or ":" in first.text
+        or not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
+    ):
+        return []
+    if len(words) < 2 or not any(_specific(t) or fragment for t in words):
         return []
     return [_statement(list(first), day, kind="fact")]
 
@@ -161,13 +186,23 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
         words = sent.text.strip()
         if not words:
             continue
-        if _is_question(sent) or _joke(sent) or HYPOTHETICAL.search(words):
+        if _is_question(sent):
+            # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
+            sent = _before_question(sent)
+            if sent is None:
+                continue
+            words = sent.text.strip()
+        if _joke(sent) or HYPOTHETICAL.search(words):
             continue
         if _is_list(sent):
             out.append(_roster(words, day))
             continue
         previous = (out or before)[-1] if (out or before) else None
-        for n, clause in enumerate(_clauses(sent)):
+        clauses = _clauses(sent)
+        if _parallel(clauses):
+            out.append(_roster(words, day))  # "Ana gets Theo, Theo gets Ingrid, ...": pairings
+            continue
+        for n, clause in enumerate(clauses):
             clause = _trim(clause)
             if not clause:
                 continue
@@ -177,6 +212,10 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
                     _append(previous, clause, day, same_sentence=n > 0)
                 continue
             if not _informative(clause):
+                if previous is not None and _value_fragment(clause):
+                    # "Booked flights to Oaxaca! Volaris, $412 each": the detail of the
+                    # statement before, said without a verb
+                    _append(previous, clause, day, same_sentence=n > 0)
                 continue
             hedged = bool(HEDGE.search(_text(clause)))
             if hedged and not _names_a_thing(clause):
@@ -203,8 +242,12 @@ def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentenc
         previous.plain = previous.plain.rstrip(".!;") + joiner + _lower_first(extra.plain)
         previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(extra.text)
     else:
-        previous.plain = f"{previous.plain}{joiner}{extra.plain}"
-        previous.text = f"{previous.text}{joiner}{extra.text}"
+        # a sentence of its own after one that ends in a date note ("... (2026-08)")
+        end = "" if previous.text.endswith((".", "!", "?")) else "."
+        previous.plain = (
+            f"{previous.plain}{end if previous.plain.endswith(')') else ''}{joiner}{extra.plain}"
+        )
+        previous.text = f"{previous.text}{end}{joiner}{extra.text}"
     previous.dates.extend(extra.dates)
 
 
@@ -228,9 +271,72 @@ def _is_question(sent: Span) -> bool:
     if words.endswith("?") or "?" in words.rstrip("?!. ")[-3:]:
         return True
     start = _first_word(sent)
+    if start is None:
+        return False
+    if _REQUEST.match(words[start.idx - sent.start_char :]):
+        return True
+    # Typed without its "?": "is it normal for ...", "how do I get ...", and after a
+    # lead-in ("ok random q but is it ...")
+    tokens = [t for t in sent if t.i >= start.i]
+    openings = [0] + [k + 1 for k, t in enumerate(tokens[:5]) if t.lower_ in ("but", ",")]
+    return any(_asks(tokens[k:]) for k in openings if k < len(tokens))
+
+
+def _before_question(sent: Span) -> Span | None:
+    """The statement a question's sentence opens with, up to the comma the question
+    begins after ("Going to Lisbon in May, any tips?"); None when there is none."""
+    tokens = list(sent)
+    for k in range(len(tokens) - 2, 0, -1):
+        if tokens[k].text != ",":
+            continue
+        rest = [t for t in tokens[k + 1 :] if not (t.pos_ == "INTJ" or t.lower_ in INTERJECTIONS)]
+        if not (_asks(rest) or (rest and rest[0].lower_ in ("any", "anything", "thoughts"))):
+            continue
+        lead = sent.doc[sent.start : tokens[k].i]
+        if _is_question(lead) or not any(t.pos_ in ("VERB", "AUX") for t in lead):
+            return None
+        return lead
+    return None
+
+
+def _parallel(clauses: list[list[Token]]) -> bool:
+    """Three or more clauses on one verb, each with its own subject ("Marisol gets Theo,
+    Theo gets Ingrid, Ingrid gets me"): a roster said in a sentence."""
+    if len(clauses) < 3:
+        return False
+    verbs = []
+    for clause in clauses:
+        verb = next((t for t in clause if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux"), None)
+        subject = any(t.dep_ in ("nsubj", "nsubjpass") for t in clause)
+        if verb is None or not subject:
+            return False
+        verbs.append(verb.lemma_.lower())
+    return len(set(verbs)) == 1
+
+
+def _value_fragment(tokens: list[Token]) -> bool:
+    """Words without a verb that name something specific: "Volaris, $412 each",
+    "six of us", "small firm downtown, Pruitt & Vance"."""
+    words = [t for t in tokens if not t.is_punct]
     return (
-        bool(_REQUEST.match(words[start.idx - sent.start_char :])) if start is not None else False
+        len(words) >= 2
+        and not any(t.pos_ in ("VERB", "AUX") for t in words)
+        and any(_specific(t) for t in words)
+        and not LAUGHTER.fullmatch(" ".join(t.text for t in words))
     )
+
+
+def _asks(tokens: list[Token]) -> bool:
+    """The words begin a question: an auxiliary before its subject ("is it", "do you",
+    "can u"), or a question word before an auxiliary ("how do I", "what should we")."""
+    if len(tokens) < 3:
+        return False
+    first, second = tokens[0], tokens[1]
+    inverted = first.lower_ in _QUESTION_AUX and (
+        second.lower_ in _QUESTION_SUBJECTS or second.pos_ in ("PROPN", "DET")
+    )
+    asked = first.lower_ in _QUESTION_WORDS and second.lower_ in _QUESTION_AUX
+    return inverted or asked
 
 
 def _first_word(sent: Span) -> Token | None:
@@ -280,6 +386,11 @@ def _clauses(sent: Span) -> list[list[Token]]:
         subject_end = _subject_at(tokens, j)
         if subject_end is None or j - k > 6:
             continue
+        if all(
+            t.ent_type_ in ("DATE", "TIME") or t.is_punct or t.pos_ in ("ADP", "DET", "CCONJ")
+            for t in tokens[cuts[-1] : k]
+        ):
+            continue  # "The first weekend of June, we got a campsite": the date is the clause's
         if tokens[j].lower_ in _THIRD_PERSON:
             continue  # "she's flying to Seoul": stays with what "she" refers to
         if tokens[j].dep_ == "conj" and tokens[j].head.pos_ in ("NOUN", "PROPN", "PRON"):
@@ -414,10 +525,17 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
     # past date says it is not one
     past_base = first.tag_ == "VB" and opening and _past_date(tokens)
+    # "Going backpacking in the Wind Rivers in August": a plan, said of oneself
+    going = (
+        first.tag_ == "VBG"
+        and opening
+        and any(_specific(t) or t.ent_type_ == "DATE" for t in tokens)
+    )
     implicit_i = (
         first.tag_ in ("VBD", "VBN")
         and opening
         or past_base
+        or going
         or first.lower_ in ("got", "did", "gonna", "gon")
     ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):

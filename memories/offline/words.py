@@ -77,7 +77,8 @@ HEDGE = re.compile(
 CORRECTION = re.compile(
     r"\b(?:actually|correction|misremembered|mistake|i meant|not\s+\w+\s+anymore|"
     r"no longer|any ?more|changed my mind|instead|now|new|update|switched|got pushed|"
-    r"moved|moving|rescheduled|postponed|pushed back|turns out)\b",
+    r"moved|moving|rescheduled|postponed|pushed back|turns out|wait no|no wait|sorry,? (?:it|i)|"
+    r"i was wrong|my bad|scratch that)\b",
     re.IGNORECASE,
 )
 # Endings: the relation or membership named in the statement is over.
@@ -87,7 +88,7 @@ INTERJECTIONS = word_set(
     """hi hey hello hiya morning evening yes yeah yep yup no nope nah ok okay sure right
     thanks thank cheers wow ooh oh ah aw aww hmm hm um uh well so anyway anyways btw
     also plus ugh oops whoa lol haha ha honestly realistically funny story update
-    basically yay"""
+    basically yay sorry wait fyi"""
 )
 
 _WORD = re.compile(r"[\w’'&-]+", re.UNICODE)
