@@ -340,6 +340,18 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             group = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
             if group is not None and group.lemma_.lower() in _GROUPS:
                 out.append(f"what {_noun_phrase(group)} {be} {me} {prep.lower_}")  # team I'm on
+    modal = next((c for c in verb.children if c.dep_ == "aux" and c.tag_ == "MD"), None)
+    thing = obj if obj is not None else product
+    if (
+        first_person
+        and thing is not None
+        and modal is not None
+        and modal.lower_ in ("might", "may")
+    ):
+        # a hedge asked as one: "I might buy a Peloton" -> "what might I buy"
+        out.append(f"what {modal.lower_} {me} {lemma}")
+    if first_person and lemma in ENDING_VERBS and product is not None and verb.tag_ == "VBD":
+        out.append(f"did {me} {lemma} {' '.join(t.text for t in product.subtree)}")  # left Unilever
     if first_person and lemma == "have" and obj is not None:
         out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if lemma == "be":
@@ -616,6 +628,25 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and any(t.ent_type_ == "DATE" for t in tokens)
     ):
         out.append(f"when is the {_noun_phrase(subject)}")
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    if (
+        not out
+        and not names
+        and subject.pos_ == "NOUN"
+        and subject.lemma_.lower() not in VAGUE_NOUNS
+        and any(c.dep_ == "det" or c.dep_ == "poss" for c in subject.children)
+        and verb.tag_ in ("VBZ", "VBP", "VBD")
+        and obj is not None
+        and obj.lemma_.lower() not in VAGUE_NOUNS
+    ):
+        # "The doctor changed my prescriptions" -> "what did the doctor change"
+        does = "did" if verb.tag_ == "VBD" else ("do" if subject.tag_ == "NNS" else "does")
+        whose = (
+            "the"
+            if who
+            else next((c.lower_ for c in subject.children if c.dep_ in ("det", "poss")), "the")
+        )
+        out.append(f"what {does} {whose} {_noun_phrase(subject)} {verb.lemma_.lower()}")
     return out
 
 
