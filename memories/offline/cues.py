@@ -428,13 +428,25 @@ def _dated_plan(verb: Token, who: str | None) -> list[str]:
         elif child.dep_ == "prep" and any(
             g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ != "DATE" for g in child.children
         ):
-            after.append(" ".join(t.text for t in child.subtree))
+            after.append(" ".join(_until_date(list(child.subtree))))
         if after:
             break
     if not after:
         return []
     me = f"is {who}" if who else "am I"
     return [f"when {me} {verb.lower_} {after[0]}"]
+
+
+def _until_date(tokens: list[Token]) -> list[str]:
+    """The words before a date phrase ("to Reykjavik in June" -> "to Reykjavik")."""
+    words = []
+    for n, token in enumerate(tokens):
+        if token.ent_type_ == "DATE" or (
+            token.pos_ == "ADP" and n + 1 < len(tokens) and tokens[n + 1].ent_type_ == "DATE"
+        ):
+            break
+        words.append(token.text)
+    return words
 
 
 def _got_done(verb: Token, asked: str, who: str | None) -> list[str]:

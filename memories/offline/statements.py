@@ -121,7 +121,10 @@ def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[St
         or not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
     ):
         return []
-    if len(words) < 2 or not any(_specific(t) or fragment for t in words):
+    # one word is enough for a name that answers "which bank are you with?" ("Monzo.")
+    if len(words) < (1 if fragment and any(_specific(t) for t in words) else 2) or not any(
+        _specific(t) or fragment for t in words
+    ):
         return []
     return [_statement(list(first), day, kind="fact")]
 

@@ -356,3 +356,62 @@ def test_a_named_speakers_question_is_asked_of_the_other(
     assert header["body"].startswith("Tomas: It was Arlo Parks")
     assert "what concert was it" in header["cues"]
     assert "Arlo Parks" in top(api, "which concert did Tomas go to")
+
+
+# --- casually typed messages -------------------------------------------------------
+
+
+def test_casual_typing_is_read_as_careful_typing_is(api, say):
+    say("my sister Wanjiru just started at Deloitte and i FINALLY got my motorbike licence")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert any("Wanjiru" in b and "motorbike" not in b for b in stored)
+    assert any(b.startswith("I finally got my motorbike licence") for b in stored)
+    assert "motorbike" in top(api, "did I get my motorbike licence")
+
+
+def test_laughter_over_a_named_fact_keeps_it_while_hyperbole_is_a_joke(api, say):
+    say(
+        "moved into the new flat on Calder Street today lol",
+        "Congrats!",
+        "the landlord has like a million rules, killing me",
+        "Ha.",
+        "they are not lol",
+    )
+    stored = bodies(api)
+    assert len(stored) == 1 and "Calder Street" in stored[0], stored
+
+
+def test_a_question_typed_without_its_question_mark_is_no_fact(api, say):
+    say("is it bad to run a dehumidifier all night", "Not really.", "how do i descale a kettle")
+    assert bodies(api) == []
+
+
+def test_the_statement_before_a_questions_comma_is_kept(api, say):
+    job = say("flying to Reykjavik in June, any tips?")
+    assert bodies(api) == ["Flying to Reykjavik in June (2026-06)"]
+    assert "when am I flying to Reykjavik" in all_cues(api, job)
+
+
+def test_a_detail_said_without_a_verb_joins_the_statement_before_it(api, say):
+    say("bought a standing desk from Ikea today. walnut top, $640")
+    [body] = bodies(api)
+    assert "standing desk" in body and "$640" in body
+
+
+def test_a_verbless_answer_to_the_question_asked_is_kept_beside_the_rest(api, say):
+    job = say(
+        "Which bank are you with these days?",
+        "Monzo. I moved my savings to Marcus in May.",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert "which bank am I with these days" in all_cues(api, job)
+    assert "Monzo" in top(api, "which bank am I with")
+
+
+def test_clauses_on_one_verb_are_a_roster_said_in_a_sentence(api, say):
+    say("Kofi drives Mondays, Lena drives Wednesdays, and I drive Fridays.")
+    [body] = bodies(api)
+    assert all(name in body for name in ("Kofi", "Lena", "Fridays"))
