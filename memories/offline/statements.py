@@ -122,9 +122,8 @@ def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[St
     ):
         return []
     # one word is enough for a name that answers "which bank are you with?" ("Monzo.")
-    if len(words) < (1 if fragment and any(_specific(t) for t in words) else 2) or not any(
-        _specific(t) or fragment for t in words
-    ):
+    named = fragment and any(_specific(t) and t.pos_ == "PROPN" for t in words)
+    if len(words) < (1 if named else 2) or not any(_specific(t) or fragment for t in words):
         return []
     return [_statement(list(first), day, kind="fact")]
 
