@@ -15,7 +15,14 @@ from spacy.tokens import Token
 
 from memories.offline.facets import Reading
 from memories.offline.language import parse
-from memories.offline.words import ENDING_VERBS, FEELINGS, HEDGE, VAGUE_NOUNS, word_set
+from memories.offline.words import (
+    ENDING_VERBS,
+    FEELINGS,
+    HEDGE,
+    INTERJECTIONS,
+    VAGUE_NOUNS,
+    word_set,
+)
 
 MAX_CUES = 8
 MAX_ROSTER_ITEMS = 6
@@ -72,6 +79,13 @@ def cues_for(
     return out[:MAX_CUES]
 
 
+_LEAD_IN = re.compile(
+    r"^(?:(?:also|and|so|but|of course|sure thing|got it|great|perfect|nice|cool|absolutely|"
+    r"definitely|no problem|" + "|".join(sorted(INTERJECTIONS)) + r")[,!.]?\s+)+",
+    re.IGNORECASE,
+)
+
+
 def answered_question(question: str, *, who: str | None) -> str:
     """The question a statement answers, asked as the speaker would ask it later
     ("What do you drive?" -> "what do I drive", "Do you have any pets?" -> "do I have
@@ -79,7 +93,7 @@ def answered_question(question: str, *, who: str | None) -> str:
     could name: it must name a thing (a noun or a name), ask one question, and not be
     an offer ("Would you like ...", "Want me to ...") or about the asker."""
     question = " ".join(question.split()).strip()
-    question = re.sub(r"^(?:(?:also|and|so|but|oh|btw|ok|okay),?\s+)+", "", question, flags=re.I)
+    question = _LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
     if len(question) > 90 or not question.endswith("?"):
         return ""
     wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
@@ -135,7 +149,10 @@ def _names_a_thing(question: str) -> bool:
 
 
 def _roster_cues(text: str) -> list[str]:
-    heading, _, rest = text.partition(":")
+    if text.lstrip().startswith(("- ", "* ", "• ")):  # items without a heading
+        heading, rest = "", text
+    else:
+        heading, _, rest = text.partition(":")
     lines = [line.strip(" -") for line in rest.split("\n") if line.strip(" -")]
     if len(lines) <= 1:
         lines = [
@@ -155,7 +172,8 @@ def _roster_cues(text: str) -> list[str]:
         article = "" if re.match(r"(?:my|our|the|his|her|their|\w+'s)\b", lowered) else "the "
         cues.append(f"what is {article}{lowered}")
     for line in lines[:MAX_ROSTER_ITEMS]:  # each item as said, then what it answers
-        cues.append(f"{heading.strip()}: {line.rstrip('.')}"[:_CUE_CHARS])
+        said = f"{heading.strip()}: {line.rstrip('.')}" if heading.strip() else line.rstrip(".")
+        cues.append(said[:_CUE_CHARS])
         cues += _item_questions(title, line.rstrip("."))
     return list(dict.fromkeys(cues))
 
@@ -179,6 +197,11 @@ def _item_questions(title: str, item: str) -> list[str]:
             if key[:1].isupper() and parse(key)[0].pos_ == "PROPN"
             else key[:1].lower() + key[1:]
         )
+        keyed = parse(key)
+        if not people and not any(
+            t.ent_type_ in ("DATE", "TIME") or t.like_num or t.pos_ == "PROPN" for t in keyed
+        ):
+            return []  # "monstera: every 10 days": not something one is "on"
         return [f"{'who' if people else 'what'} is on {key}"]
     doc = parse(item)
     verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)

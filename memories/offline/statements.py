@@ -91,7 +91,7 @@ def statements(
         if answers:
             # "Dexcom G7. I've had type 1 since I was 9": the first words answer the
             # question asked, whatever the message goes on to say
-            short = _short_answer(content, day, fragment=True)
+            short = _short_answer(content, day, fragment=bool(found))
             if short and not any(_overlaps(short[0], statement) for statement in found):
                 found = short + found
         return found
@@ -117,7 +117,7 @@ def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[St
     words = [t for t in first if not t.is_punct]
     if fragment and (
         any(t.pos_ in ("VERB", "AUX") for t in words)
-        or ":" in first.text
+        or re.search(r":(?:\s|$)", first.text)
         or not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
     ):
         return []
@@ -147,6 +147,16 @@ def _statements(content: str, day: date) -> list[Statement]:
                 found.extend(_from_text(text, day, found))
             roster = heading + "\n" + "\n".join(f"- {item}" for item in items if item)
             found.append(_roster(roster, day, bullets=True))
+            continue
+        if _BULLET.match(line) and i < len(lines) and _BULLET.match(lines[i]):
+            # items without a heading ("- monstera: every 10 days\n- orchid: ..."): a list
+            items = [_BULLET.sub("", line).strip()]
+            while i < len(lines) and _BULLET.match(lines[i]):
+                items.append(_BULLET.sub("", lines[i]).strip())
+                i += 1
+            found.append(
+                _roster("\n".join(f"- {item}" for item in items if item), day, bullets=True)
+            )
             continue
         prose, asides = _asides(_BULLET.sub("", line))
         found.extend(_from_text(prose, day, found) if prose.strip() else [])

@@ -415,3 +415,25 @@ def test_clauses_on_one_verb_are_a_roster_said_in_a_sentence(api, say):
     say("Kofi drives Mondays, Lena drives Wednesdays, and I drive Fridays.")
     [body] = bodies(api)
     assert all(name in body for name in ("Kofi", "Lena", "Fridays"))
+
+
+def test_items_without_a_heading_are_one_list(api, say):
+    job = say(
+        "Feeding the cat while I'm away:",
+        "Noted.",
+        "- mornings: half a pouch\n- evenings: dry food, one scoop\n- Sundays: a sardine",
+    )
+    stored = bodies(api)
+    assert len(stored) == 1 and all(w in stored[0] for w in ("half a pouch", "sardine")), stored
+    assert "who is on mornings" not in all_cues(api, job)
+    assert "sardine" in top(api, "what does the cat get on Sundays")
+
+
+def test_an_answer_after_a_lead_in_takes_its_question(api, say):
+    job = say(
+        "Can you help me prepare for the vet visit?",
+        "Of course, when's the appointment?",
+        "thursday at 9:15, with Dr. Okafor",
+    )
+    assert bodies(api) == ["Thursday (2026-03-12) at 9:15, with Dr. Okafor."]
+    assert "when's the appointment" in all_cues(api, job)
