@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Token
 
 from memories.offline.language import parse
-from memories.offline.words import CORRECTION, ENDING_VERBS, VAGUE_NOUNS, word_set
+from memories.offline.words import (
+    CORRECTION,
+    ENDING_PARTICLES,
+    ENDING_VERBS,
+    VAGUE_NOUNS,
+    word_set,
+)
 
 logger = logging.getLogger("gitloom.memories")
 _ORG_LABELS = frozenset(("ORG", "FAC", "PRODUCT", "PERSON", "GPE"))
@@ -350,20 +356,17 @@ def _endings(tokens: list[Token]) -> set[str]:
     names: set[str] = set()
     for token in tokens:
         lemma = token.lemma_.lower()
-        if token.pos_ != "VERB" or lemma not in ENDING_VERBS:
+        if token.pos_ != "VERB" or (lemma not in ENDING_VERBS and lemma not in ENDING_PARTICLES):
             continue
-        particles = {c.lower_ for c in token.children if c.dep_ == "prt"}
-        if lemma in ("break", "split") and "up" not in particles:
+        particles = {c.lower_ for c in token.children if c.dep_ in ("prt", "prep", "advmod")}
+        if lemma in ENDING_PARTICLES and ENDING_PARTICLES[lemma] not in particles:
             continue
-        related = [c for c in token.children if c.dep_ in ("dobj", "nsubj", "conj")]
-        related += [
-            g for c in token.children if c.dep_ == "prep" for g in c.children if g.dep_ == "pobj"
-        ]
-        related += [g for c in related for g in c.children if g.dep_ == "conj"]
-        for item in related:
-            if item.pos_ == "PROPN":
+        related = [c for c in token.children if c.dep_ in ("dobj", "nsubj", "conj", "prep", "prt")]
+        for item in (t for c in related for t in c.subtree):
+            # a name typed in lower case ("pulled out of the bristol half") still names
+            # what the older memory capitalised; names() of that memory is what it meets
+            if item.pos_ in ("PROPN", "NOUN"):
                 names.add(item.lower_)
-                names.update(t.lower_ for t in item.subtree if t.pos_ == "PROPN")
     return names
 
 

@@ -82,7 +82,11 @@ CORRECTION = re.compile(
     re.IGNORECASE,
 )
 # Endings: the relation or membership named in the statement is over.
-ENDING_VERBS = word_set("leave quit resign divorce sell lose split break retire")
+ENDING_VERBS = word_set("leave quit resign divorce sell lose split break retire withdraw cancel")
+# Endings only with their particle: "broke up", "pulled out of", "gave up on".
+ENDING_PARTICLES = {
+    "break": "up", "split": "up", "pull": "out", "drop": "out", "back": "out", "give": "up"
+}  # fmt: skip
 
 INTERJECTIONS = word_set(
     """hi hey hello hiya morning evening yes yeah yep yup no nope nah ok okay sure right

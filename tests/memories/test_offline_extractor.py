@@ -437,3 +437,12 @@ def test_an_answer_after_a_lead_in_takes_its_question(api, say):
     )
     assert bodies(api) == ["Thursday (2026-03-12) at 9:15, with Dr. Okafor."]
     assert "when's the appointment" in all_cues(api, job)
+
+
+def test_dropping_out_in_lower_case_supersedes_what_was_planned(api, say):
+    say("I'm singing with the Kelso Choir at the spring concert.")
+    say("bad news, i dropped out of the kelso choir, my voice is shot", when="2026-03-20T18:00:00Z")
+    first = api.get("/v1/retrieve", {"query": "am I singing with the Kelso Choir"}).json()
+    contents = [r["content"] for r in first["results"]]
+    assert contents[0].startswith("I dropped out of the kelso choir"), contents
+    assert any("spring concert" in c for c in contents[1:])  # history stays findable
