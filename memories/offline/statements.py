@@ -409,7 +409,13 @@ def _clauses(sent: Span) -> list[list[Token]]:
             continue  # "My boyfriend Liam and I are ...": one subject of two people
         if not _personal_at(tokens, j):
             continue  # "I saw how counseling and support groups improved ...": a bare noun
-        if any(_subordinates(t) for t in tokens[cuts[-1] : k]):
+        fresh_start = (
+            token.lower_ in ("and", "but")
+            and k > 0
+            and tokens[k - 1].text == ","
+            and tokens[j].lower_ in ("i", "we")
+        )  # ", and I've ...": a clause of its own even after "so he's on nights"
+        if not fresh_start and any(_subordinates(t) for t in tokens[cuts[-1] : k]):
             continue  # inside "how ...", "that ...", "because ...": not a clause of its own
         if cuts[-1] < k:
             cuts.append(k)

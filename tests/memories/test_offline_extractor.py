@@ -446,3 +446,10 @@ def test_dropping_out_in_lower_case_supersedes_what_was_planned(api, say):
     contents = [r["content"] for r in first["results"]]
     assert contents[0].startswith("I dropped out of the kelso choir"), contents
     assert any("spring concert" in c for c in contents[1:])  # history stays findable
+
+
+def test_a_clause_of_my_own_after_a_so_clause_is_its_own_memory(api, say):
+    say("my wife Ines is a nurse so she works most weekends, and I've just adopted two ferrets")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert any("ferrets" in b and "Ines" not in b for b in stored)
