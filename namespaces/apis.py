@@ -10,16 +10,38 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import ApiKey
+from accounts.selectors import api_key_for_hash
 from gitloom.core.errors import InvalidName, NamespaceNotFound
 from gitloom.core.openapi import raises
 from gitloom.core.serializers import StrictCharField, StrictSerializer
+from gitloom.core.slugs import is_slug
 from namespaces.errors import NamespaceExists
-from namespaces.selectors import namespace_get_for_account, namespace_list
+from namespaces.selectors import (
+    DEFAULT_NAMESPACE,
+    api_key_with_namespace,
+    namespace_get_for_account,
+    namespace_list,
+)
 from namespaces.services import namespace_create, namespace_delete
 
 NAMESPACE_PARAM = OpenApiParameter(
     "namespace", str, description="The namespace (a slug); omitted, `default`."
 )
+
+
+def _name_before_body(request, kwargs) -> str | None:
+    """The namespace name a request gives without a body (the URL's ``<name>``, else a
+    GET's or DELETE's ``namespace`` query parameter, else ``default``); None when it is in
+    a body, or not a slug (the lookup refuses it)."""
+    if "name" in kwargs:
+        name = kwargs["name"]
+    elif request.method in ("POST", "PUT", "PATCH"):
+        return None
+    else:
+        name = request.query_params.get("namespace")
+    name = DEFAULT_NAMESPACE if name in (None, "") else name
+    return name if isinstance(name, str) and is_slug(name) else None
 
 
 class NamespaceScopedApi(APIView):
@@ -39,10 +61,40 @@ class NamespaceScopedApi(APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication comes first
+        name = self._namespace_name(request)
         # DRF calls the handler with this very dict (``self.kwargs is kwargs``).
-        self.kwargs["namespace"] = namespace_get_for_account(
-            account=request.auth.account, name=self._namespace_name(request)
+        self.kwargs["namespace"] = self._read_with_key(request, name) or (
+            namespace_get_for_account(account=request.auth.account, name=name)
         )
+
+    def key_lookup(self, request, *, key_hash: str) -> ApiKey | None:
+        """The API key and the namespace the request names, in one statement
+        (``api_key_with_namespace``) when the name is known before the body: one round
+        trip fewer on every namespace-scoped GET. Called by ``ApiKeyAuthentication``; a
+        key that is refused is refused exactly as without it."""
+        name = _name_before_body(request, self.kwargs)
+        if name is None:
+            return api_key_for_hash(key_hash=key_hash)
+        found = api_key_with_namespace(key_hash=key_hash, name=name)
+        if found is None:
+            return None
+        key, namespace = found
+        request.namespace_read = (key.pk, name, namespace)
+        return key
+
+    @staticmethod
+    def _read_with_key(request, name: str | None):
+        """The namespace the key's statement read, when it read this one."""
+        read = getattr(request, "namespace_read", None)
+        key = getattr(request.auth, "api_key", None)
+        if read is None or key is None or read[0] != key.pk:
+            return None
+        key_pk, read_name, namespace = read
+        if read_name != (DEFAULT_NAMESPACE if name in (None, "") else name):
+            return None
+        if namespace is None:
+            raise NamespaceNotFound()
+        return namespace
 
     def _namespace_name(self, request) -> str | None:
         if "name" in self.kwargs:

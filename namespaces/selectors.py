@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from accounts.models import Account
+from accounts.models import Account, ApiKey
 from gitloom.core.errors import NamespaceNotFound
 from gitloom.core.rows import columns, fetch_instances
 from gitloom.core.slugs import is_slug
@@ -29,6 +29,29 @@ def namespace_get_for_account(*, account: Account, name: str | None) -> Namespac
     (namespace,) = found
     namespace.account = account
     return namespace
+
+
+def api_key_with_namespace(*, key_hash: str, name: str) -> tuple[ApiKey, Namespace | None] | None:
+    """The unrevoked key with this secret hash, its account loaded, and that account's
+    namespace ``name`` (None when it has none by that name), in one statement: a
+    namespace-scoped API request needs both, and each round trip is on every request's
+    path. None without such a key. The caller checks the name is a slug."""
+    found = fetch_instances(
+        f"SELECT {columns(ApiKey, 'k')}, {columns(Account, 'a')}, {columns(Namespace, 'n')}"  # noqa: S608 - model columns
+        " FROM accounts_apikey k JOIN accounts_account a ON a.id = k.account_id"
+        " LEFT JOIN namespaces_namespace n ON n.account_id = k.account_id AND n.name = %s"
+        " WHERE k.key_hash = %s AND k.revoked IS NULL",
+        [name, key_hash],
+        (ApiKey, Account, Namespace),
+    )
+    if found is None:
+        return None
+    key, account, namespace = found
+    key.account = account
+    if namespace.pk is None:  # the account has no namespace by that name
+        return key, None
+    namespace.account = account
+    return key, namespace
 
 
 def namespace_list(*, account: Account) -> QuerySet[Namespace]:

@@ -25,7 +25,7 @@ def test_whoami_is_one_statement_in_one_round_trip(transactional_db, api):
     assert sent.round_trips == 1
 
 
-def test_retrieve_is_the_key_the_namespace_and_one_pipelined_transaction(
+def test_retrieve_is_the_key_with_its_namespace_and_one_pipelined_transaction(
     transactional_db, api, account
 ):
     namespace_with_memories(account, "default", 5)
@@ -34,10 +34,12 @@ def test_retrieve_is_the_key_the_namespace_and_one_pipelined_transaction(
     with wire(connection) as sent:
         response = api.get("/v1/retrieve", {**question, "query": "fact number 4 about topic"})
     assert response.status_code == 200 and response.json()["results"]
-    # The key; the namespace; then one read-only transaction in a pipeline: BEGIN, the
-    # scope's settings, the lexical arm, the HNSW setting, the fused statement, COMMIT.
-    # The client waits for the key, the namespace, the lexical arm's rows (the query is
-    # embedded meanwhile) and the fused rows with the COMMIT.
-    assert len(sent.statements) == 8, sent.statements
-    assert sent.statements[2].startswith("BEGIN") and sent.statements[-1] == "COMMIT"
-    assert sent.round_trips == 4, sent.lines
+    # The key with the namespace it names (one statement); then one read-only
+    # transaction in a pipeline: BEGIN, the scope's settings, the lexical arm, the HNSW
+    # setting, the fused statement, COMMIT. The client waits for the key's row, the
+    # lexical arm's rows (the query is embedded meanwhile) and the fused rows with the
+    # COMMIT.
+    assert len(sent.statements) == 7, sent.statements
+    assert "namespaces_namespace" in sent.statements[0]
+    assert sent.statements[1].startswith("BEGIN") and sent.statements[-1] == "COMMIT"
+    assert sent.round_trips == 3, sent.lines
