@@ -254,13 +254,14 @@ def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentenc
         previous.plain = previous.plain.rstrip(".!;") + joiner + _lower_first(extra.plain)
         previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(extra.text)
     else:
-        # a sentence of its own after one that ends in a date note ("... (2026-08)")
-        end = "" if previous.text.endswith((".", "!", "?")) else "."
-        previous.plain = (
-            f"{previous.plain}{end if previous.plain.endswith(')') else ''}{joiner}{extra.plain}"
-        )
-        previous.text = f"{previous.text}{end}{joiner}{extra.text}"
+        # a sentence of its own: the one before ends, even after a date note ("(2026-08)")
+        previous.plain = f"{_ended(previous.plain)}{joiner}{extra.plain}"
+        previous.text = f"{_ended(previous.text)}{joiner}{extra.text}"
     previous.dates.extend(extra.dates)
+
+
+def _ended(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _lower_first(text: str) -> str:
