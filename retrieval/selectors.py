@@ -6,6 +6,7 @@ import functools
 import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import connection
 from django.utils import timezone
@@ -43,6 +44,7 @@ def retrieve(
     min_similarity: float | None = None,
     as_of: str | None = None,
     as_of_by: str = "stored",
+    now: datetime | None = None,
 ) -> Retrieval:
     """The memories of ``namespace`` that best answer ``query``.
 
@@ -58,6 +60,10 @@ def retrieve(
     commit, and ``as_of`` says which it was and when it was made. ``as_of_by`` says
     which time of a commit a time is compared with: ``stored`` (committed) or ``said``
     (its conversation's latest message timestamp).
+
+    ``now`` is the clock a memory's age is counted from (tiers fade with it); ``None``
+    is the wall clock, or the ``as_of`` time. Evaluations of a past conversation ask
+    as of its end.
     """
     started = time.perf_counter()
     if not isinstance(query, str) or not query.strip():
@@ -100,7 +106,7 @@ def retrieve(
         params=params,
         min_similarity=min_similarity,
     )
-    found = search(as_of=past)
+    found = search(as_of=past, now=now)
     if past is None and namespace.head_commit and found.commit != namespace.head_commit:
         # The index is behind the head: the head's indexing has yet to run, or is
         # running, or (a large import) has applied part of a commit, whose rows the
@@ -108,7 +114,7 @@ def retrieve(
         # as of itself then; an index that moved meanwhile is read again.
         indexed, half, consistent = as_of_half_applied(namespace=namespace)
         if half and consistent is not None:
-            found = search(as_of=consistent, now=timezone.now())  # aged as at the head
+            found = search(as_of=consistent, now=now or timezone.now())  # aged as at the head
         elif half:  # not one commit whole yet (a bundle into a fresh namespace)
             found = SearchResult(commit=None)
         elif indexed != found.commit:

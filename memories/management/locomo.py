@@ -140,6 +140,12 @@ class Conversation:
     def turn_count(self) -> int:
         return sum(len(s.turns) for s in self.sessions)
 
+    @property
+    def ended(self) -> datetime:
+        """When its last session with a turn began: the questions are asked as of then,
+        as a user would ask about a conversation just held (ageing counts from here)."""
+        return max((s.when for s in self.sessions if s.turns), default=self.sessions[-1].when)
+
 
 def parse_evidence(*, values: object) -> list[str]:
     """Distinct ``D<s>:<t>`` ids in ``values``, in order; malformed entries yield what
@@ -559,8 +565,10 @@ def score_questions(
     questions: Sequence[Question],
     params: FusionParams | None = None,
     progress: Callable[[int], None] | None = None,
+    now: datetime | None = None,
 ) -> Tally:
-    """Ask every question through the retrieval selector, once per arm set."""
+    """Ask every question through the retrieval selector, once per arm set, with
+    memories aged as of ``now`` (``None``: the wall clock)."""
     tally = Tally()
     for index, question in enumerate(questions):
         recalls: dict[str, dict[int | str, float]] = {}
@@ -572,6 +580,7 @@ def score_questions(
                 limit=max(KS),
                 arms=arms,
                 params=params,
+                now=now,
             )
             sources = [hit.memory.sources for hit in found.results]
             recalls[label] = {

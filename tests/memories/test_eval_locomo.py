@@ -285,3 +285,18 @@ def test_session_recall_counts_a_result_from_a_session_holding_evidence():
     # only the first k results count; a source that is no dialogue id is no session
     assert session_recall_at(evidence=evidence, sources=[["D1:1"], ["D3:1"]], k=1) == 0.0
     assert session_recall_at(evidence=evidence, sources=[["msg-3"]], k=10) == 0.0
+
+
+def test_questions_are_asked_as_of_the_conversations_last_session_unless_told_now(
+    db, tiny_file
+):
+    (conversation,) = load_conversations(path=tiny_file)
+    # Session 3 is empty: the conversation ended with session 2.
+    assert conversation.ended == session_time(text="7:30 pm on 20 June, 2023")
+    lines, result = run("--data", str(tiny_file), "--mode", "turns", "--json")
+    assert result["clock"] == "conversation"
+    assert "questions asked as of: each conversation end" in lines
+    _, wall = run("--data", str(tiny_file), "--mode", "turns", "--clock", "wall", "--json")
+    assert wall["clock"] == "wall"
+    with pytest.raises(CommandError, match="--clock"):
+        call_command("eval_locomo", "--data", str(tiny_file), "--clock", "yesterday")

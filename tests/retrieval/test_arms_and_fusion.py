@@ -198,6 +198,37 @@ def test_older_events_fade_but_facts_do_not(api, notes):
     assert paths(body)[-1] == "events/runs/old-run-00000002.md"
 
 
+def test_a_retrieval_asked_as_of_a_past_day_ages_memories_from_that_day(notes):
+    # What eval_locomo does for a conversation held years ago: ask as of its end.
+    from retrieval.selectors import retrieve as retrieve_selector
+
+    then = datetime(2023, 5, 8, tzinfo=UTC)
+    write(
+        notes,
+        {
+            "events/runs/that-week-00000001.md": memory(
+                tier="events", cues=["marathon run"], body="Ran a marathon.", updated=then
+            ),
+            "facts/runs/long-ago-00000002.md": memory(
+                cues=["marathon run"],
+                body="Ran a marathon.",
+                updated=then - timedelta(days=3650),
+            ),
+        },
+    )
+
+    def ranked(**when):
+        found = retrieve_selector(namespace=notes, query="marathon", arms=("lexical",), **when)
+        return [hit.path for hit in found.results]
+
+    # From today the 2023 event has faded below the fact; from its own week it has not.
+    assert ranked() == ["facts/runs/long-ago-00000002.md", "events/runs/that-week-00000001.md"]
+    assert ranked(now=then + timedelta(days=1)) == [
+        "events/runs/that-week-00000001.md",
+        "facts/runs/long-ago-00000002.md",
+    ]
+
+
 def test_response_names_tenant_namespace_and_commit(api, life):
     from namespaces.repository import repository_head
 

@@ -2,7 +2,7 @@
 
     GITLOOM_DATA_DIR=/tmp/gl-eval python manage.py eval_locomo \\
         [--data PATH] [--limit N] [--mode turns|pipeline|both] [--param rrf_k=10 ...]
-        [--reuse] [--json]
+        [--reuse] [--clock conversation|wall] [--json]
 
 ``--data`` defaults to ``data/locomo10.json`` in the project: the file of the same name
 in the LoCoMo repository (https://github.com/snap-research/locomo), which the project
@@ -28,6 +28,11 @@ Every question of categories 1-4 is asked through the retrieval selector three t
 evidence turns among the ``sources`` of the results; see ``memories/management/locomo.py``.
 ``--param NAME=VALUE`` overrides a field of ``retrieval.query.FusionParams`` for every
 query (default: the service's own defaults, i.e. what ``/v1/retrieve`` does).
+``--clock`` is the time the questions are asked at, which a memory's age (its tier's
+fading, ``retrieval.query.DEFAULT_HALF_LIFE_DAYS``) counts from: ``conversation``
+(default) asks as of the start of the conversation's last session, as a user asks about
+a conversation just held; ``wall`` asks now, years after LoCoMo's sessions, when every
+event and preference of theirs has faded below the facts.
 ``--reuse`` keeps a turns namespace that already holds these memories, so a sweep over
 parameters does not embed the cues again.
 
@@ -38,7 +43,7 @@ found when a top-10 result comes from a session holding its evidence; also under
 category), ``words@10`` (mean words in the bodies of the fused top 10),
 ``fused_minus_best_single``, ``sources_per_result@10`` (how many turns a fused top-10
 result lists, the yardstick for comparing recall through ``sources`` across ingestions),
-``mode``, ``cues``, ``params``; in ``pipeline`` mode also
+``mode``, ``cues``, ``params``, ``clock``; in ``pipeline`` mode also
 ``memories``, ``rewritten``, ``seconds_per_session`` and ``extractor``. In ``both`` mode
 the top-level figures are the turn-level ones and the pipeline's sit under
 ``"pipeline"`` (``memories`` and ``seconds_per_session`` are repeated at the top).
@@ -119,10 +124,18 @@ class Command(BaseCommand):
             "(no re-embedding) instead of starting a fresh one.",
         )
         parser.add_argument(
+            "--clock",
+            choices=("conversation", "wall"),
+            default="conversation",
+            help="ask as of each conversation's last session (default) or now",
+        )
+        parser.add_argument(
             "--json", dest="as_json", action="store_true", help="End with one JSON line."
         )
 
-    def handle(self, *args, data, limit, mode, param, reuse, as_json, verbosity, **options):
+    def handle(
+        self, *args, data, limit, mode, param, reuse, clock, as_json, verbosity, **options
+    ):
         path = data
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1.")
@@ -133,6 +146,7 @@ class Command(BaseCommand):
         if not conversations:
             raise CommandError(f"{path} holds no conversations.")
         self.verbose = verbosity >= 1
+        self.clock = clock
         call_command("migrate", verbosity=0)
         account = eval_account()
         skipped = sum(c.skipped_questions for c in conversations)
@@ -143,6 +157,7 @@ class Command(BaseCommand):
             f"({skipped} without a usable evidence id skipped)"
         )
         self.say(f"fusion params: {asdict(params)}")
+        self.say(f"questions asked as of: {'now' if clock == 'wall' else 'each conversation end'}")
 
         started = time.perf_counter()
         report: dict = {}
@@ -159,6 +174,7 @@ class Command(BaseCommand):
             out = report[mode]
         out["skipped_questions"] = skipped
         out["params"] = asdict(params)
+        out["clock"] = clock
         out["seconds"] = round(time.perf_counter() - started, 1)
         if as_json:
             self.stdout.write(json.dumps(out))
@@ -182,6 +198,7 @@ class Command(BaseCommand):
                 namespace=stats.namespace,
                 questions=conversation.questions,
                 params=params,
+                now=self.asked_at(conversation),
             )
             ask_seconds += time.perf_counter() - asked
             tally.merge(part)
@@ -226,6 +243,7 @@ class Command(BaseCommand):
                 namespace=stats.namespace,
                 questions=conversation.questions,
                 params=params,
+                now=self.asked_at(conversation),
             )
             tally.merge(part)
             self.say(
@@ -249,6 +267,9 @@ class Command(BaseCommand):
             "failed_jobs": len(failed),
             "seconds_per_session": round(seconds / max(1, sessions), 3),
         }
+
+    def asked_at(self, conversation):
+        return conversation.ended if self.clock == "conversation" else None
 
     # -- output --------------------------------------------------------------------------
 
