@@ -24,7 +24,28 @@ _lock = threading.Lock()
 def _pipeline() -> Language:
     import spacy  # noqa: PLC0415 - import cost paid by the process that extracts
 
-    return spacy.load(MODEL_PACKAGE)
+    nlp = spacy.load(MODEL_PACKAGE)
+    nlp.add_pipe("gitloom_no_lowercase_starts", before="parser")
+    return nlp
+
+
+@Language.component("gitloom_no_lowercase_starts")
+def _no_lowercase_starts(doc: Doc) -> Doc:
+    # The text is cased first, so a word in lower case after no full stop continues its
+    # sentence: the parser alone cut "Yeah, my flatmate | and I adopted a cat" in two.
+    for token in doc[1:]:
+        before = doc[token.i - 1]
+        if (
+            token.is_lower
+            and token.is_alpha
+            and not before.is_space
+            and before.text not in _SENTENCE_ENDS
+        ):
+            token.is_sent_start = False
+    return doc
+
+
+_SENTENCE_ENDS = frozenset({".", "!", "?", "…", "..."})
 
 
 def pipeline() -> Language:

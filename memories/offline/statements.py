@@ -404,6 +404,12 @@ def _clauses(sent: Span) -> list[list[Token]]:
             for t in tokens[cuts[-1] : k]
         ):
             continue  # "The first weekend of June, we got a campsite": the date is the clause's
+        lead = tokens[cuts[-1] : k]
+        if not any(t.pos_ in ("VERB", "AUX") for t in lead) and (
+            any(t.ent_type_ in ("DATE", "TIME") for t in lead)
+            or token.lower_ in ("and", "or") and lead[-1].pos_ in ("NOUN", "PROPN", "PRON")
+        ):
+            continue  # "Yesterday, for example, I was ...", "my girlfriend and I went": one clause
         if tokens[j].lower_ in _THIRD_PERSON:
             continue  # "she's flying to Seoul": stays with what "she" refers to
         if tokens[j].dep_ == "conj" and tokens[j].head.pos_ in ("NOUN", "PROPN", "PRON"):

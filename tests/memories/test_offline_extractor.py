@@ -453,3 +453,18 @@ def test_a_clause_of_my_own_after_a_so_clause_is_its_own_memory(api, say):
     stored = bodies(api)
     assert len(stored) == 2, stored
     assert any("ferrets" in b and "Ines" not in b for b in stored)
+
+
+def test_a_lead_in_date_or_a_companion_stays_with_the_clause_it_belongs_to(api, say):
+    say(
+        "Two days ago, for the first time, I ran 10k without stopping. "
+        "Yeah, my flatmate and I adopted a cat called Miso. "
+        "Last month, out of nowhere, my landlord raised the rent to 1,450."
+    )
+    stored = bodies(api)
+    # Cut at the comma or the "and", the run was lost, the cat became mine alone and
+    # the rise lost its month.
+    assert any(re.search(r"Two days ago \(2026-03-08\), .*I ran 10k", b) for b in stored), stored
+    assert any("My flatmate and I adopted a cat called Miso" in b for b in stored), stored
+    assert any(re.search(r"Last month \(2026-02\), .*raised the rent", b) for b in stored), stored
+    assert "I adopted a cat called Miso" not in " ".join(b[:30] for b in stored)
