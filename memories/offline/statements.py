@@ -116,7 +116,7 @@ def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[St
         return []
     words = [t for t in first if not t.is_punct]
     if fragment and (
-        any(t.pos_ in ("VERB", "AUX") for t in words)
+        any(t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBN", "VBG") for t in words)
         or re.search(r":(?:\s|$)", first.text)
         or not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
     ):
@@ -158,7 +158,24 @@ def _statements(content: str, day: date) -> list[Statement]:
                 _roster("\n".join(f"- {item}" for item in items if item), day, bullets=True)
             )
             continue
+        items = [item.strip() for item in _SLASHES.split(line)]
+        if len(items) >= 3 and all(items):
+            # "monday push: bench 4x8 at 70kg / wednesday pull: ... / friday legs: ...":
+            # a list typed on one line
+            found.append(_roster("\n".join(f"- {item}" for item in items), day, bullets=True))
+            continue
         prose, asides = _asides(_BULLET.sub("", line))
+        sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
+        labelled = sum(1 for text in sentences if _LABEL.match(text))
+        if labelled >= 2 and 2 * labelled >= len(sentences):
+            # "Leo: swimming on Mondays at 4:30. Ada: violin on Tuesdays at 5.": a
+            # schedule typed as sentences, one label each
+            found.append(_roster("\n".join(f"- {text}" for text in sentences), day, bullets=True))
+            for aside in asides:
+                found[-1].plain, found[-1].text = (
+                    f"{x} {aside}" for x in (found[-1].plain, found[-1].text)
+                )
+            continue
         found.extend(_from_text(prose, day, found) if prose.strip() else [])
         for aside in asides:  # "[shared a photo: ...]": what the message attached
             if found:
@@ -169,6 +186,8 @@ def _statements(content: str, day: date) -> list[Statement]:
     return [s for s in found if s.plain]
 
 
+_LABEL = re.compile(r"[\w'’&]+(?: [\w'’&]+){0,2}:\s")  # "Leo: ", "Both of them: "
+_SLASHES = re.compile(r"\s+/\s+")  # spaced: not "5/6" or "and/or"
 _ASIDE = re.compile(r"\[[^\[\]\n]{3,300}\]")
 
 
@@ -407,7 +426,8 @@ def _clauses(sent: Span) -> list[list[Token]]:
         lead = tokens[cuts[-1] : k]
         if not any(t.pos_ in ("VERB", "AUX") for t in lead) and (
             any(t.ent_type_ in ("DATE", "TIME") for t in lead)
-            or token.lower_ in ("and", "or") and lead[-1].pos_ in ("NOUN", "PROPN", "PRON")
+            or token.lower_ in ("and", "or")
+            and lead[-1].pos_ in ("NOUN", "PROPN", "PRON")
         ):
             continue  # "Yesterday, for example, I was ...", "my girlfriend and I went": one clause
         if tokens[j].lower_ in _THIRD_PERSON:
@@ -588,7 +608,13 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _describes(root)
     ):
         return False  # "That's what sold me", "it's freezing out" (not "It was a poetry reading")
-    if subject is not None and not specific and not _personal(subject) and not _mine(tokens):
+    if (
+        subject is not None
+        and not specific
+        and not _personal(subject)
+        and not _mine(tokens)
+        and not _dated_be(root)
+    ):
         return False  # "Fingers crossed.", "Reorg happened." (not "Family's important to me")
     predicate = [
         c for c in (root.children if root is not None else ()) if c.dep_ in ("acomp", "oprd")
@@ -606,6 +632,21 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
     # "I need a bakery recommendation": a request, not a fact
     return not (verbs & {"need", "want", "hope", "wish"} and not specific)
+
+
+def _dated_be(root: Token | None) -> bool:
+    """ "Closing is in three weeks", "Handover was on the 3rd": what is said of the
+    subject is the date itself (not "Work is crazy this week")."""
+    if root is None or root.lemma_.lower() != "be":
+        return False
+    if any(c.dep_ in ("acomp", "attr") for c in root.children):
+        return False
+    return any(
+        t.ent_type_ in ("DATE", "TIME") and t.lower_ not in ("today", "tonight", "now")
+        for c in root.children
+        if c.dep_ in ("prep", "npadvmod")
+        for t in c.subtree
+    )
 
 
 def _past_date(tokens: list[Token]) -> bool:
