@@ -468,3 +468,27 @@ def test_a_lead_in_date_or_a_companion_stays_with_the_clause_it_belongs_to(api, 
     assert any("My flatmate and I adopted a cat called Miso" in b for b in stored), stored
     assert any(re.search(r"Last month \(2026-02\), .*raised the rent", b) for b in stored), stored
     assert "I adopted a cat called Miso" not in " ".join(b[:30] for b in stored)
+
+
+def test_a_list_on_one_line_or_in_labelled_sentences_is_one_memory(api, say):
+    say(
+        "Plant care, so I stop drowning them: fern every 3 days / cactus once a month / "
+        "basil every morning",
+        "Got it.",
+        "And the bins. Mira: recycling on Tuesdays. Jonas: compost on Fridays. "
+        "Me: general waste every other Monday.",
+    )
+    stored = bodies(api)
+    plants = [b for b in stored if "fern" in b]
+    bins = [b for b in stored if "Mira" in b]
+    # Each list is one memory (its pairings are the point), not one memory per item
+    # or nothing: items without a verb state nothing on their own.
+    assert len(plants) == 1 and "cactus once a month" in plants[0], stored
+    assert len(bins) == 1 and all(w in bins[0] for w in ("Jonas", "compost", "general waste"))
+    assert "Jonas" in top(api, "who takes the compost out")
+    assert "cactus" in top(api, "how often do I water the cactus")
+
+
+def test_a_clause_whose_predicate_is_a_date_is_kept(api, say):
+    say("Offer accepted on the flat!! Completion is in four weeks, then we get the keys.")
+    assert any(re.search(r"Completion is in four weeks \(2026-04-07\)", b) for b in bodies(api))
