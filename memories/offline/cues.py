@@ -202,6 +202,10 @@ def _item_questions(title: str, item: str) -> list[str]:
             t.ent_type_ in ("DATE", "TIME") or t.like_num or t.pos_ == "PROPN" for t in keyed
         ):
             return []  # "monstera: every 10 days": not something one is "on"
+        if not people and all(
+            t.pos_ == "PROPN" and t.ent_type_ not in ("DATE", "TIME") for t in keyed
+        ):
+            return [f"what does {key} do"]  # "Leo: swimming on Mondays", not "what is on Leo"
         return [f"{'who' if people else 'what'} is on {key}"]
     doc = parse(item)
     verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
@@ -585,6 +589,19 @@ def _how_often_how_long(
                 if obj is not None and obj.lower_ not in ("it", "them", "that")
                 else ""
             )
+            where = next(
+                (
+                    c
+                    for c in verb.children
+                    if obj is None
+                    and c.dep_ == "prep"
+                    and c.lower_ not in ("since", "for")
+                    and any(g.dep_ == "pobj" and g.ent_type_ != "DATE" for g in c.children)
+                ),
+                None,
+            )
+            if where is not None:  # "I've lived in Montreal since 2019": lived where
+                thing = " ".join(_until_date(list(where.subtree)))
             out.append(f"how long {have} {me} {verb.lower_} {thing}".strip())
     return out
 
@@ -661,6 +678,7 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and subject.ent_type_ not in ("DATE", "TIME")
         and subject.lemma_.lower() not in VAGUE_NOUNS
         and any(t.ent_type_ == "DATE" for t in tokens)
+        and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
     ):
         out.append(f"when is the {_noun_phrase(subject)}")
     obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)

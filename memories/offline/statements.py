@@ -158,6 +158,15 @@ def _statements(content: str, day: date) -> list[Statement]:
                 _roster("\n".join(f"- {item}" for item in items if item), day, bullets=True)
             )
             continue
+        if _LABEL.match(line) and i < len(lines) and _LABEL.match(lines[i].strip()):
+            # "monday push: bench 4x8 at 70kg\nwednesday pull: deadlift 3x5 at 120kg":
+            # labelled lines without bullets, a list all the same
+            items = [line]
+            while i < len(lines) and _LABEL.match(lines[i].strip()):
+                items.append(lines[i].strip())
+                i += 1
+            found.append(_roster("\n".join(f"- {item}" for item in items), day, bullets=True))
+            continue
         items = [item.strip() for item in _SLASHES.split(line)]
         if len(items) >= 3 and all(items):
             # "monday push: bench 4x8 at 70kg / wednesday pull: ... / friday legs: ...":

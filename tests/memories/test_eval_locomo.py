@@ -287,9 +287,7 @@ def test_session_recall_counts_a_result_from_a_session_holding_evidence():
     assert session_recall_at(evidence=evidence, sources=[["msg-3"]], k=10) == 0.0
 
 
-def test_questions_are_asked_as_of_the_conversations_last_session_unless_told_now(
-    db, tiny_file
-):
+def test_questions_are_asked_as_of_the_conversations_last_session_unless_told_now(db, tiny_file):
     (conversation,) = load_conversations(path=tiny_file)
     # Session 3 is empty: the conversation ended with session 2.
     assert conversation.ended == session_time(text="7:30 pm on 20 June, 2023")

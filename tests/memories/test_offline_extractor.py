@@ -492,3 +492,18 @@ def test_a_list_on_one_line_or_in_labelled_sentences_is_one_memory(api, say):
 def test_a_clause_whose_predicate_is_a_date_is_kept(api, say):
     say("Offer accepted on the flat!! Completion is in four weeks, then we get the keys.")
     assert any(re.search(r"Completion is in four weeks \(2026-04-07\)", b) for b in bodies(api))
+
+
+def test_labelled_lines_are_one_list_whose_names_are_asked_what_they_do(api, say):
+    job = say(
+        "school pickups this term\n"
+        "Amara: Mondays and Wednesdays\n"
+        "Tobias: Tuesdays, straight after his shift\n"
+        "grandma Ines: Thursdays"
+    )
+    [pickups] = [b for b in bodies(api) if "Amara" in b]
+    assert all(w in pickups for w in ("Tobias: Tuesdays", "grandma Ines: Thursdays")), pickups
+    cues = all_cues(api, job)
+    assert "what does Tobias do" in cues, cues
+    assert not any(c.startswith("what is on ") and "Tobias" in c for c in cues), cues
+    assert "Tuesdays" in top(api, "which day does Tobias do pickup")

@@ -133,9 +133,7 @@ class Command(BaseCommand):
             "--json", dest="as_json", action="store_true", help="End with one JSON line."
         )
 
-    def handle(
-        self, *args, data, limit, mode, param, reuse, clock, as_json, verbosity, **options
-    ):
+    def handle(self, *args, data, limit, mode, param, reuse, clock, as_json, verbosity, **options):
         path = data
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1.")
