@@ -41,6 +41,7 @@ from memories.offline.words import (
     LAUGHTER,
     VAGUE_NOUNS,
     content_words,
+    good_label,
     word_set,
 )
 
@@ -115,14 +116,22 @@ def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[St
     if first is None or _is_question(first) or _joke(first):
         return []
     words = [t for t in first if not t.is_punct]
+    # one noun that is not a courtesy answers "What voice part do you sing?" ("Baritone.")
+    noun = (
+        len(words) == 1
+        and words[0].pos_ == "NOUN"
+        and good_label(words[0].text)
+        and words[0].lemma_.lower() not in _COURTESIES
+    )
     if fragment and (
         any(t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBN", "VBG") for t in words)
         or re.search(r":(?:\s|$)", first.text)
-        or not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
+        or not noun
+        and not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
     ):
         return []
     # one word is enough for a name that answers "which bank are you with?" ("Monzo.")
-    named = fragment and any(_specific(t) and t.pos_ == "PROPN" for t in words)
+    named = fragment and (noun or any(_specific(t) and t.pos_ == "PROPN" for t in words))
     if len(words) < (1 if named else 2) or not any(_specific(t) or fragment for t in words):
         return []
     return [_statement(list(first), day, kind="fact")]
@@ -196,6 +205,9 @@ def _statements(content: str, day: date) -> list[Statement]:
 
 
 _LABEL = re.compile(r"[\w'’&]+(?: [\w'’&]+){0,2}:\s")  # "Leo: ", "Both of them: "
+_COURTESIES = frozenset(
+    ["thank", "thanks", "cheers", "congrats", "congratulations", "problem", "pleasure", "luck"]
+)
 _SLASHES = re.compile(r"\s+/\s+")  # spaced: not "5/6" or "and/or"
 _ASIDE = re.compile(r"\[[^\[\]\n]{3,300}\]")
 

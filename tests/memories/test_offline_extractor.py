@@ -507,3 +507,15 @@ def test_labelled_lines_are_one_list_whose_names_are_asked_what_they_do(api, say
     assert "what does Tobias do" in cues, cues
     assert not any(c.startswith("what is on ") and "Tobias" in c for c in cues), cues
     assert "Tuesdays" in top(api, "which day does Tobias do pickup")
+
+
+def test_a_one_noun_answer_to_the_assistants_question_is_kept_with_it(api, say):
+    say(
+        "Any tips for sore fingertips after practice?",
+        "Build up slowly and keep sessions short. What instrument do you play?",
+        "Trombone. Started lessons with Mrs Adeyemi last autumn.",
+        "Trombone slides take a few weeks to feel natural.",
+        "Thanks. Will do.",
+    )
+    assert top(api, "what instrument do I play").startswith("Trombone"), bodies(api)
+    assert not any(b.startswith("Thanks") for b in bodies(api)), bodies(api)
