@@ -76,7 +76,9 @@ class FusionParams:
     """
 
     rrf_k: float = 10.0
-    lexical_weight: float = 1.0
+    # lexical 1.3, cue 2, date 2: re-tuned on the write path's atomic memories with
+    # questions asked as of their conversation (docs/DESIGN-NOTES.md, "Fusion parameters")
+    lexical_weight: float = 1.3
     semantic_weight: float = 1.0
     graph_weight: float = 0.75
     lexical_depth: int = 50
@@ -97,7 +99,7 @@ class FusionParams:
     graph_depth: int = 50
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
-    cue_weight: float = 1.0  # a term in the cues counts this much in BM25 tf and length
+    cue_weight: float = 2.0  # a term in the cues counts this much in BM25 tf and length
     body_weight: float = 1.0
     # HNSW candidate list (raised to semantic_cues when smaller); 0 picks it by the
     # namespace's size, see EF_SEARCH_BY_SIZE.
@@ -110,7 +112,7 @@ class FusionParams:
     # A memory created or updated in the span of a date the query names ("on 9 July,
     # 2022", "in July 2022", "in 2021"; retrieval/dates.py), widened by
     # date_match_slack_days each way, scores (1 + date_match_boost) times its fused score.
-    date_match_boost: float = 1.0
+    date_match_boost: float = 2.0
     date_match_slack_days: float = 3.0
     # A memory with a tag that is a name the query mentions (a person, a place, a
     # brand: capitalised words, retrieval/names.py) scores (1 + tag_match_boost) times

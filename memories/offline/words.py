@@ -53,7 +53,9 @@ FEELINGS = word_set(
 JOKE = re.compile(
     r"\b(?:jk|kidding|joking)\b|\bbasically\b.*\bat this point\b"
     r"|\b(?:killing me|like crazy|to death|literally dying|(?:gonna|going to) die)\b"
-    r"|\b(?:a|like a) (?:million|billion|gazillion|bazillion)\b|\bliterally forever\b",
+    r"|\b(?:a|like a) (?:million|billion|gazillion|bazillion)\b|\bliterally forever\b"
+    # "I swear I gained five pounds just looking at it": the feat is the joke
+    r"|\bi swear\b.*\bjust\b",
     re.IGNORECASE,
 )
 # Laughter ("..., ha.", "lol", 😂) is tone: it makes a sentence a joke only when the

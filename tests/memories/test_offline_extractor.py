@@ -519,3 +519,13 @@ def test_a_one_noun_answer_to_the_assistants_question_is_kept_with_it(api, say):
     )
     assert top(api, "what instrument do I play").startswith("Trombone"), bodies(api)
     assert not any(b.startswith("Thanks") for b in bodies(api)), bodies(api)
+
+
+def test_a_sworn_feat_done_just_by_something_else_is_hyperbole(api, say):
+    say(
+        "I swear I climbed Everest today just carrying the shopping up to the fourth floor. "
+        "I swear I left the spare key with Dimitra."
+    )
+    stored = bodies(api)
+    assert not any("Everest" in b for b in stored), stored
+    assert any("spare key with Dimitra" in b for b in stored), stored

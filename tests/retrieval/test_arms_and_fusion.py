@@ -10,6 +10,8 @@ from retrieval.query import FusionParams
 from tests.retrieval.helpers import memory, write
 
 K = FusionParams().rrf_k
+LEXICAL = FusionParams().lexical_weight
+SEMANTIC = FusionParams().semantic_weight
 
 CAMERA = "facts/camera-gear/sony-a7iii-9a01c4de.md"
 LENS = "facts/camera-gear/kit-lens-28-70-1b2c3d4e.md"
@@ -119,8 +121,8 @@ def test_fusion_adds_reciprocal_ranks_of_the_arms_that_agree(api, life):
     top = body["results"][0]
     assert top["path"] == CAMERA
     assert top["arms"]["lexical"]["rank"] == 1 and top["arms"]["semantic"]["rank"] == 1
-    # facts do not age: the score is the plain weighted RRF, 1/(k+1) + 1/(k+1)
-    assert top["score"] == pytest.approx(2 / (K + 1))
+    # facts do not age: the score is the plain weighted RRF, w_lex/(k+1) + w_sem/(k+1)
+    assert top["score"] == pytest.approx((LEXICAL + SEMANTIC) / (K + 1))
     second = body["results"][1]
     assert second["score"] < top["score"]
     assert "lexical" not in second["arms"]
@@ -191,7 +193,7 @@ def test_older_events_fade_but_facts_do_not(api, notes):
     # Identical text, so identical BM25: ranks 1..3 by path order. Events halve every 90
     # days, so 180 days is a factor of 1/4; the ten-year-old fact keeps its full score.
     ranks = {r["path"]: r["arms"]["lexical"]["rank"] for r in body["results"]}
-    rrf = {path: 1 / (K + rank) for path, rank in ranks.items()}
+    rrf = {path: LEXICAL / (K + rank) for path, rank in ranks.items()}
     assert fact == pytest.approx(rrf["facts/runs/best-time-00000003.md"])
     assert recent == pytest.approx(rrf["events/runs/recent-run-00000001.md"], rel=1e-3)
     assert old == pytest.approx(rrf["events/runs/old-run-00000002.md"] / 4, rel=1e-3)

@@ -1,23 +1,20 @@
 """The lexical arm is Okapi BM25 with this namespace's statistics, checked by hand.
-
-Three memories (the english stemmer leaves these words as they are):
-
-    doc    cues     body                 tf(quark)  tf(gluon)  length (cues + body)
-    one    quark    quark gluon          1+1 = 2    1          1+2 = 3
-    two    gluon    boson boson boson    0          1          1+3 = 4
-    three  lepton   quark                1          0          1+1 = 2
-
-N = 3, avgdl = 9 / 3 = 3, df(quark) = df(gluon) = 2, k1 = 1.2, b = 0.75
+Three memories (the english stemmer leaves these words as they are); a term in the cues
+counts cue_weight = 2 times (the service's default) in tf and length:
+    doc    cues     body                 tf(quark)  tf(gluon)  length (2 * cues + body)
+    one    quark    quark gluon          2*1+1 = 3  1          2+2 = 4
+    two    gluon    boson boson boson    0          2*1 = 2    2+3 = 5
+    three  lepton   quark                1          0          2+1 = 3
+N = 3, avgdl = 12 / 3 = 4, df(quark) = df(gluon) = 2, k1 = 1.2, b = 0.75
 idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)) = ln(1.6) = 0.4700036292
-
 "quark":
-  one:   0.4700036 * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 3/3)) = 0.4700036 * 4.4 / 3.2
-       = 0.6462550
-  three: 0.4700036 * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2/3)) = 0.4700036 * 2.2 / 1.9
-       = 0.5442147
-"quark gluon": one adds gluon 0.4700036 * 2.2 / (1 + 1.2 * 1) = 0.4700036 -> 1.1162586;
-  two: 0.4700036 * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 4/3)) = 0.4700036 * 2.2 / 2.5
-       = 0.4136032
+  one:   0.4700036 * 3 * 2.2 / (3 + 1.2 * (0.25 + 0.75 * 4/4)) = 0.4700036 * 6.6 / 4.2
+       = 0.7385771
+  three: 0.4700036 * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 3/4)) = 0.4700036 * 2.2 / 1.975
+       = 0.5235483
+"quark gluon": one adds gluon 0.4700036 * 2.2 / (1 + 1.2 * 1) = 0.4700036 -> 1.2085808;
+  two: 0.4700036 * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 5/4)) = 0.4700036 * 4.4 / 3.425
+       = 0.6038003
 """
 
 from __future__ import annotations
@@ -55,42 +52,42 @@ def lexical(api, query):
 
 def test_single_term_scores_match_the_hand_computed_bm25(api, physics):
     assert lexical(api, "quark") == [
-        (ONE, pytest.approx(0.6462550, abs=1e-6)),
-        (THREE, pytest.approx(0.5442147, abs=1e-6)),
+        (ONE, pytest.approx(0.7385771, abs=1e-6)),
+        (THREE, pytest.approx(0.5235483, abs=1e-6)),
     ]
 
 
 def test_scores_of_several_terms_add_up(api, physics):
     assert lexical(api, "Quark, gluon?") == [
-        (ONE, pytest.approx(1.1162586, abs=1e-6)),
-        (THREE, pytest.approx(0.5442147, abs=1e-6)),
-        (TWO, pytest.approx(0.4136032, abs=1e-6)),
+        (ONE, pytest.approx(1.2085808, abs=1e-6)),
+        (TWO, pytest.approx(0.6038003, abs=1e-6)),
+        (THREE, pytest.approx(0.5235483, abs=1e-6)),
     ]
 
 
-def test_cue_weight_counts_cue_words_more_at_query_time(physics):
-    # cue_weight 2: tf(quark) one = 2*1 + 1 = 3, three = 1; lengths one 2+2 = 4,
-    # two 2+3 = 5, three 2+1 = 3; avgdl = 4.
-    #   one:   ln1.6 * 3 * 2.2 / (3 + 1.2 * (0.25 + 0.75 * 4/4)) = 0.7385771
-    #   three: ln1.6 * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 3/4)) = 0.5235484
+def test_cue_weight_is_a_query_time_knob(physics):
+    # cue_weight 1, a cue word no more than a body word: tf(quark) one = 1 + 1 = 2,
+    # three = 1; lengths one 1+2 = 3, two 1+3 = 4, three 1+1 = 2; avgdl = 3.
+    #   one:   ln1.6 * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 3/3)) = 0.6462550
+    #   three: ln1.6 * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2/3)) = 0.5442147
     found = fused_search(
         namespace=physics,
         query="quark",
         embedding=None,
         arms=("lexical",),
-        params=FusionParams(cue_weight=2.0),
+        params=FusionParams(cue_weight=1.0),
     )
     assert [(h.path, h.arms["lexical"]["score"]) for h in found.hits] == [
-        (ONE, pytest.approx(0.7385771, abs=1e-6)),
-        (THREE, pytest.approx(0.5235484, abs=1e-6)),
+        (ONE, pytest.approx(0.6462550, abs=1e-6)),
+        (THREE, pytest.approx(0.5442147, abs=1e-6)),
     ]
 
 
 def test_statistics_follow_writes_and_deletes(api, physics):
-    # Deleting "three" leaves N = 2, df(quark) = 1, avgdl = (3 + 4) / 2 = 3.5:
-    # idf = ln(1 + 1.5 / 1.5) = ln 2; one: ln2 * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 3/3.5))
+    # Deleting "three" leaves N = 2, df(quark) = 1, avgdl = (4 + 5) / 2 = 4.5:
+    # idf = ln(1 + 1.5 / 1.5) = ln 2; one: ln2 * 3 * 2.2 / (3 + 1.2 * (0.25 + 0.75 * 4/4.5))
     write(physics, {THREE: None})
-    expected = 0.6931471806 * 4.4 / (2 + 1.2 * (0.25 + 0.75 * 3 / 3.5))
+    expected = 0.6931471806 * 6.6 / (3 + 1.2 * (0.25 + 0.75 * 4 / 4.5))
     assert lexical(api, "quark") == [(ONE, pytest.approx(expected, abs=1e-6))]
 
 
