@@ -163,9 +163,7 @@ def _statements(content: str, day: date) -> list[Statement]:
             while i < len(lines) and _BULLET.match(lines[i]):
                 items.append(_BULLET.sub("", lines[i]).strip())
                 i += 1
-            found.append(
-                _roster("\n".join(f"- {item}" for item in items if item), day, bullets=True)
-            )
+            found.append(_listed(items, day))
             continue
         if _LABEL.match(line) and i < len(lines) and _LABEL.match(lines[i].strip()):
             # "monday push: bench 4x8 at 70kg\nwednesday pull: deadlift 3x5 at 120kg":
@@ -174,13 +172,13 @@ def _statements(content: str, day: date) -> list[Statement]:
             while i < len(lines) and _LABEL.match(lines[i].strip()):
                 items.append(lines[i].strip())
                 i += 1
-            found.append(_roster("\n".join(f"- {item}" for item in items), day, bullets=True))
+            found.append(_listed(items, day))
             continue
         items = [item.strip() for item in _SLASHES.split(line)]
         if len(items) >= 3 and all(items):
             # "monday push: bench 4x8 at 70kg / wednesday pull: ... / friday legs: ...":
             # a list typed on one line
-            found.append(_roster("\n".join(f"- {item}" for item in items), day, bullets=True))
+            found.append(_listed(items, day))
             continue
         prose, asides = _asides(_BULLET.sub("", line))
         sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
@@ -188,7 +186,7 @@ def _statements(content: str, day: date) -> list[Statement]:
         if labelled >= 2 and 2 * labelled >= len(sentences):
             # "Leo: swimming on Mondays at 4:30. Ada: violin on Tuesdays at 5.": a
             # schedule typed as sentences, one label each
-            found.append(_roster("\n".join(f"- {text}" for text in sentences), day, bullets=True))
+            found.append(_listed(sentences, day))
             for aside in asides:
                 found[-1].plain, found[-1].text = (
                     f"{x} {aside}" for x in (found[-1].plain, found[-1].text)
@@ -221,6 +219,11 @@ def _asides(line: str) -> tuple[str, list[str]]:
 
 def _sentence_texts(line: str) -> list[str]:
     return [s.text.strip() for s in parse(line).sents if s.text.strip()]
+
+
+def _listed(items: list[str], day: date) -> Statement:
+    """Items said as a list, however typed, as one roster of bullets."""
+    return _roster("\n".join(f"- {item}" for item in items if item), day, bullets=True)
 
 
 def _roster(text: str, day: date, *, bullets: bool = False) -> Statement:
