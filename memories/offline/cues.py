@@ -589,21 +589,21 @@ def _how_often_how_long(
                 if obj is not None and obj.lower_ not in ("it", "them", "that")
                 else ""
             )
-            where = next(
-                (
-                    c
-                    for c in verb.children
-                    if obj is None
-                    and c.dep_ == "prep"
-                    and c.lower_ not in ("since", "for")
-                    and any(g.dep_ == "pobj" and g.ent_type_ != "DATE" for g in c.children)
-                ),
-                None,
-            )
-            if where is not None:  # "I've lived in Montreal since 2019": lived where
-                thing = " ".join(_until_date(list(where.subtree)))
+            if obj is None:  # "I've lived in Montreal since 2019": lived where
+                where = next((c for c in verb.children if _place_prep(c)), None)
+                if where is not None:
+                    thing = " ".join(_until_date(list(where.subtree)))
             out.append(f"how long {have} {me} {verb.lower_} {thing}".strip())
     return out
+
+
+def _place_prep(token: Token) -> bool:
+    """A preposition naming where, not when: "in Montreal", not "since 2019"."""
+    return (
+        token.dep_ == "prep"
+        and token.lower_ not in ("since", "for")
+        and any(g.dep_ == "pobj" and g.ent_type_ != "DATE" for g in token.children)
+    )
 
 
 def _person_names(tokens: list[Token], *, subjects_only: bool = False) -> list[str]:

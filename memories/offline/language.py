@@ -29,6 +29,9 @@ def _pipeline() -> Language:
     return nlp
 
 
+_SENTENCE_ENDS = frozenset({".", "!", "?", "…", "..."})
+
+
 @Language.component("gitloom_no_lowercase_starts")
 def _no_lowercase_starts(doc: Doc) -> Doc:
     # The text is cased first, so a word in lower case after no full stop continues its
@@ -43,9 +46,6 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
         ):
             token.is_sent_start = False
     return doc
-
-
-_SENTENCE_ENDS = frozenset({".", "!", "?", "…", "..."})
 
 
 def pipeline() -> Language:
