@@ -94,6 +94,8 @@ def answered_question(question: str, *, who: str | None) -> str:
     an offer ("Would you like ...", "Want me to ...") or about the asker."""
     question = " ".join(question.split()).strip()
     question = _LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
+    # "What do you do, if you don't mind me asking?": the courtesy is no part of it
+    question = re.sub(r",\s*if\b[^,?]*\?$", "?", question, flags=re.IGNORECASE)
     if len(question) > 90 or not question.endswith("?"):
         return ""
     wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
@@ -108,8 +110,12 @@ def answered_question(question: str, *, who: str | None) -> str:
         return ""  # the asker's offer, not a question about the speaker
     if re.search(r"\b(?:and|or) (?:what|where|who|when|which|how)\b", question, re.IGNORECASE):
         return ""  # two questions in one: neither is a cue on its own
-    if re.search(r"\b(?:I|me|my|we|us)\b", question):
-        return ""  # "What can I do for you?": about the asker, not the speaker
+    if re.search(r"\b(?:I|me|my)\b", question) or (
+        re.search(r"\b(?:we|us)\b", question, re.IGNORECASE) and not _names_a_thing(question)
+    ):
+        # "What can I do for you?": about the asker, not the speaker; a "we" with a
+        # thing named ("How many cats are we dealing with?") is the speaker's
+        return ""
     if not (wh and _YOU.search(question)) and not _names_a_thing(question):
         return ""  # "What's going on?", "Did you just get it?": asks after nothing named
     me, my = (who, f"{who}'s") if who else ("I", "my")

@@ -52,6 +52,13 @@ _BARE_WEEKDAY = re.compile(
     re.IGNORECASE,
 )
 _WEEK = re.compile(r"\b(?P<which>last|this|next)\s+week\b", re.IGNORECASE)
+_END_OF = re.compile(
+    r"\bend\s+of\s+(?:(?P<which>the|this|next|last)\s+(?P<unit>week|month|year)|(?P<month>"
+    + "|".join(_MONTHS)
+    + r"))\b",
+    re.IGNORECASE,
+)
+_COMING = re.compile(r"\b(?:this\s+)?(?:coming|upcoming)\s+(?=\w)", re.IGNORECASE)
 
 
 _BACKWARD = re.compile(
@@ -82,9 +89,13 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         if schedule and _BARE_WEEKDAY.match(phrase):
             continue
         before = span.doc[ent.start - 1] if ent.start > 0 else None
+        if before is not None and before.lower_ in ("every", "each"):
+            continue  # "every Tuesday evening": a habit, not one day
         if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
-        resolved = resolve_phrase(phrase, day, past=_past(ent))
+        # "moved it to Friday": the day something is moved or lasts to lies ahead
+        ahead = before is not None and before.lower_ in ("to", "until", "till")
+        resolved = resolve_phrase(phrase, day, past=_past(ent) and not ahead)
         if resolved is not None:
             first, note = resolved
             end = ent.end - 1
@@ -98,6 +109,11 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
     lowered = phrase.casefold()
     if lowered in ("today", "now", "tonight", "this morning", "this evening", "this afternoon"):
         return None  # the day it was said; the memory's own date says so
+    if (m := _END_OF.search(phrase)) is not None:
+        return _end_of(m, day, past)
+    phrase = _COMING.sub("", phrase)  # "this coming Sunday": the next one
+    if phrase.casefold() != lowered:
+        past, lowered = False, phrase.casefold()
     if (m := _WEEK_OF_MONTH.search(phrase)) is not None:
         return _week_of_month(
             m.group("which").lower(), _MONTHS[m.group("month").lower()], day, past
@@ -227,3 +243,25 @@ def _week_of_month(which: str, month: int, day: date, past: bool) -> tuple[date,
         index = ["first", "second", "third", "fourth"].index(which)
         first = date(year, month, 1 + 7 * index)
     return first, f"{first.isoformat()} – {(first + timedelta(days=6)).isoformat()}"
+
+
+def _end_of(m: re.Match, day: date, past: bool) -> tuple[date, str]:
+    """ "by the end of the month" (said in May): 2026-05-31; the last day of the week,
+    month or year named, or of the month named ("the end of June")."""
+    if m.group("month"):
+        month = _MONTHS[m.group("month").lower()]
+        year = day.year + (1 if not past and month < day.month else 0)
+        year -= 1 if past and month > day.month else 0
+        last = date(year, month, calendar.monthrange(year, month)[1])
+        return last, last.isoformat()
+    step = {"the": 0, "this": 0, "next": 1, "last": -1}[m.group("which").lower()]
+    unit = m.group("unit").lower()
+    if unit == "week":
+        last = day + timedelta(days=6 - day.weekday() + 7 * step)
+    elif unit == "year":
+        last = date(day.year + step, 12, 31)
+    else:
+        index = day.year * 12 + day.month - 1 + step
+        year, month = index // 12, index % 12 + 1
+        last = date(year, month, calendar.monthrange(year, month)[1])
+    return last, last.isoformat()

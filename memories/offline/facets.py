@@ -72,6 +72,8 @@ class Reading:
     doc: Doc
     facets: list[Facet] = field(default_factory=list)
     endings: set[str] = field(default_factory=set)  # lower-case names
+    stopped: set[str] = field(default_factory=set)  # "I'm no longer vegan": {"vegan"}
+    holds: set[str] = field(default_factory=set)  # what "I" am, have or do: {"vegan"}
     marked: bool = False  # says it corrects something ("actually", "now", "moved")
 
 
@@ -85,6 +87,9 @@ def read(text: str) -> Reading:
         try:
             reading.facets.extend(_facets(tokens))
             reading.endings |= _endings(tokens)
+            stopped, holds = _states(tokens)
+            reading.stopped |= stopped
+            reading.holds |= holds
         except Exception:  # noqa: BLE001 - a parse no rule foresaw costs that sentence its facets
             logger.exception("offline facets failed for a sentence; it is stored without them")
     return reading
@@ -368,6 +373,34 @@ def _endings(tokens: list[Token]) -> set[str]:
             if item.pos_ in ("PROPN", "NOUN"):
                 names.add(item.lower_)
     return names
+
+
+def _states(tokens: list[Token]) -> tuple[set[str], set[str]]:
+    """What a first-person clause says the speaker is, has or does (its complements
+    and objects, by lemma), split by whether it says that is over ("I'm no longer
+    vegan", "we're not using Saffron & Salt anymore")."""
+    stopped: set[str] = set()
+    holds: set[str] = set()
+    for verb in tokens:
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None or subject.lower_ not in _FIRST or verb.pos_ not in ("VERB", "AUX"):
+            continue
+        said = {
+            t.lemma_.lower()
+            for c in verb.children
+            if c.dep_ in ("attr", "acomp", "dobj")
+            for t in c.subtree
+            if t.pos_ in ("NOUN", "PROPN", "ADJ") and t.lemma_.lower() not in VAGUE_NOUNS
+        }
+        over = {c.lower_ for c in verb.children if c.dep_ == "advmod"}
+        negated = any(c.dep_ == "neg" for c in verb.children) or any(
+            g.dep_ == "neg" for c in verb.children if c.lower_ == "longer" for g in c.children
+        )
+        if negated and over & {"longer", "anymore", "more"}:
+            stopped |= said
+        elif not negated:
+            holds |= said
+    return stopped, holds
 
 
 def names(reading: Reading) -> set[str]:

@@ -53,7 +53,7 @@ def reconcile(
         if matches:
             links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k, _ in matches)
             continue
-        ended = [k for k in keys if new.endings and new.endings & names(readings[k])]
+        ended = [k for k in keys if _ends(new, readings[k])]
         if ended:
             endings.append((draft, ended))
             continue
@@ -76,7 +76,7 @@ def reconcile(
             if earlier.key in folded or _speaker(earlier.body) != _speaker(later.body):
                 continue
             new, old = readings[later.key], readings[earlier.key]
-            if correction(new, old) is not None or (new.endings & names(old)):
+            if correction(new, old) is not None or _ends(new, old):
                 links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
     rewrites = []
     for key, parts in folds.items():
@@ -88,6 +88,12 @@ def reconcile(
         body = corrected_body(readings[key], facets[0], [d.body for d, _ in parts])
         rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=body))
     return rewrites, links
+
+
+def _ends(new: Reading, old: Reading) -> bool:
+    """``new`` says what ``old`` names is over: a relation ended ("I left Unilever") or
+    a state the speaker had ("I'm no longer vegan" after "I'm vegan")."""
+    return bool(new.endings & names(old)) or bool(new.stopped & old.holds)
 
 
 def correction(new: Reading, old: Reading) -> Facet | None:

@@ -100,6 +100,11 @@ def statements(
         _SPEAKERS.reset(token)
 
 
+def _only_interjections(sent: Span) -> bool:
+    words = [re.sub(r"(\w)\1{2,}", r"\1", t.lower_) for t in sent if not t.is_punct]
+    return bool(words) and all(w in INTERJECTIONS or w == "yes" + "s" for w in words)
+
+
 def _overlaps(one: Statement, other: Statement) -> bool:
     a, b = one.plain.casefold().rstrip(".!"), other.plain.casefold().rstrip(".!")
     return a in b or b in a
@@ -112,16 +117,21 @@ def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[St
     if fragment and any(_BULLET.match(line) for line in content.splitlines()):
         return []
     doc = parse(" ".join(_asides(content)[0].split()))
-    first = next(iter(doc.sents), None)
+    # "yesss. a Brompton in racing green": the answer follows the yes
+    first = next((s for s in doc.sents if not _only_interjections(s)), None)
     if first is None or _is_question(first) or _joke(first):
         return []
     words = [t for t in first if not t.is_punct]
-    # one noun that is not a courtesy answers "What voice part do you sing?" ("Baritone.")
+    # a noun and its modifiers that are no courtesy answer "What voice part do you
+    # sing?" ("Baritone.") or "What do you do?" ("paediatric nurse.")
+    head = words[-1] if words else None
     noun = (
-        len(words) == 1
-        and words[0].pos_ == "NOUN"
-        and good_label(words[0].text)
-        and words[0].lemma_.lower() not in _COURTESIES
+        head is not None
+        and len(words) <= 3
+        and head.pos_ == "NOUN"
+        and good_label(head.text)
+        and head.lemma_.lower() not in _COURTESIES
+        and all(t.pos_ in ("ADJ", "NOUN", "PROPN") and t.lower_ not in FEELINGS for t in words)
     )
     if fragment and (
         any(t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBN", "VBG") for t in words)
@@ -163,7 +173,15 @@ def _statements(content: str, day: date) -> list[Statement]:
             while i < len(lines) and _BULLET.match(lines[i]):
                 items.append(_BULLET.sub("", lines[i]).strip())
                 i += 1
-            found.append(_listed(items, day))
+            separate = [_from_text(item, day, []) for item in items if item]
+            if not any(_LABEL.match(item) for item in items) and all(
+                len(said) == 1 and said[0].kind != "roster" for said in separate
+            ):
+                # "- new phone is a Pixel 9a\n- joined the PureGym on Leith Walk": each
+                # bullet a statement of its own, not the items of one list
+                found.extend(said[0] for said in separate)
+            else:
+                found.append(_listed(items, day))
             continue
         if _LABEL.match(line) and i < len(lines) and _LABEL.match(lines[i].strip()):
             # "monday push: bench 4x8 at 70kg\nwednesday pull: deadlift 3x5 at 120kg":
@@ -237,6 +255,7 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
     a sentence that refers back to it."""
     doc = parse(text)
     out: list[Statement] = []
+    lead = ""  # a sentence of a few verbless words just before ("his pills.")
     for sent in doc.sents:
         words = sent.text.strip()
         if not words:
@@ -249,11 +268,18 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
             words = sent.text.strip()
         if _joke(sent) or HYPOTHETICAL.search(words):
             continue
-        if _is_list(sent):
+        clauses = _clauses(sent)
+        if _is_list(sent) and not _clause_items(sent, clauses):
             out.append(_roster(words, day))
             continue
+        if _verbless_list(sent):
+            # "his pills. amlodipine 5mg at 8am, gliclazide 80mg with lunch, ...": items
+            # with their numbers, under the few words that said what they are
+            heading = f"{_ended(lead)} " if lead else ""
+            out.append(_roster(heading + words, day))
+            continue
+        lead = words if _heading_fragment(sent) else ""
         previous = (out or before)[-1] if (out or before) else None
-        clauses = _clauses(sent)
         if _parallel(clauses):
             out.append(_roster(words, day))  # "Ana gets Theo, Theo gets Ingrid, ...": pairings
             continue
@@ -403,6 +429,57 @@ def _first_word(sent: Span) -> Token | None:
     return None
 
 
+def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
+    """ "basics: my GP is Dr Achterberg, I take levothyroxine, and I'm allergic to
+    ibuprofen": every item after the heading is a clause about me or mine, with its own
+    verb, so they are statements; who does what ("Grace is bringing lasagna, Tariq is
+    doing the salad, and I'm on drinks") is a roster whose pairings are the point."""
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None or len(clauses) < 2:
+        return False
+    after = [t for t in sent if t.i > colon.i]
+    items = 1 + sum(1 for t in after if t.text in (",", ";") or t.dep_ == "cc")
+    items -= sum(1 for a, b in zip(after, after[1:]) if a.text == "," and b.dep_ == "cc")
+    verbs = set()
+    for clause in clauses:
+        verb = next((t for t in clause if _finite(t)), None)
+        subject = next((t for t in clause if t.dep_ in ("nsubj", "nsubjpass")), None)
+        if verb is None or subject is None:
+            return False
+        mine = subject.lower_ in _FIRST_PERSON or any(
+            c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children
+        )
+        if not mine:
+            return False
+        verbs.add(verb.lemma_.lower())
+    return items <= len(clauses) and len(verbs) > 1
+
+
+def _verbless_list(sent: Span) -> bool:
+    """Three or more items, each with a number, with no verb among them."""
+    if any(t.pos_ in ("VERB", "AUX") and t.tag_ != "VBN" for t in sent):
+        return False
+    items, numbered, current = 0, 0, False
+    for token in [*sent, None]:
+        if token is None or token.text in (",", ";"):
+            items += 1
+            numbered += current
+            current = False
+        elif token.like_num or any(c.isdigit() for c in token.text):
+            current = True
+    return items >= 3 and numbered >= 3
+
+
+def _heading_fragment(sent: Span) -> bool:
+    """A few words without a verb that can head what follows ("His pills.")."""
+    words = [t for t in sent if not t.is_punct]
+    return (
+        0 < len(words) <= 3
+        and not any(t.pos_ in ("VERB", "AUX") for t in words)
+        and any(t.pos_ == "NOUN" and _content(t) for t in words)
+    )
+
+
 def _is_list(sent: Span) -> bool:
     """A heading and several items: "Weekend roster: - Sat: Hana, ..." or "For the
     potluck: Grace is bringing lasagna, Tariq the salad, and I'm on drinks."."""
@@ -440,6 +517,9 @@ def _clauses(sent: Span) -> list[list[Token]]:
         while j < len(tokens) and tokens[j].ent_type_ in ("DATE", "TIME"):
             j += 1
         subject_end = _subject_at(tokens, j)
+        if subject_end is None and j - k <= 6 and _own_verb_phrase(tokens, k, j):
+            cuts.append(k)  # ", and switched our broadband to ...": a second thing I did
+            continue
         if subject_end is None or j - k > 6:
             continue
         if all(
@@ -458,7 +538,9 @@ def _clauses(sent: Span) -> list[list[Token]]:
             continue  # "she's flying to Seoul": stays with what "she" refers to
         if tokens[j].dep_ == "conj" and tokens[j].head.pos_ in ("NOUN", "PROPN", "PRON"):
             continue  # "My boyfriend Liam and I are ...": one subject of two people
-        if not _personal_at(tokens, j):
+        if not _personal_at(tokens, j) and not (
+            token.text in (",", ";") and _copula_after_bare_noun(tokens, j, subject_end)
+        ):
             continue  # "I saw how counseling and support groups improved ...": a bare noun
         fresh_start = (
             token.lower_ in ("and", "but")
@@ -475,6 +557,39 @@ def _clauses(sent: Span) -> list[list[Token]]:
     for piece in pieces:
         out.extend(_split_values(piece))
     return out
+
+
+def _copula_after_bare_noun(tokens: list[Token], j: int, subject_end: int | None) -> bool:
+    """ "venue is Ashcombe Barn, caterer is Saffron & Salt": chat drops the article, so
+    after a comma a bare noun of a word or two before "is" starts a clause of its own."""
+    return (
+        subject_end is not None
+        and subject_end - j <= 2
+        and tokens[subject_end].lemma_.lower() == "be"
+        and all(t.pos_ in ("NOUN", "ADJ") for t in tokens[j:subject_end])
+    )
+
+
+def _own_verb_phrase(tokens: list[Token], k: int, j: int) -> bool:
+    """ "Renewed the car insurance with Aviva, £612, and switched our broadband to
+    Hyperoptic at £28 a month": after ", and" a second past verb with its own object and
+    a name or number of its own, said of the same (unsaid or first-person) subject."""
+    if not (tokens[k].lower_ == "and" and k > 0 and tokens[k - 1].text == ","):
+        return False
+    verb = tokens[j]
+    if verb.tag_ not in ("VBD", "VBN") or verb.dep_ != "conj" or verb.head.pos_ != "VERB":
+        return False
+    subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if subjects and subjects[0].lower_ not in _FIRST_PERSON:
+        return False
+    right = [t for t in tokens[j:] if t.i in {u.i for u in verb.subtree}]
+    left = tokens[: k - 1]
+    return (
+        any(c.dep_ == "dobj" for c in verb.children)
+        and any(_specific(t) for t in right)
+        and any(_specific(t) for t in left)
+    )
+
 
 
 def _personal_at(tokens: list[Token], j: int) -> bool:
@@ -519,6 +634,11 @@ def _subject_at(tokens: list[Token], j: int) -> int | None:
 def _finite(token: Token) -> bool:
     if token.tag_ == "VB" and any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children):
         return True  # "These figurines ... remind me": a base form with a subject is finite
+    if token.tag_ == "VBN" and any(
+        c.dep_.startswith("nsubj") and any(g.dep_ == "case" and g.lower_ in _CONTRACTIONS for g in c.children)
+        for c in token.children
+    ):
+        return True  # "the band's called ...": the small parser reads "'s" as a possessive
     return (
         token.tag_ in _FINITE_TAGS
         or token.lower_ in _CONTRACTIONS
@@ -606,7 +726,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         or past_base
         or going
         or first.lower_ in ("got", "did", "gonna", "gon")
-    ) and not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens)
+    ) and not any(c.dep_ in ("nsubj", "nsubjpass") for c in first.children)
+    # (a subject of its own "because we're going ..." is not the opening verb's)
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:

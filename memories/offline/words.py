@@ -67,6 +67,8 @@ LAUGHTER = re.compile(
 )
 HYPOTHETICAL = re.compile(
     r"\bif\s+(?:i|we)\b.*\b(?:would|'d|could)\b|\b(?:i|we)\s*(?:would|'d)\s+(?:\w+\s+)?if\b"
+    # "if money were no object I'd be driving ...": a condition, then what I would do
+    r"|\bif\b[^.!?]*\b(?:i|we)\s*(?:would|'d)\b"
     r"|\bwish\b|\bimagine\b|\bin my dreams\b|\bone day i'?(?:d|ll)\b",
     re.IGNORECASE,
 )
