@@ -13,7 +13,7 @@ import re
 
 from spacy.tokens import Token
 
-from memories.offline.facets import Reading
+from memories.offline.facets import PRONOUN, Reading
 from memories.offline.language import parse
 from memories.offline.words import (
     ENDING_VERBS,
@@ -726,6 +726,8 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
         if words[-1] in _RELATIONS:
             return [f"who is {my} {subject[3:]}"]
         return [f"what is {my} {subject[3:]}"]
+    if subject == PRONOUN:
+        return []  # "actually it's £1,530": what "it" is was said before, no slot noun
     if attribute == "price":
         return [f"how much did the {subject} cost"]
     if attribute == "colour":

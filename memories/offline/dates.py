@@ -62,7 +62,7 @@ _COMING = re.compile(r"\b(?:this\s+)?(?:coming|upcoming)\s+(?=\w)", re.IGNORECAS
 
 
 _BACKWARD = re.compile(
-    r"\b(?:ago|yesterday|past|last\s+(?:night|week|weekend|month|year|"
+    r"\b(?:ago|yesterday|past|since|last\s+(?:night|week|weekend|month|year|"
     + "|".join(_WEEKDAYS)
     + r")(?!\s+of))\b"
 )

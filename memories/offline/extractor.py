@@ -36,7 +36,7 @@ from datetime import date, datetime
 from gitloom.core.times import as_utc
 from memories.llm import Usage
 from memories.offline.cues import answered_question, cues_for
-from memories.offline.facets import Facet, Reading, read
+from memories.offline.facets import PRONOUN, Facet, Reading, read
 from memories.offline.reconcile import reconcile
 from memories.offline.statements import Statement, leftovers, statements
 from memories.offline.words import good_label
@@ -52,6 +52,9 @@ MAX_CONTEXT_CUES = 2
 MAX_MEMORY_CUES = 12  # memories.pipeline keeps this many
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
 # a liking is read from the parse (a like:<thing> facet); these words say it outright
+_RETRACTS = re.compile(
+    r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
+)
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
 
 
@@ -81,12 +84,17 @@ class OfflineExtractor:
             if not _speaks_facts(message):
                 continue
             when = as_utc(message.timestamp or now)
-            answered = answered_question(question, who=message.name)
+            # "wait actually it's £1,530": a reply that corrects answers no question
+            retracts = _RETRACTS.match(message.content)
+            answered = "" if retracts else answered_question(question, who=message.name)
             said = statements(
                 message.content,
                 day=when.date(),
                 speakers=frozenset(self._speakers),
                 answers=bool(answered),
+                # a question that makes no cue may still be answered by a name ("Are you
+                # working towards anything?" "the Gloucester 10k")
+                asked=bool(question and not retracts),
             )
             context: dict[int, list[str]] = {}
             for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
@@ -111,6 +119,8 @@ class OfflineExtractor:
                     context.setdefault(n, []).insert(0, before)
                 last_said[message.name or ""] = statement.plain
                 referent = _one_of(reading, things)
+                # "actually it's £1,530": asked what the memory it corrects was asked
+                inherited = _corrected_cues(reading, drafts, self._readings)
                 things.extend(_objects(reading))
                 key = f"n{len(drafts) + 1}"
                 self._readings[key] = reading
@@ -136,7 +146,8 @@ class OfflineExtractor:
                                 [f"what {referent} do I have"]
                                 if referent and not message.name
                                 else []
-                            ),
+                            )
+                            + inherited,
                             _context_cues(context.get(n, []), who=message.name),
                         ),
                         sources=(
@@ -204,6 +215,20 @@ def _clip_cue(text: str) -> str:
     word."""
     text = " ".join(text.split())
     return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
+
+
+def _corrected_cues(reading: Reading, drafts: list[Draft], readings: dict[str, Reading]) -> list[str]:
+    """For a new value said of "it" (a price, a date), the question cues of the latest
+    statement before it with that attribute: it answers what that one answered."""
+    attributes = {f.attribute for f in reading.facets if f.subject == PRONOUN}
+    for draft in reversed(drafts):
+        earlier = readings.get(draft.key)
+        if earlier is not None and any(
+            f.attribute in attributes and f.subject != PRONOUN for f in earlier.facets
+        ):
+            # its questions, not its own words: those start with a capital
+            return [c for c in draft.cues if c[:1].islower()]
+    return []
 
 
 def _objects(reading: Reading) -> list[str]:

@@ -54,6 +54,8 @@ _DURATION = re.compile(
     r"\bold\b|^(?:about |around |almost |over )?\w+ (?:years?|months?|weeks?|days?|hours?)$", re.I
 )
 _JOB_VERBS = word_set("work join start be")
+_MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
+PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
 _HOME_VERBS = word_set("live move relocate settle be")
 
 
@@ -223,6 +225,9 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             found.append(
                 Facet(_event_key(subject), "when", date.text.lower(), tuple(range(start, date.end)))
             )
+    moved = _moved(tokens, ents)
+    if moved is not None:
+        found.append(moved)
     age = _age(tokens, subject)
     if age is not None:
         found.append(age)
@@ -259,6 +264,22 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             span.insert(0, chosen.head.i)
         found.append(Facet(referent, "colour", chosen.lower_, tuple(span), exact=False))
     return found
+
+
+def _moved(tokens: list[Token], ents) -> Facet | None:
+    """ "they moved it to Friday": a new date for what "it" is, said before (the
+    reconciler takes it for the one dated memory it could be, or for none)."""
+    for verb in tokens:
+        if verb.lemma_.lower() not in _MOVE_VERBS or verb.pos_ != "VERB":
+            continue
+        if not any(c.dep_ == "dobj" and c.lower_ in ("it", "that") for c in verb.children):
+            continue
+        dates = [e for e in ents if e.label_ == "DATE" and e.start > verb.i]
+        if dates:
+            date = dates[0]
+            start = date.start - 1 if tokens[0].doc[date.start - 1].pos_ == "ADP" else date.start
+            return Facet(PRONOUN, "when", date.text.lower(), tuple(range(start, date.end)), False)
+    return None
 
 
 def _age(tokens: list[Token], subject: Token | None) -> Facet | None:
@@ -354,6 +375,8 @@ def _referent(tokens: list[Token], subject: Token | None) -> str | None:
             ):
                 continue
             return lemma
+    if subject is not None and subject.lower_ in ("it", "that"):
+        return PRONOUN  # "actually it's £1,530 not £1,350"
     return None
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from spacy.tokens import Token
 
-from memories.offline.facets import Facet, Reading, names
+from memories.offline.facets import PRONOUN, Facet, Reading, names
 from memories.offline.facets import without_speaker as speaker_free
 from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
 
@@ -90,10 +90,14 @@ def reconcile(
     return rewrites, links
 
 
+def _of(reading: Reading, attribute: str) -> set[str]:
+    return {f.subject for f in reading.facets if f.attribute == attribute}
+
+
 def _ends(new: Reading, old: Reading) -> bool:
     """``new`` says what ``old`` names is over: a relation ended ("I left Unilever") or
     a state the speaker had ("I'm no longer vegan" after "I'm vegan")."""
-    return bool(new.endings & names(old)) or bool(new.stopped & old.holds)
+    return bool((new.endings | new.stopped) & names(old)) or bool(new.stopped & old.holds)
 
 
 def correction(new: Reading, old: Reading) -> Facet | None:
@@ -101,8 +105,12 @@ def correction(new: Reading, old: Reading) -> Facet | None:
     found = []
     for facet in new.facets:
         for before in old.facets:
-            if facet.attribute != before.attribute or facet.subject != before.subject:
+            if facet.attribute != before.attribute:
                 continue
+            if facet.subject != before.subject and not (
+                facet.subject == PRONOUN and len(_of(old, facet.attribute)) == 1
+            ):
+                continue  # "it" is the one thing the old memory gives this attribute for
             if facet.value == before.value:
                 continue
             if facet.attribute in _MARKED_ATTRIBUTES and not new.marked:

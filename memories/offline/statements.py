@@ -65,6 +65,9 @@ _QUESTION_AUX = word_set(
 _QUESTION_SUBJECTS = word_set("i you u we they it he she there this that these those my your")
 _QUESTION_WORDS = word_set("how what where when why which who whom whose")
 _LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
+# said before a clause, never part of it ("wait actually it's £1,530", "nah clubs aren't
+# my thing"); not "no", "right", "morning": those can be the clause's own first word
+_FILLERS = word_set("wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw wow oops")
 _VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
 
 
@@ -79,20 +82,27 @@ class Statement:
 
 
 def statements(
-    content: str, *, day: date, speakers: frozenset[str] = frozenset(), answers: bool = False
+    content: str,
+    *,
+    day: date,
+    speakers: frozenset[str] = frozenset(),
+    answers: bool = False,
+    asked: bool = False,
 ) -> list[Statement]:
     """The statements of one message said on ``day`` (see the module docstring);
     ``speakers`` (lower case) are the conversation's names, which state no fact.
     ``answers``: the message answers a question put to its speaker ("How long have
     you been married?"), so a short answer with a number or a name ("5 years
-    already!") is kept as said when nothing else is; the question is its cue."""
+    already!") is kept as said when nothing else is; the question is its cue.
+    ``asked``: a question was put that makes no cue; a short answer must then name
+    something (a name or a number that is no date)."""
     token = _SPEAKERS.set(frozenset(speakers))
     try:
         found = _statements(content, day)
-        if answers:
+        if answers or asked:
             # "Dexcom G7. I've had type 1 since I was 9": the first words answer the
             # question asked, whatever the message goes on to say
-            short = _short_answer(content, day, fragment=bool(found))
+            short = _short_answer(content, day, fragment=bool(found), named=not answers)
             if short and not any(_overlaps(short[0], statement) for statement in found):
                 found = short + found
         return found
@@ -110,7 +120,9 @@ def _overlaps(one: Statement, other: Statement) -> bool:
     return a in b or b in a
 
 
-def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[Statement]:
+def _short_answer(
+    content: str, day: date, *, fragment: bool = False, named: bool = False
+) -> list[Statement]:
     """The message's first sentence as the answer to the question before it, when it
     names something specific; with ``fragment``, only when it has no verb ("Dexcom G7.",
     "End of April.") and the message is no list."""
@@ -119,9 +131,14 @@ def _short_answer(content: str, day: date, *, fragment: bool = False) -> list[St
     doc = parse(" ".join(_asides(content)[0].split()))
     # "yesss. a Brompton in racing green": the answer follows the yes
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
-    if first is None or _is_question(first) or _joke(first):
+    if first is None or _is_question(first) or _joke(first) or HYPOTHETICAL.search(first.text):
         return []
     words = [t for t in first if not t.is_punct]
+    if named and not any(
+        _specific(t) and t.ent_type_ not in ("DATE", "TIME") and (t.pos_ == "PROPN" or t.is_digit)
+        for t in words
+    ):
+        return []  # "Not at all, I'm the nervous one": no name, no figure
     # a noun and its modifiers that are no courtesy answer "What voice part do you
     # sing?" ("Baritone.") or "What do you do?" ("paediatric nurse.")
     head = words[-1] if words else None
@@ -683,6 +700,8 @@ def _trim(tokens: list[Token]) -> list[Token]:
         or tokens[start].lower_ in INTERJECTIONS
         and start + 1 < end
         and (tokens[start + 1].is_punct or tokens[start + 1].lower_ in INTERJECTIONS)
+        or tokens[start].lower_ in _FILLERS
+        and start + 1 < end
     ):
         start += 1
     while end > start and (

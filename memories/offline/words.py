@@ -96,7 +96,7 @@ INTERJECTIONS = word_set(
     """hi hey hello hiya morning evening yes yeah yep yup no nope nah ok okay sure right
     thanks thank cheers wow ooh oh ah aw aww hmm hm um uh well so anyway anyways btw
     also plus ugh oops whoa lol haha ha honestly realistically funny story update
-    basically yay sorry wait fyi"""
+    basically yay sorry wait fyi god gosh"""
 )
 
 _WORD = re.compile(r"[\w’'&-]+", re.UNICODE)
