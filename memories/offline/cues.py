@@ -20,6 +20,7 @@ from memories.offline.words import (
     FEELINGS,
     HEDGE,
     INTERJECTIONS,
+    RELATIONS,
     VAGUE_NOUNS,
     word_set,
 )
@@ -29,11 +30,6 @@ MAX_ROSTER_ITEMS = 6
 _CUE_CHARS = 200
 _PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
 _WHERE_PREPS = word_set("at in from to near")
-_RELATIONS = word_set(
-    """wife husband partner boyfriend girlfriend fiance fiancee manager boss mother father
-    mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
-    grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet"""
-)
 _ACQUIRE = word_set("buy get order purchase pick adopt rent lease win")
 # what a person is "on" or "in": "I'm on the payments team" -> "what team am I on"
 _GROUPS = word_set("team squad crew band club group committee league class course program")
@@ -639,7 +635,7 @@ def reading_text(tokens: list[Token]) -> str:
 def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:
     out: list[str] = []
     names = [t for t in subject.subtree if t.pos_ == "PROPN" and t.ent_type_ == "PERSON"]
-    relation = subject.lemma_.lower() if subject.lemma_.lower() in _RELATIONS else None
+    relation = subject.lemma_.lower() if subject.lemma_.lower() in RELATIONS else None
     owner = "my" if not who else f"{who}'s"
     mine = any(t.lower_ in ("my", "our") for t in subject.subtree)
     if relation and mine:
@@ -723,7 +719,7 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
         words = subject.split()
         if words[-1] in VAGUE_NOUNS or any(w in ("-", "go", "to") for w in words):
             return []  # "My current one is ...", "My go-to coffee order is ...": no slot noun
-        if words[-1] in _RELATIONS:
+        if words[-1] in RELATIONS:
             return [f"who is {my} {subject[3:]}"]
         return [f"what is {my} {subject[3:]}"]
     if subject == PRONOUN:

@@ -39,7 +39,7 @@ from memories.offline.cues import answered_question, cues_for
 from memories.offline.facets import PRONOUN, Facet, Reading, read
 from memories.offline.reconcile import reconcile
 from memories.offline.statements import Statement, leftovers, statements
-from memories.offline.words import good_label
+from memories.offline.words import RELATIONS, good_label
 from memories.pipeline_types import Candidate, Decision, Draft, DraftLink, Message
 
 logger = logging.getLogger("gitloom.memories")
@@ -55,6 +55,10 @@ _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART",
 _RETRACTS = re.compile(
     r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
 )
+_OPENING_PRONOUN = re.compile(r"^(?:He|She|(?P<own>His|Her))(?=['’\s])")
+# "my friend Ottilie" is one person, named: the relation counts only without a name
+_MY_RELATION = re.compile(r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!,?\s+[A-Z])")
+_YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
 
 
@@ -78,6 +82,7 @@ class OfflineExtractor:
         asker = ""  # that message's id
         things: list[str] = []  # what the speaker's statements so far were about
         last_said: dict[str, str] = {}  # each speaker's last statement, as said
+        people: dict[str, list[str]] = {}  # whom each speaker's last message named
         for message in messages:
             question, asked = asked, _last_question(message.content)
             question_id, asker = asker, message.id
@@ -96,6 +101,11 @@ class OfflineExtractor:
                 # working towards anything?" "the Gloucester 10k")
                 asked=bool(question and not retracts),
             )
+            speaker = message.name or ""
+            if said:
+                # "she's gluten-free" opening a reply: who "she" is, beside the word
+                said[0] = _with_referent(said[0], question, people.get(speaker, []))
+            people[speaker] = _people(said, self._speakers)
             context: dict[int, list[str]] = {}
             for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
                 context.setdefault(k, []).append(sentence)
@@ -229,6 +239,36 @@ def _corrected_cues(reading: Reading, drafts: list[Draft], readings: dict[str, R
             # its questions, not its own words: those start with a capital
             return [c for c in draft.cues if c[:1].islower()]
     return []
+
+
+def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
+    """The people a message's statements name: names, and "my <relation>"."""
+    found: list[str] = []
+    for statement in said:
+        doc = read(statement.plain).doc
+        found += [
+            e.text for e in doc.ents if e.label_ == "PERSON" and e.text.casefold() not in speakers
+        ]
+        found += [m.group(0).lower() for m in _MY_RELATION.finditer(statement.plain)]
+    return list(dict.fromkeys(found))
+
+
+def _with_referent(statement: Statement, question: str, before: list[str]) -> Statement:
+    """ "She's gluten-free" after "my friend Ottilie is coming over": "She (Ottilie)'s
+    gluten-free" ("His pills": "His (my dad's) pills"), when one person only could be meant: the one the question before
+    asks about ("How old is your brother?": "my brother"), else the one the speaker's
+    last message named. The words stay as said; the note is beside them."""
+    pronoun = _OPENING_PRONOUN.match(statement.text)
+    if pronoun is None:
+        return statement
+    asked = [f"my {m.group(1).lower()}" for m in _YOUR_RELATION.finditer(question)]
+    asked += [e.text for e in read(question).doc.ents if e.label_ == "PERSON"] if question else []
+    candidates = list(dict.fromkeys(asked or before))
+    if len(candidates) != 1:
+        return statement
+    end = pronoun.end()
+    note = f" ({candidates[0]}'s)" if pronoun.group("own") else f" ({candidates[0]})"
+    return replace(statement, text=statement.text[:end] + note + statement.text[end:])
 
 
 def _objects(reading: Reading) -> list[str]:

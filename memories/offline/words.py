@@ -37,6 +37,13 @@ VAGUE_NOUNS = word_set(
     lol haha wow man dude guy guys folks mind luck pair couple"""
 )
 
+# Whom (or which animal) a person's "my ..." names: a relation, not a thing.
+RELATIONS = word_set(
+    """wife husband partner boyfriend girlfriend fiance fiancee manager boss mother father
+    mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
+    grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet"""
+)
+
 # Adjectives of a passing state or a reaction ("I'm so nervous", "my ears are done").
 FEELINGS = word_set(
     """nervous tired exhausted shattered done busy excited happy glad sad sorry upset
