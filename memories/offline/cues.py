@@ -285,13 +285,13 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     first_person = implicit or (subject is not None and subject.lower_ in ("i", "we"))
     past = (
         verb.tag_ == "VBD"
-        or (implicit and verb.lower_ == "got")
+        or implicit  # "Signed up for ...", "Got a Kindle": what I did
         or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
     )
     person = subject.lower_ if subject is not None else "i"
     me, do, my = _subject_words(who, person)
     do = "did" if past else do
-    lemma = verb.lemma_.lower()
+    lemma = "get" if verb.lower_ == "got" else verb.lemma_.lower()  # tagged VB, its own lemma
     if lemma == "get" and any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children):
         lemma, do = "have", ("do" if do == "did" else do)  # "I've got an interview": I have one
     obj = next((c for c in verb.children if c.dep_ in ("dobj",) and c.pos_ == "NOUN"), None)
@@ -413,7 +413,8 @@ def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: s
     if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
         be = "is" if who else ("are" if person == "we" else "am")
         return f"{be} {me} {verb.lower_}"
-    return f"{do} {me} {lemma}"
+    particle = " ".join(c.lower_ for c in verb.children if c.dep_ == "prt")
+    return f"{do} {me} {lemma} {particle}".rstrip()  # "where did I sign up"
 
 
 def _dated_occasion(verb: Token, who: str | None) -> list[str]:

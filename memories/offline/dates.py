@@ -91,6 +91,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         before = span.doc[ent.start - 1] if ent.start > 0 else None
         if before is not None and before.lower_ in ("every", "each"):
             continue  # "every Tuesday evening": a habit, not one day
+        if _names_a_kind(ent):
+            continue  # "the Thursday pottery class": which class, not a day
         if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
         # "moved it to Friday": the day something is moved or lasts to lies ahead
@@ -103,6 +105,21 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
                 end += 1  # "Saturday's (2026-06-20) potluck"
             found.append(Resolved(end=end, note=note, first=first))
     return found
+
+
+def _names_a_kind(ent: Span) -> bool:
+    """A bare weekday between an article and its noun ("the Thursday class", "my Monday
+    meeting"): the noun's kind, said of every such day."""
+    doc = ent.doc
+    return (
+        len(ent) == 1
+        and ent[0].lower_ in _WEEKDAYS
+        and ent.start > 0
+        and doc[ent.start - 1].lower_ in ("the", "my", "our", "a")
+        and ent.end < len(doc)
+        and doc[ent.end].pos_ in ("NOUN", "PROPN")
+        and ent[0].dep_ in ("compound", "nmod", "amod")
+    )
 
 
 def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | None:

@@ -56,8 +56,9 @@ _RETRACTS = re.compile(
     r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
 )
 _OPENING_PRONOUN = re.compile(r"^(?:He|She|(?P<own>His|Her))(?=['’\s])")
-# "my friend Ottilie" is one person, named: the relation counts only without a name
-_MY_RELATION = re.compile(r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!,?\s+[A-Z])")
+_MY_RELATION = re.compile(
+    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?:,? (?P<name>[A-Z][\w'-]+))?"
+)
 _YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
 
@@ -245,11 +246,15 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
     """The people a message's statements name: names, and "my <relation>"."""
     found: list[str] = []
     for statement in said:
-        doc = read(statement.plain).doc
+        # "my nephew Luca" is Luca; "my dad" is "my dad"
+        relations = list(_MY_RELATION.finditer(statement.plain))
+        found += [m.group("name") or m.group(0).lower() for m in relations]
+        named = {m.group("name") for m in relations}
         found += [
-            e.text for e in doc.ents if e.label_ == "PERSON" and e.text.casefold() not in speakers
+            e.text
+            for e in read(statement.plain).doc.ents
+            if e.label_ == "PERSON" and e.text.casefold() not in speakers and e.text not in named
         ]
-        found += [m.group(0).lower() for m in _MY_RELATION.finditer(statement.plain)]
     return list(dict.fromkeys(found))
 
 

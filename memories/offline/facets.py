@@ -415,11 +415,14 @@ def _states(tokens: list[Token]) -> tuple[set[str], set[str]]:
             for t in c.subtree
             if t.pos_ in ("NOUN", "PROPN", "ADJ") and t.lemma_.lower() not in VAGUE_NOUNS
         }
-        over = {c.lower_ for c in verb.children if c.dep_ == "advmod"}
-        negated = any(c.dep_ == "neg" for c in verb.children) or any(
-            g.dep_ == "neg" for c in verb.children if c.lower_ == "longer" for g in c.children
-        )
-        if negated and over & {"longer", "anymore", "more"}:
+        # the parser hangs "no longer" on the verb or on its complement
+        near = [t for c in verb.children for t in (c, *c.children)]
+        doc = verb.doc
+        pairs = {(doc[t.i - 1].lower_, t.lower_) for t in near if t.i > 0}
+        no_longer = ("no", "longer") in pairs
+        negated = no_longer or any(t.dep_ == "neg" for t in near)
+        over = no_longer or ("any", "more") in pairs or any(t.lower_ == "anymore" for t in near)
+        if negated and over:
             stopped |= said
         elif not negated:
             holds |= said

@@ -732,7 +732,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
     # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
     # past date says it is not one
-    past_base = first.tag_ == "VB" and opening and _past_date(tokens)
+    past_base = first.tag_ == "VB" and opening and (_past_date(tokens) or _past_form(first))
     # "Going backpacking in the Wind Rivers in August": a plan, said of oneself
     going = (
         first.tag_ == "VBG"
@@ -745,8 +745,10 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         or past_base
         or going
         or first.lower_ in ("got", "did", "gonna", "gon")
-    ) and not any(c.dep_ in ("nsubj", "nsubjpass") for c in first.children)
-    # (a subject of its own "because we're going ..." is not the opening verb's)
+    ) and not any(
+        t.dep_ in ("nsubj", "nsubjpass") and not any(c.dep_ == "mark" for c in t.head.children)
+        for t in tokens
+    )  # (the subject of "because we're going ..." is not the opening verb's)
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
         return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
@@ -811,6 +813,13 @@ def _dated_be(root: Token | None) -> bool:
         if c.dep_ in ("prep", "npadvmod")
         for t in c.subtree
     )
+
+
+def _past_form(token: Token) -> bool:
+    """ "booked the ferry ...", typed in lower case, is tagged a base form: its "-ed"
+    says it is past ("need", "feed" are not)."""
+    word = token.lower_
+    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
 
 
 def _past_date(tokens: list[Token]) -> bool:

@@ -529,3 +529,139 @@ def test_a_sworn_feat_done_just_by_something_else_is_hyperbole(api, say):
     stored = bodies(api)
     assert not any("Everest" in b for b in stored), stored
     assert any("spare key with Dimitra" in b for b in stored), stored
+
+
+def test_clauses_typed_without_articles_after_commas_are_separate(api, say):
+    say("dentist is Dr Osei in Kentish Town, pharmacy is the Boots on Camden High Street")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert not any("Osei" in b and "Boots" in b for b in stored)
+    assert "Boots" in top(api, "which pharmacy do I use")
+
+
+def test_a_second_thing_done_after_a_comma_and_is_its_own_memory(api, say):
+    say(
+        "booked the ferry with Stena Line, £180 return, and reserved a cabin at "
+        "Glenmore Lodge for two nights"
+    )
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert not any("Stena" in b and "Glenmore" in b for b in stored)
+    assert any(b.startswith("Reserved a cabin at Glenmore Lodge") for b in stored), stored
+
+
+def test_a_heading_over_my_own_clauses_is_no_list(api, say):
+    say("for the record: my optician is Specsavers in Hove, I wear contacts, and I'm allergic to latex")
+    stored = bodies(api)
+    assert len(stored) == 3, stored
+    assert "latex" in top(api, "what am I allergic to")
+    assert "Specsavers" not in top(api, "what am I allergic to")
+
+
+def test_bullets_that_each_state_a_fact_are_separate_memories(api, say):
+    say(
+        "- got a Kindle Scribe for my birthday\n"
+        "- signed up for the Thursday pottery class at Clayworks\n"
+        "- my sister Ines moved to Porto"
+    )
+    stored = bodies(api)
+    assert len(stored) == 3, stored
+    assert "Clayworks" in top(api, "what class did I sign up for")
+
+
+def test_a_numbered_list_without_verbs_stays_one_under_its_heading(api, say):
+    say(
+        "I'm minding my nephew Luca this week.",
+        "Anything I should keep track of?",
+        "his inhalers. salbutamol 2 puffs at 7am, beclometasone 1 puff at 1pm, and "
+        "salbutamol 2 puffs at 9pm",
+    )
+    [listed] = [b for b in bodies(api) if "salbutamol" in b]
+    assert "beclometasone 1 puff at 1pm" in listed and "9pm" in listed
+    assert listed.startswith("His (Luca's) inhalers."), listed
+
+
+def test_a_short_answer_after_a_yes_is_kept_and_the_yes_is_not(api, say):
+    say(
+        "Did you get a car in the end?",
+        "yep! a Mazda MX-5 in soul red. picked it up from Arnold Clark on Tuesday",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert not any(b.strip(".!").lower() == "yep" for b in stored), stored
+    assert "Mazda MX-5" in top(api, "what car do I have")
+
+
+def test_a_job_said_as_a_noun_phrase_answers_what_do_you_do(api, say):
+    say(
+        "What do you do, if you don't mind me asking?",
+        "primary school teacher. I've been at Oakfield Primary since 2019",
+        first="assistant",
+    )
+    assert "teacher" in top(api, "what do I do")
+
+
+def test_coming_days_month_ends_moved_to_days_and_habits(api, say):
+    # 2026-03-10 is a Tuesday
+    say(
+        "My sister lands at Gatwick this coming Saturday.",
+        "Nice!",
+        "I have to submit the grant report by the end of the month.",
+        "Okay.",
+        "My Spanish lesson with Lucía is every Wednesday evening.",
+    )
+    stored = " ".join(bodies(api))
+    assert "this coming Saturday (2026-03-14)" in stored
+    assert "the end of the month (2026-03-31)" in stored
+    assert "every Wednesday evening" in stored and "Wednesday (2026" not in stored
+    say("The garage called yesterday, they moved it to Friday.", when="2026-03-16T09:00:00Z")
+    assert "Friday (2026-03-20)" in " ".join(bodies(api))
+
+
+def test_no_longer_supersedes_what_i_was(api, say):
+    say("I'm vegetarian, have been since uni.")
+    second = say(
+        "Diet news: I'm no longer vegetarian, I eat chicken now.", when="2026-05-01T09:00:00Z"
+    )
+    [new] = [p for p in second["result"]["created"] if "no longer" in memory(api, p)["body"]]
+    assert any(r["type"] == "supersedes" for r in memory(api, new)["related"])
+    assert "no longer" in top(api, "am I vegetarian")
+
+
+def test_a_new_price_said_of_it_corrects_the_one_price_before(api, say):
+    job = say(
+        "How much is your gym membership?",
+        "my gym membership is £45 a month at PureFit",
+        "Got it, £45.",
+        "wait sorry, actually it's £54 a month, I misread the email",
+        first="assistant",
+    )
+    found = top(api, "how much is my gym membership")
+    assert "£54" in found, found
+    assert not any(" the it " in cue for cue in all_cues(api, job))
+
+
+def test_a_new_date_for_it_ranks_above_the_old_one(api, say):
+    say("The boiler service is on Thursday at 8am.")
+    say(
+        "The engineer rang, they moved it to next Monday.",
+        when="2026-03-11T09:00:00Z",
+    )
+    assert "next Monday" in top(api, "when is the boiler service")
+
+
+def test_a_condition_on_what_i_would_do_is_no_fact(api, say):
+    say("if money were no object we'd be living in a villa in Sintra. we rent a flat in Leith")
+    text = " ".join(bodies(api))
+    assert "Sintra" not in text and "Leith" in text
+
+
+def test_a_pronoun_opening_a_reply_names_whom_it_means(api, say):
+    say(
+        "My colleague Pritha is joining us for lunch tomorrow.",
+        "Anything to watch out for?",
+        "she's vegan and allergic to sesame",
+    )
+    for body in bodies(api):
+        if "sesame" in body:
+            assert "Pritha" in body, body
