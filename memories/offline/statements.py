@@ -42,11 +42,13 @@ from memories.offline.words import (
     VAGUE_NOUNS,
     content_words,
     good_label,
+    interjection,
     word_set,
 )
 
 MAX_STATEMENT_CHARS = 1200
 _SPEAKERS: ContextVar[frozenset[str]] = ContextVar("speakers", default=frozenset())
+_ANSWERING: ContextVar[bool] = ContextVar("answering", default=False)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
 _THIRD_PERSON = word_set("he she it they this that these those there")
 _FIRST_PERSON = word_set("i we")
@@ -97,6 +99,7 @@ def statements(
     ``asked``: a question was put that makes no cue; a short answer must then name
     something (a name or a number that is no date)."""
     token = _SPEAKERS.set(frozenset(speakers))
+    answering = _ANSWERING.set(answers)
     try:
         found = _statements(content, day)
         if answers or asked:
@@ -108,11 +111,12 @@ def statements(
         return found
     finally:
         _SPEAKERS.reset(token)
+        _ANSWERING.reset(answering)
 
 
 def _only_interjections(sent: Span) -> bool:
-    words = [re.sub(r"(\w)\1{2,}", r"\1", t.lower_) for t in sent if not t.is_punct]
-    return bool(words) and all(w in INTERJECTIONS or w == "yes" + "s" for w in words)
+    words = [t.text for t in sent if not t.is_punct]
+    return bool(words) and all(interjection(w) for w in words)
 
 
 def _overlaps(one: Statement, other: Statement) -> bool:
@@ -133,6 +137,9 @@ def _short_answer(
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
     if first is None or _is_question(first) or _joke(first) or HYPOTHETICAL.search(first.text):
         return []
+    opening = _first_word(first)
+    if opening is not None and opening.tag_ == "VB" and opening.pos_ == "VERB":
+        return []  # "ask me again in six months": a request, not an answer
     words = [t for t in first if not t.is_punct]
     if named and not any(
         _specific(t) and t.ent_type_ not in ("DATE", "TIME") and (t.pos_ == "PROPN" or t.is_digit)
@@ -309,7 +316,11 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
                 if previous.kind == "roster" or _informative(clause, allow_pronoun=True):
                     _append(previous, clause, day, same_sentence=n > 0)
                 continue
-            if not _informative(clause):
+            if not _informative(clause) and not (
+                # "When do you start?" "Thank you! I'm starting next month.": the first
+                # clause of an answer says it of what the question names
+                _ANSWERING.get() and not out and not before and _answers(clause)
+            ):
                 if previous is not None and _value_fragment(clause):
                     # "Booked flights to Oaxaca! Volaris, $412 each": the detail of the
                     # statement before, said without a verb
@@ -411,6 +422,21 @@ def _parallel(clauses: list[list[Token]]) -> bool:
             return False
         verbs.append(verb.lemma_.lower())
     return len(set(verbs)) == 1
+
+
+def _answers(tokens: list[Token]) -> bool:
+    """A clause that answers the question before it: a finite verb that is no request,
+    with a date, a frequency or a word of content, not only a feeling."""
+    first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
+    if first is None or (first.tag_ == "VB" and first.pos_ in ("VERB", "AUX")):
+        return False
+    if not any(_finite(t) for t in _main_verbs(tokens)) or _joke(_span_of(tokens)):
+        return False
+    if not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens):
+        return False  # "Soooo excited.": a reaction, whoever it is of
+    dated = any(t.ent_type_ in ("DATE", "TIME") and t.lower_ not in ("today", "now") for t in tokens)
+    often = any(t.lower_ in ("once", "twice", "every", "daily", "weekly") for t in tokens)
+    return dated or often or any(_content(t) for t in tokens)
 
 
 def _value_fragment(tokens: list[Token]) -> bool:
@@ -867,7 +893,7 @@ def _specific(token: Token) -> bool:
         token.ent_type_ in ("DATE", "TIME") and not any(c.isdigit() for c in token.text)
     ):
         return False
-    if token.pos_ == "PROPN" and token.lower_ not in INTERJECTIONS:
+    if token.pos_ == "PROPN" and not interjection(token.text):
         return token.ent_type_ not in ("DATE", "TIME") or any(c.isdigit() for c in token.text)
     return token.like_num or any(c.isdigit() for c in token.text)
 
@@ -934,8 +960,10 @@ def _content(token: Token) -> bool:
         return False
     if token.ent_type_ == "ORDINAL":
         return False
+    if interjection(token.text):
+        return False  # "Soooo excited"
     if token.pos_ in ("PROPN", "NUM"):
-        return token.lower_ not in INTERJECTIONS and token.lower_ not in VAGUE_NOUNS
+        return token.lower_ not in VAGUE_NOUNS
     if token.pos_ == "NOUN":
         return token.lemma_.lower() not in VAGUE_NOUNS and token.lower_ not in VAGUE_NOUNS
     if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):

@@ -103,10 +103,19 @@ INTERJECTIONS = word_set(
     """hi hey hello hiya morning evening yes yeah yep yup no nope nah ok okay sure right
     thanks thank cheers wow ooh oh ah aw aww hmm hm um uh well so anyway anyways btw
     also plus ugh oops whoa lol haha ha honestly realistically funny story update
-    basically yay sorry wait fyi god gosh"""
+    basically yay sorry wait fyi god gosh lmao lmfao rofl hehe"""
 )
 
 _WORD = re.compile(r"[\w’'&-]+", re.UNICODE)
+
+
+def interjection(word: str) -> bool:
+    """ "soooo", "yesss", "ooooh": an interjection however long it is drawn out."""
+    key = word.casefold()
+    return key in INTERJECTIONS or re.sub(r"(\w)\1+", r"\1", key) in _SHORT_INTERJECTIONS
+
+
+_SHORT_INTERJECTIONS = {re.sub(r"(\w)\1+", r"\1", w) for w in INTERJECTIONS} | {"yes"}
 
 
 def content_words(text: str) -> set[str]:
