@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from gitloom.core.errors import InvalidInput
 from gitloom.core.openapi import raises
-from gitloom.core.serializers import StrictSerializer, TextField
+from gitloom.core.serializers import SharedFieldsSerializer, TextField
 from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
 from namespaces.errors import CommitPurged
 from namespaces.memory_format import TIERS
@@ -228,15 +228,16 @@ RETRIEVAL_EXAMPLE = {
 
 
 class RetrieveApi(NamespaceScopedApi):
-    class FilterSerializer(StrictSerializer):
+    class FilterSerializer(SharedFieldsSerializer):
         # Only shape here; the rules with their own codes (an empty or NUL-bearing query,
         # its length, the limit's range, the arms) are the selector's, retrieval.selectors.
+        # Its fields are shared (every retrieval validates with them): defaults immutable.
         query = TextField()
         namespace = serializers.CharField(required=False, allow_blank=True)
         limit = serializers.IntegerField(default=10)
         tier = serializers.ListField(child=serializers.ChoiceField(choices=TIERS), default=list)
         tag = serializers.ListField(child=serializers.CharField(max_length=300), default=list)
-        arms = serializers.ListField(child=serializers.CharField(), default=list(ARMS))
+        arms = serializers.ListField(child=serializers.CharField(), default=ARMS)
         min_similarity = serializers.FloatField(
             min_value=-1.0, max_value=1.0, required=False, default=None, allow_null=True
         )

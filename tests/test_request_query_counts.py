@@ -43,3 +43,15 @@ def test_retrieve_is_the_key_with_its_namespace_and_one_pipelined_transaction(
     assert "namespaces_namespace" in sent.statements[0]
     assert sent.statements[1].startswith("BEGIN") and sent.statements[-1] == "COMMIT"
     assert sent.round_trips == 3, sent.lines
+
+
+def test_the_key_lookup_is_prepared_on_the_connection_not_planned_per_request(
+    transactional_db, api
+):
+    for _ in range(6):  # psycopg prepares a statement on its prepare_threshold-th run (5)
+        assert api.get("/v1/whoami").status_code == 200
+    with wire(connection) as sent:
+        assert api.get("/v1/whoami").status_code == 200
+    kinds = [line.split("\t")[2] for line in sent.lines if line.startswith("F")]
+    assert "Parse" not in kinds and "Bind" in kinds, sent.lines  # run by name, not re-planned
+    assert "accounts_apikey" in sent.statements[0]

@@ -115,3 +115,24 @@ def test_hostile_query_text_is_only_text(api, notes):
         assert response.status_code == 200, (query, response.json())
     body = api.get("/v1/retrieve", {"query": "quote", "namespace": "notes"}).json()
     assert [r["path"] for r in body["results"]] == ["facts/misc/quote-0000abcd.md"]
+
+
+def test_one_retrievals_filters_never_carry_over_to_the_next(api, notes):
+    # The filter serializer's fields are shared by every request (gitloom.core.serializers).
+    write(
+        notes,
+        {
+            "facts/misc/camera-11111111.md": memory(cues=["camera bought"], body="A camera."),
+            "events/misc/camera-22222222.md": memory(
+                tier="events", cues=["camera repaired"], body="The camera was repaired."
+            ),
+        },
+    )
+    asked = {"query": "camera", "namespace": "notes"}
+    only_events = api.get("/v1/retrieve", {**asked, "tier": "events", "arms": "lexical"}).json()
+    assert [r["tier"] for r in only_events["results"]] == ["events"]
+    bad = api.get("/v1/retrieve", {**asked, "limit": "ten"})
+    assert bad.status_code == 400 and "limit" in bad.json()["error"]["details"]["fields"]
+    everything = api.get("/v1/retrieve", asked).json()
+    assert sorted(r["tier"] for r in everything["results"]) == ["events", "facts"]
+    assert {arm for r in everything["results"] for arm in r["arms"]} >= {"lexical", "semantic"}

@@ -15,12 +15,15 @@ from psycopg import pq
 @dataclass
 class Wire:
     lines: list[str] = field(default_factory=list)
+    # The statements the connection prepared before the trace began, by name: their
+    # Parse is not in the trace, only the Bind that names them.
+    prepared: dict[str, str] = field(default_factory=dict)
 
     @property
     def statements(self) -> list[str]:
         """Each statement sent, as its text: a simple ``Query``, or an extended-protocol
         ``Execute`` of the statement its ``Bind`` named (prepared earlier or just now)."""
-        sent, texts, bound = [], {}, ""
+        sent, texts, bound = [], dict(self.prepared), ""
         for line in self.lines:
             direction, _, kind, *rest = line.split("\t")
             if direction != "F":
@@ -34,7 +37,7 @@ class Wire:
             elif kind == "Bind":
                 bound = detail.split(" ")[1] if " " in detail else ""
             elif kind == "Execute":
-                sent.append(texts.get(bound, f"(prepared {bound})")[:200])
+                sent.append(texts.get(bound, f"(prepared {bound})"))
         return sent
 
     @property
@@ -56,6 +59,10 @@ def wire(connection) -> Iterator[Wire]:
     connection.ensure_connection()
     pgconn = connection.connection.pgconn
     found = Wire()
+    with connection.connection.cursor() as cursor:
+        cursor.execute("SELECT name, statement FROM pg_prepared_statements")
+        # Named as the trace names them, quoted.
+        found.prepared = {f'"{name}"': text for name, text in cursor.fetchall()}
     with tempfile.TemporaryFile() as trace:
         pgconn.trace(trace.fileno())
         pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)

@@ -9,12 +9,19 @@ the end of the stream. So the check first asks the socket, without waiting; only
 connection with something unasked to read (or in an unexpected state) gets the
 ``SELECT 1``, which closes it when it fails, as before: the request then opens a new one
 instead of failing with ``503``.
+
+``server_bound_cursor()`` is Django's cursor (that health check, query logging, error
+wrapping) over a psycopg cursor that binds parameters on the server, for the few
+statements every request runs (``gitloom.core.rows``): psycopg prepares such a statement
+once it has run ``prepare_threshold`` times on a connection (settings: with
+``GITLOOM_PREPARED_STATEMENTS``), so Postgres no longer plans it per request.
 """
 
 from __future__ import annotations
 
 import select
 
+import psycopg
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresDatabaseWrapper
 from psycopg.pq import ConnStatus
 
@@ -43,3 +50,12 @@ class DatabaseWrapper(PostgresDatabaseWrapper):
             return not poller.poll(0)
         except (OSError, ValueError):
             return False
+
+    def server_bound_cursor(self):
+        """A cursor whose statements take ``$1, $2, ...`` placeholders, bound on the server.
+        Django's own cursors bind on the client, which psycopg cannot prepare; the rest is
+        ``connection.cursor()``'s own path (``BaseDatabaseWrapper._cursor``)."""
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        with self.wrap_database_errors:
+            return self._prepare_cursor(psycopg.RawCursor(self.connection))
