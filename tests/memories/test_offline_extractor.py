@@ -665,3 +665,17 @@ def test_a_pronoun_opening_a_reply_names_whom_it_means(api, say):
     for body in bodies(api):
         if "sesame" in body:
             assert "Pritha" in body, body
+
+
+def test_a_reply_that_leans_on_the_question_is_kept_and_a_reaction_is_not(api, say):
+    say(
+        "Congrats on the new role! When do you start?",
+        "Thank you! I'm starting next month.",
+        "Are you excited?",
+        "soooo excited",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert any("starting next month (2026-04)" in b for b in stored), stored
+    assert not any("excited" in b.lower() for b in stored), stored
+    assert "starting next month" in top(api, "when do I start")
