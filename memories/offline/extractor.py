@@ -228,7 +228,9 @@ def _clip_cue(text: str) -> str:
     return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
 
 
-def _corrected_cues(reading: Reading, drafts: list[Draft], readings: dict[str, Reading]) -> list[str]:
+def _corrected_cues(
+    reading: Reading, drafts: list[Draft], readings: dict[str, Reading]
+) -> list[str]:
     """For a new value said of "it" (a price, a date), the question cues of the latest
     statement before it with that attribute: it answers what that one answered."""
     attributes = {f.attribute for f in reading.facets if f.subject == PRONOUN}

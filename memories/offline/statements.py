@@ -69,7 +69,9 @@ _QUESTION_WORDS = word_set("how what where when why which who whom whose")
 _LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
 # said before a clause, never part of it ("wait actually it's £1,530", "nah clubs aren't
 # my thing"); not "no", "right", "morning": those can be the clause's own first word
-_FILLERS = word_set("wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw wow oops")
+_FILLERS = word_set(
+    "wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw wow oops"
+)
 _VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
 
 
@@ -434,7 +436,9 @@ def _answers(tokens: list[Token]) -> bool:
         return False
     if not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens):
         return False  # "Soooo excited.": a reaction, whoever it is of
-    dated = any(t.ent_type_ in ("DATE", "TIME") and t.lower_ not in ("today", "now") for t in tokens)
+    dated = any(
+        t.ent_type_ in ("DATE", "TIME") and t.lower_ not in ("today", "now") for t in tokens
+    )
     often = any(t.lower_ in ("once", "twice", "every", "daily", "weekly") for t in tokens)
     return dated or often or any(_content(t) for t in tokens)
 
@@ -482,7 +486,9 @@ def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
         return False
     after = [t for t in sent if t.i > colon.i]
     items = 1 + sum(1 for t in after if t.text in (",", ";") or t.dep_ == "cc")
-    items -= sum(1 for a, b in zip(after, after[1:]) if a.text == "," and b.dep_ == "cc")
+    items -= sum(
+        1 for a, b in zip(after, after[1:], strict=False) if a.text == "," and b.dep_ == "cc"
+    )
     verbs = set()
     for clause in clauses:
         verb = next((t for t in clause if _finite(t)), None)
@@ -634,7 +640,6 @@ def _own_verb_phrase(tokens: list[Token], k: int, j: int) -> bool:
     )
 
 
-
 def _personal_at(tokens: list[Token], j: int) -> bool:
     """A subject that can start a statement of its own: a pronoun, a name, or a noun
     phrase with a determiner or possessive ("my partner Tomasz")."""
@@ -678,7 +683,8 @@ def _finite(token: Token) -> bool:
     if token.tag_ == "VB" and any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children):
         return True  # "These figurines ... remind me": a base form with a subject is finite
     if token.tag_ == "VBN" and any(
-        c.dep_.startswith("nsubj") and any(g.dep_ == "case" and g.lower_ in _CONTRACTIONS for g in c.children)
+        c.dep_.startswith("nsubj")
+        and any(g.dep_ == "case" and g.lower_ in _CONTRACTIONS for g in c.children)
         for c in token.children
     ):
         return True  # "the band's called ...": the small parser reads "'s" as a possessive

@@ -551,7 +551,9 @@ def test_a_second_thing_done_after_a_comma_and_is_its_own_memory(api, say):
 
 
 def test_a_heading_over_my_own_clauses_is_no_list(api, say):
-    say("for the record: my optician is Specsavers in Hove, I wear contacts, and I'm allergic to latex")
+    say(
+        "for the record: my optician is Specsavers in Hove, I wear contacts, and I'm allergic to latex"
+    )
     stored = bodies(api)
     assert len(stored) == 3, stored
     assert "latex" in top(api, "what am I allergic to")
