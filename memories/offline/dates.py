@@ -247,12 +247,18 @@ def _weekend(which: str, day: date) -> tuple[date, str]:
     return saturday, f"{saturday.isoformat()} – {(saturday + timedelta(days=1)).isoformat()}"
 
 
-def _week_of_month(which: str, month: int, day: date, past: bool) -> tuple[date, str]:
-    year = day.year
+def _year_of(month: int, day: date, past: bool) -> int:
+    """The year of a month named without one: this year's, or the one before or after
+    by the tense."""
     if past and month > day.month:
-        year -= 1
-    elif not past and month < day.month:
-        year += 1
+        return day.year - 1
+    if not past and month < day.month:
+        return day.year + 1
+    return day.year
+
+
+def _week_of_month(which: str, month: int, day: date, past: bool) -> tuple[date, str]:
+    year = _year_of(month, day, past)
     days = calendar.monthrange(year, month)[1]
     if which == "last":
         first = date(year, month, days - 6)
@@ -267,8 +273,7 @@ def _end_of(m: re.Match, day: date, past: bool) -> tuple[date, str]:
     month or year named, or of the month named ("the end of June")."""
     if m.group("month"):
         month = _MONTHS[m.group("month").lower()]
-        year = day.year + (1 if not past and month < day.month else 0)
-        year -= 1 if past and month > day.month else 0
+        year = _year_of(month, day, past)
         last = date(year, month, calendar.monthrange(year, month)[1])
         return last, last.isoformat()
     step = {"the": 0, "this": 0, "next": 1, "last": -1}[m.group("which").lower()]

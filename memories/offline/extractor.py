@@ -37,6 +37,7 @@ from gitloom.core.times import as_utc
 from memories.llm import Usage
 from memories.offline.cues import answered_question, cues_for
 from memories.offline.facets import PRONOUN, Facet, Reading, read
+from memories.offline.language import parse
 from memories.offline.reconcile import reconcile
 from memories.offline.statements import Statement, leftovers, statements
 from memories.offline.words import RELATIONS, good_label
@@ -254,7 +255,7 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
         named = {m.group("name") for m in relations}
         found += [
             e.text
-            for e in read(statement.plain).doc.ents
+            for e in parse(statement.plain).ents
             if e.label_ == "PERSON" and e.text.casefold() not in speakers and e.text not in named
         ]
     return list(dict.fromkeys(found))
@@ -269,7 +270,7 @@ def _with_referent(statement: Statement, question: str, before: list[str]) -> St
     if pronoun is None:
         return statement
     asked = [f"my {m.group(1).lower()}" for m in _YOUR_RELATION.finditer(question)]
-    asked += [e.text for e in read(question).doc.ents if e.label_ == "PERSON"] if question else []
+    asked += [e.text for e in parse(question).ents if e.label_ == "PERSON"] if question else []
     candidates = list(dict.fromkeys(asked or before))
     if len(candidates) != 1:
         return statement
