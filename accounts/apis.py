@@ -16,10 +16,10 @@ from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke
 from gitloom.core.errors import DashboardOnly, InvalidName
 from gitloom.core.openapi import raises
-from gitloom.core.serializers import StrictCharField, StrictSerializer
+from gitloom.core.serializers import SharedOutputSerializer, StrictCharField, StrictSerializer
 
 
-class ApiKeyCredentialSerializer(serializers.Serializer):
+class ApiKeyCredentialSerializer(SharedOutputSerializer):
     type = serializers.SerializerMethodField()
     name = serializers.CharField(source="api_key.name", help_text="the key's name")
     prefix = serializers.CharField(source="api_key.prefix", help_text="the key's first characters")
@@ -32,7 +32,7 @@ class ApiKeyCredentialSerializer(serializers.Serializer):
         return "api_key"
 
 
-class SessionCredentialSerializer(serializers.Serializer):
+class SessionCredentialSerializer(SharedOutputSerializer):
     type = serializers.SerializerMethodField()
     username = serializers.CharField(source="user.get_username", help_text="the signed-in person")
 
@@ -64,7 +64,7 @@ class CredentialField(serializers.Field):
 
 
 class WhoAmIApi(APIView):
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(SharedOutputSerializer):
         account = serializers.CharField(source="account.id", help_text="the account id")
         credential = CredentialField()
 

@@ -52,3 +52,23 @@ def test_every_refusal_says_what_is_expected_once(anon, api):
 
     anon.credentials(HTTP_AUTHORIZATION="Basic dXNlcjpwdw==")  # a proxy's: not refused as a key
     assert anon.get("/v1/whoami").json()["error"]["code"] == "not_authenticated"
+
+
+def test_each_caller_is_told_only_about_itself_in_turn(api, other_api, dashboard):
+    """whoami's answer is built by serializers whose fields every request shares
+    (gitloom.core.serializers.SharedFields): callers taking turns, keys of two accounts
+    and a session, each get their own account and credential, never the last caller's."""
+    expected = {
+        "key": ("acme", "api_key", api),
+        "other": ("globex", "api_key", other_api),
+        "session": ("dash", "session", dashboard),
+    }
+    for name in ["key", "other", "session", "key", "session", "other", "key"]:
+        account, kind, client = expected[name]
+        body = client.get("/v1/whoami").json()
+        assert body["account"] == account and body["credential"]["type"] == kind
+        if kind == "api_key":
+            assert client.secret.startswith(body["credential"]["prefix"])
+            assert set(body["credential"]) == {"type", "name", "prefix"}
+        else:
+            assert body["credential"] == {"type": "session", "username": "dana"}

@@ -106,7 +106,7 @@ def _run_gunicorn(host: str, port: int, web_workers: int, web_threads: int) -> N
         # Threads let a worker take the next request while one waits on Postgres; the
         # embedder and psycopg release the GIL, so threads overlap real work.
         "--worker-class",
-        "gthread" if web_threads > 1 else "sync",
+        "gitloom.web_worker.ThreadWorker" if web_threads > 1 else "sync",
         "--threads",
         str(web_threads),
         "--access-logfile",
