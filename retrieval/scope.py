@@ -119,7 +119,7 @@ def scoped_overlapped(
     second: str,
     params: Mapping[str, Any],
     meanwhile: Callable[[], Any],
-    carry: Callable[[list[tuple], Any], Mapping[str, Any]],
+    carry: Callable[[Any], Mapping[str, Any]],
     settings: Mapping[str, str] | None = None,
     setup: Sequence[str] = (),
     using: str = "default",
@@ -128,10 +128,12 @@ def scoped_overlapped(
     runs the first; return the second's column names and rows.
 
     ``first`` is sent, ``meanwhile()`` runs here while Postgres executes it, then
-    ``carry(first's rows, meanwhile's result)`` gives the parameters the second adds
-    to ``params``; ``setup`` runs before the second. Both are prepared (as in
-    ``scoped_query(prepare=True)``) and travel in one pipeline, so the only wait the
-    client adds is for the second's rows. Outside a transaction both read one snapshot
+    ``carry(meanwhile's result)`` gives the parameters the second adds to ``params``;
+    ``setup`` runs before the second. The client never reads what ``first`` returns:
+    ``first`` hands its result to ``second`` on the server (in transaction-local
+    settings). Both are prepared (as in ``scoped_query(prepare=True)``) and travel in
+    one pipeline, so the only wait is for the second's rows, which the server runs as
+    soon as the first is done. Outside a transaction both read one snapshot
     (a REPEATABLE READ, READ ONLY transaction that ends with the second): an index
     commit between them cannot give the second statement rows of the first that no
     longer exist, or miss ones that replaced them. Inside a caller's transaction they
@@ -171,9 +173,8 @@ _OPEN = (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INER
 
 def _overlap(connection, firsts, seconds, bound, meanwhile, carry):
     """The second statement's cursor, sent (in a pipeline, perhaps not yet answered)."""
-    first = _execute_prepared(connection, firsts, bound)
-    done = meanwhile()
-    bound = {**bound, **carry(first.fetchall(), done)}
+    _execute_prepared(connection, firsts, bound)
+    bound = {**bound, **carry(meanwhile())}
     return _execute_prepared(connection, seconds, bound)
 
 

@@ -36,13 +36,13 @@ def test_retrieve_is_the_key_with_its_namespace_and_one_pipelined_transaction(
     assert response.status_code == 200 and response.json()["results"]
     # The key with the namespace it names (one statement); then one read-only
     # transaction in a pipeline: BEGIN, the scope's settings, the lexical arm, the HNSW
-    # setting, the fused statement, COMMIT. The client waits for the key's row, the
-    # lexical arm's rows (the query is embedded meanwhile) and the fused rows with the
-    # COMMIT.
+    # setting, the fused statement, COMMIT. The client waits for the key's row and then
+    # once, for the fused rows with the COMMIT: the lexical arm runs while the query is
+    # embedded and hands its ranking to the fused statement on the server.
     assert len(sent.statements) == 7, sent.statements
     assert "namespaces_namespace" in sent.statements[0]
     assert sent.statements[1].startswith("BEGIN") and sent.statements[-1] == "COMMIT"
-    assert sent.round_trips == 3, sent.lines
+    assert sent.round_trips == 2, sent.lines
 
 
 def test_the_key_lookup_is_prepared_on_the_connection_not_planned_per_request(
