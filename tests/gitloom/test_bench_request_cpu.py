@@ -1,0 +1,35 @@
+"""``manage.py bench_request_cpu``: a retrieval's CPU by part, adding up to the whole."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from django.core.management import call_command
+
+from tests.test_list_query_counts import namespace_with_memories
+
+
+def test_the_parts_add_up_to_the_web_process_cpu_and_postgres_is_counted(
+    transactional_db, api, account
+):
+    namespace_with_memories(account, "default", 5)
+    out = io.StringIO()
+    call_command(
+        "bench_request_cpu", requests=40, warmup=2, key=api.secret, seed=1, as_json=True, stdout=out
+    )
+    printed = out.getvalue()
+    result = json.loads(printed.strip().splitlines()[-1])
+    parts = result["parts_ms"]
+    assert set(parts) == {
+        "auth",
+        "embedding",
+        "database, client side",
+        "retrieval's own Python",
+        "serialization",
+        "Django and DRF",
+    }
+    assert all(value > 0 for value in parts.values()), parts
+    assert abs(sum(parts.values()) - result["web_process_ms"]) < 0.01 * len(parts)
+    assert result["postgres_ms"] > 0 and result["requests"] == 40
+    assert "embedding" in printed and "Postgres backend" in printed
