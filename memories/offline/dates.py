@@ -97,7 +97,9 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
         # "moved it to Friday": the day something is moved or lasts to lies ahead
         ahead = before is not None and before.lower_ in ("to", "until", "till")
-        resolved = resolve_phrase(phrase, day, past=_past(ent) and not ahead)
+        resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(
+            phrase, day, past=_past(ent) and not ahead
+        )
         if resolved is not None:
             first, note = resolved
             end = ent.end - 1
@@ -105,6 +107,26 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
                 end += 1  # "Saturday's (2026-06-20) potluck"
             found.append(Resolved(end=end, note=note, first=first))
     return found
+
+
+_BEYOND = re.compile(
+    r"^(?:the\s+)?day\s+(?P<side>after|before)\s+(?P<anchor>tomorrow|yesterday)$", re.I
+)
+
+
+def _day_beyond(doc, ent: Span, phrase: str, day: date) -> tuple[date, str] | None:
+    """ "the day after tomorrow", "the day before yesterday" (the entity may hold only
+    "tomorrow"): two days on or back."""
+    words = " ".join(t.lower_ for t in doc[max(0, ent.start - 3) : ent.start])
+    said = f"{words} {phrase}" if phrase.casefold() in ("tomorrow", "yesterday") else phrase
+    match = re.search(r"(?:^|\s)(day\s+(?:after|before)\s+(?:tomorrow|yesterday))$", said, re.I)
+    if match is None or _BEYOND.match(match.group(1)) is None:
+        return None
+    m = _BEYOND.match(match.group(1))
+    if (m.group("side").lower() == "after") != (m.group("anchor").lower() == "tomorrow"):
+        return None  # "the day after yesterday" is today
+    first = day + timedelta(days=2 if m.group("side").lower() == "after" else -2)
+    return first, first.isoformat()
 
 
 def _names_a_kind(ent: Span) -> bool:

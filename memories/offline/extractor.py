@@ -57,8 +57,10 @@ _RETRACTS = re.compile(
     r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
 )
 _OPENING_PRONOUN = re.compile(r"^(?:He|She|(?P<own>His|Her))(?=['’\s])")
+# "my partner's grandad's name" names the grandad's name, not my partner: an owner
+# ("'s") is no person a later "he" could mean
 _MY_RELATION = re.compile(
-    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?:,? (?P<name>[A-Z][\w'-]+))?"
+    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!['’]s\b)(?:,? (?P<name>[A-Z][\w'-]+))?"
 )
 _YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
@@ -330,7 +332,10 @@ def _tier(statement: Statement, reading: Reading, day: date) -> str:
         or _FAVOURITE.search(statement.plain)
     ):
         return "preferences"
-    if any(r.first > day for r in statement.dates):
+    # "We're moving to Bristol next month": where one lives or works stays true after
+    # the day it happens, so it does not fade like an appointment
+    settled = any(f.attribute in ("home", "job") and f.subject == "i" for f in reading.facets)
+    if any(r.first > day for r in statement.dates) and not settled:
         return "events"
     return "facts"
 

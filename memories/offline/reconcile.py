@@ -25,7 +25,13 @@ from memories.offline.facets import without_speaker as speaker_free
 from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
 
 SUPERSEDES = "supersedes"
-_MARKED_ATTRIBUTES = ("when", "price", "colour")  # need a correction word to count
+_MARKED_ATTRIBUTES = (
+    "when",
+    "where",
+    "price",
+    "colour",
+    "count",
+)  # need a correction word to count
 
 
 def reconcile(
@@ -101,11 +107,19 @@ def _ends(new: Reading, old: Reading) -> bool:
 
 
 def correction(new: Reading, old: Reading) -> Facet | None:
-    """The facet of ``old`` that ``new`` gives a new value for, if exactly one."""
+    """The facet of ``old`` that ``new`` gives a new value for, if exactly one. A new
+    role ("I'm a senior designer now") counts only when nothing else changed and both
+    name the same workplace ("still at Pentagram"): "I'm a vegetarian" is no new job."""
+    return _changed(new, old, roles=False) or (
+        _changed(new, old, roles=True) if names(new) & names(old) else None
+    )
+
+
+def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
     found = []
     for facet in new.facets:
         for before in old.facets:
-            if facet.attribute != before.attribute:
+            if facet.attribute != before.attribute or (facet.attribute == "role") != roles:
                 continue
             if facet.subject != before.subject and not (
                 facet.subject == PRONOUN and len(_of(old, facet.attribute)) == 1
@@ -174,6 +188,10 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
             if token.dep_ == "prep" and token.lower_ == "as":
                 out |= {t.i for t in token.subtree}
         return out
+    if facet.attribute == "count":
+        # "3 hens, Dolly, Marge and Peggy": who was counted goes with how many
+        noun = value.head
+        return {t.i for c in noun.children if c.dep_ in ("appos", "conj") for t in c.subtree}
     if facet.attribute == "home":
         verb = value.head.head
         out = set()
