@@ -63,6 +63,7 @@ _MY_RELATION = re.compile(
     r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!['’]s\b)(?:,? (?P<name>[A-Z][\w'-]+))?"
 )
 _YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
+_SETTLING = frozenset(("move", "live", "relocate", "work", "join", "start"))
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
 
 
@@ -334,7 +335,10 @@ def _tier(statement: Statement, reading: Reading, day: date) -> str:
         return "preferences"
     # "We're moving to Bristol next month": where one lives or works stays true after
     # the day it happens, so it does not fade like an appointment
-    settled = any(f.attribute in ("home", "job") and f.subject == "i" for f in reading.facets)
+    # ("We're in Lisbon next week" is a trip: "be" says no move)
+    settled = any(
+        f.attribute in ("home", "job") and f.subject == "i" for f in reading.facets
+    ) and any(t.lemma_.lower() in _SETTLING for t in reading.doc)
     if any(r.first > day for r in statement.dates) and not settled:
         return "events"
     return "facts"

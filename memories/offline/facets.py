@@ -335,9 +335,10 @@ def _new_venue(tokens: list[Token], ents, first_person: bool) -> Facet | None:
 
 
 _NUMBER_WORDS = {
-    w: str(n)
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    word: str(n)
+    for n, word in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six")
+        + ("seven", "eight", "nine", "ten", "eleven", "twelve")
     )
 }
 _HAVE_VERBS = word_set("have get keep own")

@@ -260,7 +260,8 @@ def _statements(content: str, day: date) -> list[Statement]:
                     f"{x} {aside}" for x in (found[-1].plain, found[-1].text)
                 )
             continue
-        found.extend(_from_text(prose, day, found) if prose.strip() else [])
+        last = not any(rest.strip() for rest in lines[i:])
+        found.extend(_from_text(prose, day, found, announces=last) if prose.strip() else [])
         for aside in asides:  # "[shared a photo: ...]": what the message attached
             if found:
                 found[-1].plain = f"{found[-1].plain} {aside}"
@@ -321,15 +322,21 @@ def _roster(text: str, day: date, *, bullets: bool = False) -> Statement:
     return Statement(plain=text, text=_render(list(doc), dates), kind="roster", dates=dates)
 
 
-def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]:
+def _from_text(
+    text: str, day: date, before: list[Statement], *, announces: bool = False
+) -> list[Statement]:
     """Statements of a line of prose; ``before`` (this message's so far) takes
-    a sentence that refers back to it."""
+    a sentence that refers back to it. ``announces``: the line ends the message."""
     doc = parse(text)
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
     for sent in doc.sents:
         words = sent.text.strip()
         if not words:
+            continue
+        if announces and words.endswith(":") and sent.end == len(doc):
+            # "here's the basics about me for your notes:" ending a message announces
+            # what the next one says, and says nothing itself
             continue
         if _is_question(sent):
             # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
@@ -986,8 +993,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     ):
         return False  # "My ears are done", "I'm so nervous" (not "great for my mental health")
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
-    if verbs & _COURTESIES:
-        return False  # "Thank youuu": a courtesy
+    if root is not None and root.lemma_.lower() in _COURTESIES:
+        return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
     # "I need a bakery recommendation": a request, not a fact
     return not (verbs & {"need", "want", "hope", "wish"} and not specific)
 

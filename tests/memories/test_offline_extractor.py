@@ -830,3 +830,14 @@ def test_what_follows_with_so_is_a_clause_of_its_own(api, say):
 def test_a_drawn_out_thank_you_is_a_courtesy(api, say):
     say("Congratulations on the new flat!", "thank youuuu", first="assistant")
     assert bodies(api) == []
+
+
+def test_a_message_ending_in_a_colon_announces_the_next_and_says_nothing(api, say):
+    say(
+        "since you asked, here's my medical stuff for your records:",
+        "Go ahead.",
+        "- I'm asthmatic and carry a Ventolin inhaler\n- I take sertraline 50mg every morning",
+    )
+    stored = bodies(api)
+    assert not any("records" in b for b in stored), stored
+    assert "sertraline" in top(api, "what medication do I take")
