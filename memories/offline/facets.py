@@ -243,6 +243,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         found.append(moved)
     venue = _new_venue(tokens, ents, first_person)
     if venue is not None:
+        # "we moved the book launch to Foyles": the launch's place, not where we live
+        found = [f for f in found if not (f.attribute == "home" and f.tokens[0] == venue.tokens[0])]
         found.append(venue)
     count = _count(tokens, first_person)
     if count is not None:
@@ -328,6 +330,8 @@ def _new_venue(tokens: list[Token], ents, first_person: bool) -> Facet | None:
             subject = occasion[-1].lemma_.lower()
         elif obj is not None and obj.lower_ in ("it", "that"):
             subject = PRONOUN
+        elif obj is not None and obj.pos_ == "NOUN" and obj.lemma_.lower() not in VAGUE_NOUNS:
+            subject = obj.lemma_.lower()  # "we moved the book launch to Foyles"
         else:
             continue
         return Facet(subject, "where", place[0], place[1], exact=False)

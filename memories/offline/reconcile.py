@@ -191,7 +191,15 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
     if facet.attribute == "count":
         # "3 hens, Dolly, Marge and Peggy": who was counted goes with how many
         noun = value.head
-        return {t.i for c in noun.children if c.dep_ in ("appos", "conj") for t in c.subtree}
+        out = {t.i for c in noun.children if c.dep_ in ("appos", "conj") for t in c.subtree}
+        listed = []
+        for token in sentence[noun.i + 1 - sentence.start :]:
+            if token.pos_ not in ("PROPN", "PUNCT", "CCONJ") or token.text in (".", "!"):
+                break
+            listed.append(token.i)
+        if any(sentence.doc[i].pos_ == "PROPN" for i in listed):
+            out |= set(listed)
+        return out
     if facet.attribute == "home":
         verb = value.head.head
         out = set()
@@ -223,8 +231,15 @@ def _strip(tokens: list[Token]) -> list[Token]:
     while start < end and (tokens[start].is_punct or tokens[start].dep_ == "cc"):
         start += 1
     while end > start and (tokens[end - 1].is_punct or tokens[end - 1].dep_ == "cc"):
+        # a resolved date's note keeps its closing bracket: "June 3rd (2026-06-03)"
+        if tokens[end - 1].text == ")" and _opened(tokens[start : end - 1]):
+            break
         end -= 1
     return tokens[start:end]
+
+
+def _opened(tokens: list[Token]) -> bool:
+    return sum(t.text == "(" for t in tokens) > sum(t.text == ")" for t in tokens)
 
 
 def _restates(new: Reading, old: Reading) -> bool:

@@ -808,7 +808,9 @@ def _subject_at(tokens: list[Token], j: int) -> int | None:
         return None
     k = j
     if tokens[k].pos_ == "PRON" and (
-        tokens[k].lower_ in _SUBJECT_PRONOUNS or tokens[k].dep_ in ("nsubj", "nsubjpass")
+        tokens[k].lower_ in _SUBJECT_PRONOUNS
+        or tokens[k].dep_ in ("nsubj", "nsubjpass")
+        and tokens[k].tag_ not in ("WP", "WDT", "WP$")  # not "Oksana, who's picking me up"
     ):
         k += 1  # "she", and "everyone" in "so everyone's sending ..."
     else:

@@ -818,6 +818,7 @@ def test_a_new_count_said_of_them_corrects_how_many_i_have(api, say):
     assert second["result"]["rewritten"] == first["result"]["created"], second["result"]
     found = top(api, "how many ducks do we have")
     assert "three" in found and "4 ducks" not in found, found
+    assert "Squeak, Bramble" not in found, found  # who was counted went with the count
 
 
 def test_what_follows_with_so_is_a_clause_of_its_own(api, say):
@@ -841,3 +842,13 @@ def test_a_message_ending_in_a_colon_announces_the_next_and_says_nothing(api, sa
     stored = bodies(api)
     assert not any("records" in b for b in stored), stored
     assert "sertraline" in top(api, "what medication do I take")
+
+
+def test_moving_a_named_occasion_to_a_place_is_its_venue_not_my_home(api, say):
+    say("I live in Camden.", "Nice.", "The book launch is on June 3rd at Waterstones.")
+    second = say("Update: we moved the book launch to Foyles.", when="2026-03-20T09:00:00Z")
+    assert len(second["result"]["rewritten"]) == 1, second["result"]
+    [launch] = [b for b in bodies(api) if "launch" in b]
+    assert launch.startswith("We moved the book launch to Foyles"), launch
+    assert "June 3rd (2026-06-03))" in launch, launch  # the date stays, its note whole
+    assert "I live in Camden." in bodies(api)
