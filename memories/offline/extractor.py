@@ -9,7 +9,8 @@ offline one (``name == "offline"``; jobs and commits carry that name).
   name in lower case.
 * **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite) said in the
   present ("I loved Charlotte's Web as a kid" is a fact: it stays true), ``events``
-  for something dated after the day it was said, ``working`` for a hedged plan ("I
+  for something dated after the day it was said (not a move or a new job: where one
+  lives or works stays true), ``working`` for a hedged plan ("I
   might ..."), which fades fast; ``facts`` otherwise.
 * **Cue** (``memories.offline.cues``): questions from the parse, the question the
   statement answers (the message before it, asked in the speaker's person, on its own;
