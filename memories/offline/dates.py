@@ -109,23 +109,18 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
     return found
 
 
-_BEYOND = re.compile(
-    r"^(?:the\s+)?day\s+(?P<side>after|before)\s+(?P<anchor>tomorrow|yesterday)$", re.I
-)
+_BEYOND = re.compile(r"\bday\s+(after|before)\s+(tomorrow|yesterday)$", re.IGNORECASE)
 
 
 def _day_beyond(doc, ent: Span, phrase: str, day: date) -> tuple[date, str] | None:
-    """ "the day after tomorrow", "the day before yesterday" (the entity may hold only
+    """ "(the) day after tomorrow", "the day before yesterday" (the entity may hold only
     "tomorrow"): two days on or back."""
-    words = " ".join(t.lower_ for t in doc[max(0, ent.start - 3) : ent.start])
+    words = " ".join(t.lower_ for t in doc[max(0, ent.start - 2) : ent.start])
     said = f"{words} {phrase}" if phrase.casefold() in ("tomorrow", "yesterday") else phrase
-    match = re.search(r"(?:^|\s)(day\s+(?:after|before)\s+(?:tomorrow|yesterday))$", said, re.I)
-    if match is None or _BEYOND.match(match.group(1)) is None:
-        return None
-    m = _BEYOND.match(match.group(1))
-    if (m.group("side").lower() == "after") != (m.group("anchor").lower() == "tomorrow"):
+    m = _BEYOND.search(said)
+    if m is None or (m.group(1).lower() == "after") != (m.group(2).lower() == "tomorrow"):
         return None  # "the day after yesterday" is today
-    first = day + timedelta(days=2 if m.group("side").lower() == "after" else -2)
+    first = day + timedelta(days=2 if m.group(1).lower() == "after" else -2)
     return first, first.isoformat()
 
 

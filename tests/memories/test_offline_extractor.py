@@ -793,7 +793,10 @@ def test_a_predicate_without_a_subject_among_my_bullets_is_its_own_memory(api, s
 
 
 def test_im_is_read_as_i_am_and_a_heading_without_a_verb_is_no_part_of_a_fact(api, say):
-    say("right, basics before I forget: im vegan, I play bass in a covers band and I live in Bath")
+    say(
+        "right, basics before I forget: im vegan, I play bass and drums in a covers band "
+        "and I live in Bath"
+    )
     stored = bodies(api)
     assert len(stored) == 3, stored
     assert not any("basics" in b.lower() for b in stored), stored
@@ -852,3 +855,23 @@ def test_moving_a_named_occasion_to_a_place_is_its_venue_not_my_home(api, say):
     assert launch.startswith("We moved the book launch to Foyles"), launch
     assert "June 3rd (2026-06-03))" in launch, launch  # the date stays, its note whole
     assert "I live in Camden." in bodies(api)
+
+
+def test_the_day_after_tomorrow_is_two_days_on(api, say):
+    # 2026-03-10 is a Tuesday
+    say("my MOT is day after tomorrow at Kwik Fit in Morningside")
+    assert "day after tomorrow (2026-03-12)" in top(api, "when is my MOT")
+
+
+def test_an_apostrophe_s_before_a_lone_adjective_is_is(api, say):
+    say("I collect vintage cameras as a hobby, the flat's tiny, it's a studio in Leith")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert "cameras" not in top(api, "where is my flat")
+
+
+def test_a_pronoun_like_everyone_starts_a_clause_of_its_own(api, say):
+    say("my sister Noor passed her bar exam in Lagos so everyone's sending a million voice notes")
+    stored = bodies(api)
+    assert any("Noor" in b and "bar exam" in b for b in stored), stored
+    assert not any("million" in b for b in stored), stored
