@@ -716,6 +716,8 @@ def _clauses(sent: Span) -> list[list[Token]]:
             continue
         if subject_end is None or j - k > 6:
             continue
+        if token.lower_ == "so" and tokens[subject_end].tag_ == "MD":
+            continue  # "I joined a class so I could relax": a purpose, part of its clause
         if all(
             t.ent_type_ in ("DATE", "TIME") or t.is_punct or t.pos_ in ("ADP", "DET", "CCONJ")
             for t in tokens[cuts[-1] : k]

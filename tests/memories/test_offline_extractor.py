@@ -829,6 +829,9 @@ def test_what_follows_with_so_is_a_clause_of_its_own(api, say):
     stored = bodies(api)
     assert len(stored) == 2, stored
     assert "2pm" not in top(api, "where do I work")
+    # a purpose ("so I could ...") stays with its clause
+    say("I joined the choir at St Giles so I could meet people", when="2026-03-11T09:00:00Z")
+    assert any(b.startswith("I joined the choir") and "meet people" in b for b in bodies(api))
 
 
 def test_a_drawn_out_thank_you_is_a_courtesy(api, say):
