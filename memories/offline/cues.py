@@ -683,7 +683,7 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and any(t.ent_type_ == "DATE" for t in tokens)
         and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
     ):
-        out.append(f"when is the {_noun_phrase(subject)}")
+        out.append(f"when {_asked_of(subject, verb)}")
     obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
     if (
         not out
@@ -704,6 +704,32 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         )
         out.append(f"what {does} {whose} {_noun_phrase(subject)} {verb.lemma_.lower()}")
     return out
+
+
+def _asked_of(subject: Token, verb: Token) -> str:
+    """What "when" asks of a thing, in the statement's tense and with its verb: "is the
+    recital" (a date said of it), "is the engineer coming", "did the boiler pack in"."""
+    thing = f"the {_noun_phrase(subject)}"
+    lemma = verb.lemma_.lower()
+    particle = "".join(f" {c.lower_}" for c in verb.children if c.dep_ == "prt")
+    if lemma == "be" or verb.pos_ not in ("VERB", "AUX"):
+        return f"is {thing}"
+    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        return f"is {thing} {verb.lower_}{particle}"
+    passive = next((c for c in verb.children if c.dep_ == "auxpass"), None)
+    if passive is not None:  # "the parcel was delivered yesterday"
+        return f"{'was' if passive.tag_ == 'VBD' else 'is'} {thing} {verb.lower_}{particle}"
+    if verb.tag_ == "VBD" or _past_form(verb):
+        return f"did {thing} {lemma}{particle}"
+    if verb.tag_ in ("VBZ", "VBP"):
+        return f"{'does' if verb.tag_ == 'VBZ' else 'do'} {thing} {lemma}{particle}"
+    return f"is {thing}"
+
+
+def _past_form(verb: Token) -> bool:
+    """ "packed in", typed in lower case after a noun, may be tagged a base form."""
+    word = verb.lower_
+    return verb.tag_ in ("VB", "VBN") and len(word) > 4 and word.endswith("ed")
 
 
 def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]:

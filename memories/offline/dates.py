@@ -97,7 +97,9 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
         # "moved it to Friday": the day something is moved or lasts to lies ahead
         ahead = before is not None and before.lower_ in ("to", "until", "till")
-        resolved = resolve_phrase(phrase, day, past=_past(ent) and not ahead)
+        resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(
+            phrase, day, past=_past(ent) and not ahead
+        )
         if resolved is not None:
             first, note = resolved
             end = ent.end - 1
@@ -105,6 +107,21 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
                 end += 1  # "Saturday's (2026-06-20) potluck"
             found.append(Resolved(end=end, note=note, first=first))
     return found
+
+
+_BEYOND = re.compile(r"\bday\s+(after|before)\s+(tomorrow|yesterday)$", re.IGNORECASE)
+
+
+def _day_beyond(doc, ent: Span, phrase: str, day: date) -> tuple[date, str] | None:
+    """ "(the) day after tomorrow", "the day before yesterday" (the entity may hold only
+    "tomorrow"): two days on or back."""
+    words = " ".join(t.lower_ for t in doc[max(0, ent.start - 2) : ent.start])
+    said = f"{words} {phrase}" if phrase.casefold() in ("tomorrow", "yesterday") else phrase
+    m = _BEYOND.search(said)
+    if m is None or (m.group(1).lower() == "after") != (m.group(2).lower() == "tomorrow"):
+        return None  # "the day after yesterday" is today
+    first = day + timedelta(days=2 if m.group(1).lower() == "after" else -2)
+    return first, first.isoformat()
 
 
 def _names_a_kind(ent: Span) -> bool:

@@ -9,7 +9,8 @@ offline one (``name == "offline"``; jobs and commits carry that name).
   name in lower case.
 * **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite) said in the
   present ("I loved Charlotte's Web as a kid" is a fact: it stays true), ``events``
-  for something dated after the day it was said, ``working`` for a hedged plan ("I
+  for something dated after the day it was said (not a move or a new job: where one
+  lives or works stays true), ``working`` for a hedged plan ("I
   might ..."), which fades fast; ``facts`` otherwise.
 * **Cue** (``memories.offline.cues``): questions from the parse, the question the
   statement answers (the message before it, asked in the speaker's person, on its own;
@@ -57,10 +58,13 @@ _RETRACTS = re.compile(
     r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
 )
 _OPENING_PRONOUN = re.compile(r"^(?:He|She|(?P<own>His|Her))(?=['’\s])")
+# "my partner's grandad's name" names the grandad's name, not my partner: an owner
+# ("'s") is no person a later "he" could mean
 _MY_RELATION = re.compile(
-    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?:,? (?P<name>[A-Z][\w'-]+))?"
+    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!['’]s\b)(?:,? (?P<name>[A-Z][\w'-]+))?"
 )
 _YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
+_SETTLING = frozenset(("move", "live", "relocate", "work", "join", "start"))
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
 
 
@@ -330,7 +334,13 @@ def _tier(statement: Statement, reading: Reading, day: date) -> str:
         or _FAVOURITE.search(statement.plain)
     ):
         return "preferences"
-    if any(r.first > day for r in statement.dates):
+    # "We're moving to Bristol next month": where one lives or works stays true after
+    # the day it happens, so it does not fade like an appointment
+    # ("We're in Lisbon next week" is a trip: "be" says no move)
+    settled = any(
+        f.attribute in ("home", "job") and f.subject == "i" for f in reading.facets
+    ) and any(t.lemma_.lower() in _SETTLING for t in reading.doc)
+    if any(r.first > day for r in statement.dates) and not settled:
         return "events"
     return "facts"
 

@@ -6,10 +6,12 @@ facets, never bags of words: two similar statements about different subjects (my
 brother's job, my job) have different facets and never merge. Facets are read from the
 dependency parse:
 
-* ``job`` (I work at / I'm a <role> at an organisation), ``home`` (I live in / moved to
-  / we're in a place), ``is`` (my <relation> is <name>), ``when`` (an event's date),
-  ``price`` (a sum paid for a thing), ``colour``, ``like:<thing>`` (love, hate, enjoy
-  ...), each with the tokens that hold the value;
+* ``job`` (I work at / I'm a <role> at an organisation), ``role`` (the <role> of "I'm
+  a <role>"), ``home`` (I live in / moved to / we're in a place), ``is`` (my <relation>
+  is <name>), ``when`` (an event's date), ``where`` (a dated occasion's venue, or the
+  one it is moved to), ``price`` (a sum paid for a thing), ``count`` (how many I have),
+  ``colour``, ``like:<thing>`` (love, hate, enjoy ...), each with the tokens that hold
+  the value;
 * an **ending** ("I left Unilever", "Liam and I broke up"): the names whose relation is
   over.
 """
@@ -27,6 +29,7 @@ from memories.offline.words import (
     CORRECTION,
     ENDING_PARTICLES,
     ENDING_VERBS,
+    RELATIONS,
     VAGUE_NOUNS,
     word_set,
 )
@@ -34,6 +37,7 @@ from memories.offline.words import (
 logger = logging.getLogger("gitloom.memories")
 _ORG_LABELS = frozenset(("ORG", "FAC", "PRODUCT", "PERSON", "GPE"))
 _PLACE_LABELS = frozenset(("GPE", "LOC", "FAC"))
+_VENUE_LABELS = _PLACE_LABELS | {"ORG"}
 _FIRST = word_set("i we me us")
 _DROP_MODIFIERS = word_set("new current old former previous latest first")
 _LIKING = {
@@ -55,6 +59,7 @@ _DURATION = re.compile(
 )
 _JOB_VERBS = word_set("work join start be")
 _MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
+_VENUE_VERBS = _MOVE_VERBS | word_set("switch relocate")
 PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
 _HOME_VERBS = word_set("live move relocate settle be")
 
@@ -158,6 +163,9 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             job = value_of(_ORG_LABELS, ("at", "for", "with"))
         if job is not None:
             found.append(Facet("i", "job", job[0], job[1]))
+        role = _role(tokens)
+        if role is not None:
+            found.append(role)
         if lemmas & _HOME_VERBS and (
             "live" in lemmas or "move" in lemmas or "relocate" in lemmas or job is None
         ):
@@ -225,9 +233,22 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             found.append(
                 Facet(_event_key(subject), "when", date.text.lower(), tuple(range(start, date.end)))
             )
+            place = _place(tokens, ents, skip={t.i for t in subject.subtree})
+            if place is not None and _event_key(subject) not in RELATIONS:
+                # "Priti's wedding is on September 12th at Hever Castle": a dated
+                # occasion's venue
+                found.append(Facet(_event_key(subject), "where", place[0], place[1]))
     moved = _moved(tokens, ents)
     if moved is not None:
         found.append(moved)
+    venue = _new_venue(tokens, ents, first_person)
+    if venue is not None:
+        # "we moved the book launch to Foyles": the launch's place, not where we live
+        found = [f for f in found if not (f.attribute == "home" and f.tokens[0] == venue.tokens[0])]
+        found.append(venue)
+    count = _count(tokens, first_person)
+    if count is not None:
+        found.append(count)
     age = _age(tokens, subject)
     if age is not None:
         found.append(age)
@@ -264,6 +285,112 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             span.insert(0, chosen.head.i)
         found.append(Facet(referent, "colour", chosen.lower_, tuple(span), exact=False))
     return found
+
+
+def _place(tokens: list[Token], ents, *, skip: set[int], preps=("at", "in")) -> tuple | None:
+    """The first place after one of ``preps`` outside ``skip``: a place, organisation
+    or building the parser named, or a proper noun ("at Hever Castle")."""
+    for prep in tokens:
+        if prep.dep_ != "prep" or prep.lower_ not in preps or prep.i in skip:
+            continue
+        pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if pobj is None or pobj.ent_type_ in ("DATE", "TIME"):
+            continue
+        ent = next((e for e in ents if e.start <= pobj.i < e.end), None)
+        if ent is not None and ent.label_ in _VENUE_LABELS:
+            return ent.text.lower().strip(" .,!"), tuple(range(prep.i, ent.end))
+        if pobj.pos_ == "PROPN":
+            words = [t for t in pobj.subtree if t.pos_ == "PROPN"]
+            return " ".join(t.lower_ for t in words), tuple(range(prep.i, words[-1].i + 1))
+    return None
+
+
+def _new_venue(tokens: list[Token], ents, first_person: bool) -> Facet | None:
+    """ "Priti's wedding update: they've switched venues to Leeds Castle", "they moved
+    it to the Crown": a new place for the occasion named before the verb (or for "it").
+    Not "I moved to Leeds" (a home) or "we switched our broadband to Hyperoptic" (no
+    occasion named)."""
+    for verb in tokens:
+        if verb.lemma_.lower() not in _VENUE_VERBS or verb.pos_ != "VERB":
+            continue
+        to = [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "to"]
+        place = _place(tokens, ents, skip=set(), preps=("to",)) if to else None
+        if place is None or place[1][0] != to[0].i:
+            continue
+        obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+        occasion = [
+            t
+            for t in tokens
+            if t.i < verb.i
+            and t.pos_ == "NOUN"
+            and not CORRECTION.fullmatch(t.lower_)
+            and t.lemma_.lower() not in VAGUE_NOUNS
+        ]
+        if occasion and not (first_person and obj is None):
+            subject = occasion[-1].lemma_.lower()
+        elif obj is not None and obj.lower_ in ("it", "that"):
+            subject = PRONOUN
+        elif obj is not None and obj.pos_ == "NOUN" and obj.lemma_.lower() not in VAGUE_NOUNS:
+            subject = obj.lemma_.lower()  # "we moved the book launch to Foyles"
+        else:
+            continue
+        return Facet(subject, "where", place[0], place[1], exact=False)
+    return None
+
+
+_NUMBER_WORDS = {
+    word: str(n)
+    for n, word in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six")
+        + ("seven", "eight", "nine", "ten", "eleven", "twelve")
+    )
+}
+_HAVE_VERBS = word_set("have get keep own")
+
+
+def _count(tokens: list[Token], first_person: bool) -> Facet | None:
+    """How many of a thing I have: "We've got 3 hens" (hen, 3); "it's just the two of
+    them now" says it of what was counted before (it, 2)."""
+    for token in tokens:
+        if not token.like_num or token.ent_type_ in ("DATE", "TIME", "MONEY", "PERCENT"):
+            continue
+        value = _NUMBER_WORDS.get(token.lower_, token.lower_)
+        noun = token.head
+        if (
+            first_person
+            and token.dep_ == "nummod"
+            and noun.pos_ == "NOUN"
+            and noun.dep_ == "dobj"
+            and noun.head.lemma_.lower() in _HAVE_VERBS
+        ):
+            return Facet(noun.lemma_.lower(), "count", value, (token.i,))
+        if any(
+            c.dep_ == "prep"
+            and c.lower_ == "of"
+            and any(g.lower_ in ("them", "us") for g in c.children)
+            for c in token.children
+        ):
+            return Facet(PRONOUN, "count", value, (token.i,), exact=False)
+    return None
+
+
+def _role(tokens: list[Token]) -> Facet | None:
+    """ "I'm a junior designer at Pentagram": what I am, the noun with its modifiers
+    ("junior designer"). The reconciler compares it only between statements that name
+    the same workplace (``memories.offline.reconcile.correction``)."""
+    for verb in tokens:
+        if verb.lemma_.lower() != "be" or verb.pos_ not in ("AUX", "VERB"):
+            continue
+        if not any(c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children):
+            continue
+        attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        if attr is None or attr.lemma_.lower() in VAGUE_NOUNS:
+            continue
+        span = sorted(
+            [attr, *(t for t in attr.lefts if t.dep_ in ("compound", "amod"))], key=lambda t: t.i
+        )
+        return Facet("i", "role", " ".join(t.lower_ for t in span), tuple(t.i for t in span))
+    return None
 
 
 def _moved(tokens: list[Token], ents) -> Facet | None:

@@ -56,7 +56,7 @@ def pipeline() -> Language:
 # Typed casually: "i" for "I", a sentence begun in lower case. The small pipeline reads
 # those as nouns or names and loses the clause, so the text is cased first; the same
 # length, so every offset still points into what was said.
-_LONE_I = re.compile(r"(?<![\w'’./-])i(?=['’](?:m|ve|d|ll)\b|(?![\w'’./-]))")
+_LONE_I = re.compile(r"(?<![\w'’./-])i(?=['’](?:m|ve|d|ll)\b|m\b(?![’'./-])|(?![\w'’./-]))")
 _SENTENCE_START = re.compile(r"(^|[.!?]+[ \t]+|\n[ \t]*)([\"“(]?)([a-z])")
 _ABBREVIATION = re.compile(r"(?:\b\w\.\w|\b(?:etc|vs|approx|incl|min|max|no))\.$")
 

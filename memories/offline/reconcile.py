@@ -25,7 +25,13 @@ from memories.offline.facets import without_speaker as speaker_free
 from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
 
 SUPERSEDES = "supersedes"
-_MARKED_ATTRIBUTES = ("when", "price", "colour")  # need a correction word to count
+_MARKED_ATTRIBUTES = (
+    "when",
+    "where",
+    "price",
+    "colour",
+    "count",
+)  # need a correction word to count
 
 
 def reconcile(
@@ -101,11 +107,19 @@ def _ends(new: Reading, old: Reading) -> bool:
 
 
 def correction(new: Reading, old: Reading) -> Facet | None:
-    """The facet of ``old`` that ``new`` gives a new value for, if exactly one."""
+    """The facet of ``old`` that ``new`` gives a new value for, if exactly one. A new
+    role ("I'm a senior designer now") counts only when nothing else changed and both
+    name the same workplace ("still at Pentagram"): "I'm a vegetarian" is no new job."""
+    return _changed(new, old, roles=False) or (
+        _changed(new, old, roles=True) if names(new) & names(old) else None
+    )
+
+
+def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
     found = []
     for facet in new.facets:
         for before in old.facets:
-            if facet.attribute != before.attribute:
+            if facet.attribute != before.attribute or (facet.attribute == "role") != roles:
                 continue
             if facet.subject != before.subject and not (
                 facet.subject == PRONOUN and len(_of(old, facet.attribute)) == 1
@@ -174,6 +188,18 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
             if token.dep_ == "prep" and token.lower_ == "as":
                 out |= {t.i for t in token.subtree}
         return out
+    if facet.attribute == "count":
+        # "3 hens, Dolly, Marge and Peggy": who was counted goes with how many
+        noun = value.head
+        out = {t.i for c in noun.children if c.dep_ in ("appos", "conj") for t in c.subtree}
+        listed = []
+        for token in sentence[noun.i + 1 - sentence.start :]:
+            if token.pos_ not in ("PROPN", "PUNCT", "CCONJ") or token.text in (".", "!"):
+                break
+            listed.append(token.i)
+        if any(sentence.doc[i].pos_ == "PROPN" for i in listed):
+            out |= set(listed)
+        return out
     if facet.attribute == "home":
         verb = value.head.head
         out = set()
@@ -205,8 +231,15 @@ def _strip(tokens: list[Token]) -> list[Token]:
     while start < end and (tokens[start].is_punct or tokens[start].dep_ == "cc"):
         start += 1
     while end > start and (tokens[end - 1].is_punct or tokens[end - 1].dep_ == "cc"):
+        # a resolved date's note keeps its closing bracket: "June 3rd (2026-06-03)"
+        if tokens[end - 1].text == ")" and _opened(tokens[start : end - 1]):
+            break
         end -= 1
     return tokens[start:end]
+
+
+def _opened(tokens: list[Token]) -> bool:
+    return sum(t.text == "(" for t in tokens) > sum(t.text == ")" for t in tokens)
 
 
 def _restates(new: Reading, old: Reading) -> bool:

@@ -49,6 +49,9 @@ from memories.offline.words import (
 MAX_STATEMENT_CHARS = 1200
 _SPEAKERS: ContextVar[frozenset[str]] = ContextVar("speakers", default=frozenset())
 _ANSWERING: ContextVar[bool] = ContextVar("answering", default=False)
+# details said without a verb before any statement of the message ("£1,199, which ..."):
+# they belong to the short answer the message opens with, if it has one
+_ORPHANS: ContextVar[list[list[Token]] | None] = ContextVar("orphans", default=None)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
 _THIRD_PERSON = word_set("he she it they this that these those there")
 _FIRST_PERSON = word_set("i we")
@@ -64,6 +67,7 @@ _REQUEST = re.compile(
 _QUESTION_AUX = word_set(
     "is are was were do does did can could would will should shall have has am"
 )
+_CONTRACTED_AUX = word_set("'s ’s 're ’re 'd ’d 'll ’ll")
 _QUESTION_SUBJECTS = word_set("i you u we they it he she there this that these those my your")
 _QUESTION_WORDS = word_set("how what where when why which who whom whose")
 _LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
@@ -102,6 +106,7 @@ def statements(
     something (a name or a number that is no date)."""
     token = _SPEAKERS.set(frozenset(speakers))
     answering = _ANSWERING.set(answers)
+    orphans = _ORPHANS.set([])
     try:
         found = _statements(content, day)
         if answers or asked:
@@ -109,11 +114,20 @@ def statements(
             # question asked, whatever the message goes on to say
             short = _short_answer(content, day, fragment=bool(found), named=not answers)
             if short and not any(_overlaps(short[0], statement) for statement in found):
+                # "A Bernina 335 from John Lewis. £1,199, which ...": the details after
+                # the answer, said without a verb, are the answer's
+                for clause in _ORPHANS.get() or []:
+                    if _text(clause).rstrip(".!") not in short[0].plain:
+                        _append(short[0], clause, day, same_sentence=False)
+                if found and _OWNED.match(found[0].plain):
+                    # "cockatiel. his name is Wasabi": what is the answer's is said with it
+                    _join(short[0], found.pop(0))
                 found = short + found
         return found
     finally:
         _SPEAKERS.reset(token)
         _ANSWERING.reset(answering)
+        _ORPHANS.reset(orphans)
 
 
 def _only_interjections(sent: Span) -> bool:
@@ -166,9 +180,11 @@ def _short_answer(
         and not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
     ):
         return []
-    # one word is enough for a name that answers "which bank are you with?" ("Monzo.")
-    named = fragment and (noun or any(_specific(t) and t.pos_ == "PROPN" for t in words))
-    if len(words) < (1 if named else 2) or not any(_specific(t) or fragment for t in words):
+    # one word is enough for a name that answers "which bank are you with?" ("Monzo.");
+    # a noun phrase answers "What kind of work keeps you up?" ("air traffic controller")
+    # whether or not the message goes on to say more
+    named = noun or any(_specific(t) and t.pos_ == "PROPN" for t in words)
+    if len(words) < (1 if named else 2) or not any(_specific(t) or fragment or noun for t in words):
         return []
     return [_statement(list(first), day, kind="fact")]
 
@@ -200,6 +216,14 @@ def _statements(content: str, day: date) -> list[Statement]:
                 items.append(_BULLET.sub("", lines[i]).strip())
                 i += 1
             separate = [_from_text(item, day, []) for item in items if item]
+            stated = sum(1 for said in separate if said)
+            if 2 * stated >= len(separate):
+                # "- i teach year 6 at St Anselm's\n- allergic to shellfish": among my
+                # statements, a predicate without its subject is one more about me
+                separate = [
+                    said or _bare_predicate(item, day)
+                    for said, item in zip(separate, [x for x in items if x], strict=True)
+                ]
             if not any(_LABEL.match(item) for item in items) and all(
                 len(said) == 1 and said[0].kind != "roster" for said in separate
             ):
@@ -236,7 +260,8 @@ def _statements(content: str, day: date) -> list[Statement]:
                     f"{x} {aside}" for x in (found[-1].plain, found[-1].text)
                 )
             continue
-        found.extend(_from_text(prose, day, found) if prose.strip() else [])
+        last = not any(rest.strip() for rest in lines[i:])
+        found.extend(_from_text(prose, day, found, announces=last) if prose.strip() else [])
         for aside in asides:  # "[shared a photo: ...]": what the message attached
             if found:
                 found[-1].plain = f"{found[-1].plain} {aside}"
@@ -265,6 +290,27 @@ def _sentence_texts(line: str) -> list[str]:
     return [s.text.strip() for s in parse(line).sents if s.text.strip()]
 
 
+def _bare_predicate(text: str, day: date) -> list[Statement]:
+    """An adjective and the preposition of what it is about, said without a subject
+    ("allergic to shellfish (the EpiPen kind)", "fluent in Welsh"): a statement about
+    the speaker when said among theirs."""
+    doc = parse(text)
+    words = [t for t in doc if not t.is_punct]
+    if (
+        len(words) < 3
+        or words[0].tag_ != "JJ"
+        or words[0].lower_ in FEELINGS
+        or words[1].lower_ not in _PREDICATE_PREPS
+        or not words[2].is_alpha
+        or any(_finite(t) for t in doc)
+    ):
+        return []
+    return [_statement(list(doc), day, kind="fact")]
+
+
+_PREDICATE_PREPS = word_set("to of in with about from on at for")
+
+
 def _listed(items: list[str], day: date) -> Statement:
     """Items said as a list, however typed, as one roster of bullets."""
     return _roster("\n".join(f"- {item}" for item in items if item), day, bullets=True)
@@ -276,9 +322,11 @@ def _roster(text: str, day: date, *, bullets: bool = False) -> Statement:
     return Statement(plain=text, text=_render(list(doc), dates), kind="roster", dates=dates)
 
 
-def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]:
+def _from_text(
+    text: str, day: date, before: list[Statement], *, announces: bool = False
+) -> list[Statement]:
     """Statements of a line of prose; ``before`` (this message's so far) takes
-    a sentence that refers back to it."""
+    a sentence that refers back to it. ``announces``: the line ends the message."""
     doc = parse(text)
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
@@ -286,18 +334,33 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
         words = sent.text.strip()
         if not words:
             continue
+        if announces and words.endswith(":") and sent.end == len(doc):
+            # "here's the basics about me for your notes:" ending a message announces
+            # what the next one says, and says nothing itself
+            continue
         if _is_question(sent):
             # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
             sent = _before_question(sent)
             if sent is None:
                 continue
             words = sent.text.strip()
-        if _joke(sent) or HYPOTHETICAL.search(words):
+        if HYPOTHETICAL.search(words):
             continue
         clauses = _clauses(sent)
-        if _is_list(sent) and not _clause_items(sent, clauses):
-            out.append(_roster(words, day))
-            continue
+        if _joke(sent):
+            # "my brother started his PhD in Delft so everyone's sending a million
+            # photos": hyperbole is a joke of its own clause, the others still stand;
+            # laughter over a sentence naming nothing is a joke of all of it
+            kept = [c for c in clauses if not JOKE.search(_span_of(c).text)]
+            if not JOKE.search(words) or not kept or len(kept) == len(clauses):
+                continue
+            clauses = kept
+        if _is_list(sent):
+            items = _without_heading(sent, clauses)
+            if not _clause_items(sent, items):
+                out.append(_roster(words, day))
+                continue
+            clauses = items  # "quick facts before I forget: im pescatarian, ...": mine
         if _verbless_list(sent):
             # "his pills. amlodipine 5mg at 8am, gliclazide 80mg with lunch, ...": items
             # with their numbers, under the few words that said what they are
@@ -327,14 +390,26 @@ def _from_text(text: str, day: date, before: list[Statement]) -> list[Statement]
                     # "Booked flights to Oaxaca! Volaris, $412 each": the detail of the
                     # statement before, said without a verb
                     _append(previous, clause, day, same_sentence=n > 0)
+                elif previous is None and _value_fragment(clause):
+                    orphaned = _ORPHANS.get()
+                    if orphaned is not None:
+                        orphaned.append(clause)
                 continue
-            hedged = bool(HEDGE.search(_text(clause)))
+            hedged = _hedged(clause)
             if hedged and not _names_a_thing(clause):
                 continue  # "I want to plan something": a hedge about nothing in particular
             statement = _statement(clause, day, kind="hedge" if hedged else "fact")
             out.append(statement)
             previous = statement
     return out
+
+
+def _hedged(tokens: list[Token]) -> bool:
+    """A hedge on the clause itself: "probably" in "it lives in bay 14, which is probably
+    why the battery died" hedges the relative clause, not where it lives."""
+    inside = {t.i for t in tokens}
+    main = [t for t in tokens if not _in_relative_clause(t, inside)]
+    return bool(main) and bool(HEDGE.search(_text(main)))
 
 
 def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
@@ -356,6 +431,16 @@ def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentenc
         # a sentence of its own: the one before ends, even after a date note ("(2026-08)")
         previous.plain = f"{_ended(previous.plain)}{joiner}{extra.plain}"
         previous.text = f"{_ended(previous.text)}{joiner}{extra.text}"
+    previous.dates.extend(extra.dates)
+
+
+_OWNED = re.compile(r"^(?:His|Her|Its|Their)\s+\w+")
+
+
+def _join(previous: Statement, extra: Statement) -> None:
+    """``extra`` said after ``previous``, as one statement."""
+    previous.plain = f"{_ended(previous.plain)} {extra.plain}"
+    previous.text = f"{_ended(previous.text)} {extra.text}"
     previous.dates.extend(extra.dates)
 
 
@@ -391,7 +476,13 @@ def _is_question(sent: Span) -> bool:
     # lead-in ("ok random q but is it ...")
     tokens = [t for t in sent if t.i >= start.i]
     openings = [0] + [k + 1 for k, t in enumerate(tokens[:5]) if t.lower_ in ("but", ",")]
-    return any(_asks(tokens[k:]) for k in openings if k < len(tokens))
+    if any(_asks(tokens[k:]) for k in openings if k < len(tokens)):
+        return True
+    # "Filling in the school form again, can you keep my contacts ...": a request put
+    # after a comma, however long the lead-in
+    return any(
+        t.text == "," and _REQUEST.match(sent.doc[t.i + 1 : sent.end].text) for t in tokens[5:-2]
+    )
 
 
 def _before_question(sent: Span) -> Span | None:
@@ -402,7 +493,11 @@ def _before_question(sent: Span) -> Span | None:
         if tokens[k].text != ",":
             continue
         rest = [t for t in tokens[k + 1 :] if not (t.pos_ == "INTJ" or t.lower_ in INTERJECTIONS)]
-        if not (_asks(rest) or (rest and rest[0].lower_ in ("any", "anything", "thoughts"))):
+        if not (
+            _asks(rest)
+            or (rest and rest[0].lower_ in ("any", "anything", "thoughts"))
+            or (rest and _REQUEST.match(sent.doc[rest[0].i : sent.end].text))
+        ):
             continue
         lead = sent.doc[sent.start : tokens[k].i]
         if _is_question(lead) or not any(t.pos_ in ("VERB", "AUX") for t in lead):
@@ -445,13 +540,30 @@ def _answers(tokens: list[Token]) -> bool:
 
 def _value_fragment(tokens: list[Token]) -> bool:
     """Words without a verb that name something specific: "Volaris, $412 each",
-    "six of us", "small firm downtown, Pruitt & Vance"."""
+    "six of us", "small firm downtown, Pruitt & Vance", "£1,199, which my bank account
+    is still recovering from" (a relative clause on the detail is no verb of its own)."""
     words = [t for t in tokens if not t.is_punct]
+    inside = {t.i for t in tokens}
     return (
         len(words) >= 2
-        and not any(t.pos_ in ("VERB", "AUX") for t in words)
+        and not any(t.pos_ in ("VERB", "AUX") and not _in_relative_clause(t, inside) for t in words)
         and any(_specific(t) for t in words)
         and not LAUGHTER.fullmatch(" ".join(t.text for t in words))
+    )
+
+
+def _in_relative_clause(token: Token, inside: set[int]) -> bool:
+    """The token is part of a relative clause within the clause ("£1,199, which my bank
+    account is still recovering from", "... car park which is probably why the battery
+    died")."""
+    return any(
+        a.i in inside
+        and (
+            a.dep_ == "relcl"
+            or a.dep_ in ("advcl", "acl", "ccomp")
+            and any(c.tag_ in ("WDT", "WP") and c.i < a.i for c in a.children)
+        )
+        for a in (token, *token.ancestors)
     )
 
 
@@ -464,7 +576,13 @@ def _asks(tokens: list[Token]) -> bool:
     inverted = first.lower_ in _QUESTION_AUX and (
         second.lower_ in _QUESTION_SUBJECTS or second.pos_ in ("PROPN", "DET")
     )
-    asked = first.lower_ in _QUESTION_WORDS and second.lower_ in _QUESTION_AUX
+    # "where's good for dinner": the auxiliary may be contracted onto the question word;
+    # "my friend Oksana, who's picking me up" is a relative clause, no question
+    asked = (
+        first.lower_ in _QUESTION_WORDS
+        and (second.lower_ in _QUESTION_AUX or second.lower_ in _CONTRACTED_AUX)
+        and first.head.dep_ != "relcl"
+    )
     return inverted or asked
 
 
@@ -485,7 +603,12 @@ def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
     if colon is None or len(clauses) < 2:
         return False
     after = [t for t in sent if t.i > colon.i]
-    items = 1 + sum(1 for t in after if t.text in (",", ";") or t.dep_ == "cc")
+    # "I work from home tuesdays and thursdays": an "and" between nouns is no new item
+    items = 1 + sum(
+        1
+        for t in after
+        if t.text in (",", ";") or t.dep_ == "cc" and t.head.pos_ in ("VERB", "AUX")
+    )
     items -= sum(
         1 for a, b in zip(after, after[1:], strict=False) if a.text == "," and b.dep_ == "cc"
     )
@@ -502,6 +625,22 @@ def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
             return False
         verbs.add(verb.lemma_.lower())
     return items <= len(clauses) and len(verbs) > 1
+
+
+def _without_heading(sent: Span, clauses: list[list[Token]]) -> list[list[Token]]:
+    """The clauses after a ``:`` heading that says no fact of its own ("quick facts
+    before I forget:", "for the record:"); a heading with its own verb ("I have two
+    jobs:") stays."""
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None or not clauses or colon.i not in {t.i for t in clauses[0]}:
+        return clauses
+    heading = [t for t in clauses[0] if t.i < colon.i]
+    inside = {t.i for t in heading}
+    tops = [t for t in heading if t.head.i not in inside or t.head.i == t.i]
+    if any(t.pos_ in ("VERB", "AUX") for t in tops):
+        return clauses
+    first = [t for t in clauses[0] if t.i > colon.i]
+    return [first, *clauses[1:]] if first else clauses[1:]
 
 
 def _verbless_list(sent: Span) -> bool:
@@ -547,13 +686,19 @@ def _clauses(sent: Span) -> list[list[Token]]:
     """The sentence cut where an independent clause with its own subject begins."""
     tokens = list(sent)
     cuts = [0]
+    colons: list[int] = []
     for k, token in enumerate(tokens):
+        if token.text == ":":
+            colons.append(token.i)
         dash = token.text == "-" and k > 0 and bool(tokens[k - 1].whitespace_)  # not "me-time"
         if k == 0 or not (
             token.text in (",", ";", "—", "–")
             or dash
             or token.dep_ == "cc"
             or token.lower_ in ("and", "but")
+            # "I'm type 1 diabetic so I need fast sugar": what follows from it is a
+            # clause of its own
+            or token.lower_ == "so"
         ):
             continue
         j = k + 1
@@ -571,6 +716,8 @@ def _clauses(sent: Span) -> list[list[Token]]:
             continue
         if subject_end is None or j - k > 6:
             continue
+        if token.lower_ == "so" and tokens[subject_end].tag_ == "MD":
+            continue  # "I joined a class so I could relax": a purpose, part of its clause
         if all(
             t.ent_type_ in ("DATE", "TIME") or t.is_punct or t.pos_ in ("ADP", "DET", "CCONJ")
             for t in tokens[cuts[-1] : k]
@@ -597,7 +744,9 @@ def _clauses(sent: Span) -> list[list[Token]]:
             and tokens[k - 1].text == ","
             and tokens[j].lower_ in ("i", "we")
         )  # ", and I've ...": a clause of its own even after "so he's on nights"
-        if not fresh_start and any(_subordinates(t) for t in tokens[cuts[-1] : k]):
+        # a heading's "before I forget:" ends at its colon
+        opened = [t for t in tokens[cuts[-1] : k] if t.i > max(colons, default=-1)]
+        if not fresh_start and any(_subordinates(t) for t in opened):
             continue  # inside "how ...", "that ...", "because ...": not a clause of its own
         if cuts[-1] < k:
             cuts.append(k)
@@ -660,8 +809,12 @@ def _subject_at(tokens: list[Token], j: int) -> int | None:
     if j >= len(tokens):
         return None
     k = j
-    if tokens[k].lower_ in _SUBJECT_PRONOUNS and tokens[k].pos_ == "PRON":
-        k += 1
+    if tokens[k].pos_ == "PRON" and (
+        tokens[k].lower_ in _SUBJECT_PRONOUNS
+        or tokens[k].dep_ in ("nsubj", "nsubjpass")
+        and tokens[k].tag_ not in ("WP", "WDT", "WP$")  # not "Oksana, who's picking me up"
+    ):
+        k += 1  # "she", and "everyone" in "so everyone's sending ..."
     else:
         # a noun phrase: determiners, possessives, adjectives, nouns, names
         while k < len(tokens) and (
@@ -669,6 +822,8 @@ def _subject_at(tokens: list[Token], j: int) -> int | None:
             or tokens[k].tag_ in ("PRP$", "POS")
             or (tokens[k].pos_ == "PRON" and tokens[k].dep_ == "poss")
         ):
+            if tokens[k].tag_ == "POS" and k > j and _contracted_is(tokens, k):
+                return k  # "the car's boring": "'s" is "is", read as a possessive
             k += 1
         if k == j or not any(t.pos_ in ("NOUN", "PROPN") for t in tokens[j:k]):
             return None
@@ -677,6 +832,20 @@ def _subject_at(tokens: list[Token], j: int) -> int | None:
     if k < len(tokens) and _finite(tokens[k]):
         return k
     return None
+
+
+def _contracted_is(tokens: list[Token], k: int) -> bool:
+    """ "'s" after a noun that the parser took for a possessive but that is "is": the one
+    word after it is an adjective or an -ing/-ed word that ends the clause ("the car's
+    boring,"), not a thing owned ("the car's engine")."""
+    if k + 1 >= len(tokens):
+        return False
+    word = tokens[k + 1]
+    ends = k + 2 >= len(tokens) or tokens[k + 2].is_punct or tokens[k + 2].dep_ in ("cc", "prep")
+    predicate = word.pos_ == "ADJ" or (
+        word.is_alpha and word.lower_.endswith(("ing", "ed")) and len(word) > 4
+    )
+    return ends and predicate
 
 
 def _finite(token: Token) -> bool:
@@ -828,6 +997,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     ):
         return False  # "My ears are done", "I'm so nervous" (not "great for my mental health")
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
+    if root is not None and root.lemma_.lower() in _COURTESIES:
+        return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
     # "I need a bakery recommendation": a request, not a fact
     return not (verbs & {"need", "want", "hope", "wish"} and not specific)
 

@@ -681,3 +681,200 @@ def test_a_reply_that_leans_on_the_question_is_kept_and_a_reaction_is_not(api, s
     assert any("starting next month (2026-04)" in b for b in stored), stored
     assert not any("excited" in b.lower() for b in stored), stored
     assert "starting next month" in top(api, "when do I start")
+
+
+def test_a_statement_before_a_contracted_question_is_kept(api, say):
+    say("we're in Copenhagen for my birthday next weekend, where's good for brunch?")
+    assert "Copenhagen" in top(api, "where am I going for my birthday")
+
+
+def test_a_request_after_a_long_lead_in_is_no_fact(api, say):
+    say(
+        "sorting out the car insurance renewal again, can you remember my policy number "
+        "so I stop hunting for it every March"
+    )
+    assert not any("can you" in b.lower() for b in bodies(api)), bodies(api)
+
+
+def test_a_noun_phrase_answer_is_kept_when_nothing_else_is_said(api, say):
+    say("What kind of work do you do?", "secondary school librarian", first="assistant")
+    assert "librarian" in top(api, "what is my job")
+
+
+def test_details_without_a_verb_after_a_short_answer_are_the_answers(api, say):
+    say(
+        "Which phone did you go for?",
+        "A Fairphone 5 from Back Market. £489, which my wallet is still sulking about",
+        first="assistant",
+    )
+    [found] = [b for b in bodies(api) if "Fairphone" in b]
+    assert "£489" in found, found
+
+
+def test_a_hedge_inside_a_relative_clause_leaves_the_statement_a_fact(api, say):
+    job = say(
+        "my bike lives in the shed behind number 12, which is probably why the chain is rusty"
+    )
+    [path] = job["result"]["created"]
+    assert path.startswith("facts/"), path
+
+
+def test_a_move_said_ahead_of_its_date_is_a_lasting_fact(api, say):
+    job = say("We're moving to Glasgow next month.")
+    [path] = job["result"]["created"]
+    assert path.startswith("facts/"), path
+    assert "next month (2026-04)" in memory(api, path)["body"]
+
+
+def test_an_owner_named_beside_a_name_is_not_whom_a_pronoun_means(api, say):
+    say(
+        "Any name for the kitten yet?",
+        "we named her after my partner's aunt",
+        "Lovely.",
+        "she's going to be so spoiled",
+        first="assistant",
+    )
+    assert not any("(my partner)" in b for b in bodies(api)), bodies(api)
+
+
+def test_when_cues_ask_in_the_statements_tense(api, say):
+    job = say(
+        "our dishwasher broke down last monday",
+        "Oh no.",
+        "a plumber from Flowfix is coming tomorrow",
+    )
+    cues = all_cues(api, job)
+    assert "when did the dishwasher break down" in cues, cues
+    assert "when is the plumber coming" in cues, cues
+
+
+def test_a_new_role_at_the_same_workplace_rewrites_the_old_one(api, say):
+    first = say("I'm a staff nurse at St Mary's Hospital.")
+    second = say(
+        "I'm a ward manager now!! still at St Mary's Hospital, more paperwork",
+        when="2026-05-01T09:00:00Z",
+    )
+    assert second["result"]["rewritten"] == first["result"]["created"], second["result"]
+    body = memory(api, first["result"]["created"][0])["body"]
+    assert "ward manager" in body and "staff nurse" not in body
+
+
+def test_a_new_venue_for_a_dated_occasion_rewrites_it_and_keeps_the_date(api, say):
+    first = say("The charity gala is on May 14th at the Savoy.")
+    second = say(
+        "Gala update: they've switched venues to the Dorchester. Same date.",
+        when="2026-03-20T09:00:00Z",
+    )
+    assert second["result"]["rewritten"] == first["result"]["created"], second["result"]
+    found = top(api, "where is the charity gala")
+    assert "Dorchester" in found and "Savoy" not in found, found
+    assert "2026-05-14" in found
+
+
+def test_hyperbole_is_a_joke_of_its_own_clause_only(api, say):
+    say(
+        "my cousin Aoife just opened her own vet practice in Galway so the whole family "
+        "has sent a million messages"
+    )
+    stored = bodies(api)
+    assert any("Aoife" in b and "vet" in b for b in stored), stored
+    assert not any("million" in b for b in stored), stored
+
+
+def test_a_predicate_without_a_subject_among_my_bullets_is_its_own_memory(api, say):
+    say(
+        "- I coach the under-10s at Riverside FC\n"
+        "- allergic to penicillin (hives, not anaphylaxis)\n"
+        "- I swim every sunday at the Jubilee Lido"
+    )
+    stored = bodies(api)
+    assert len(stored) == 3, stored
+    assert "penicillin" in top(api, "what am I allergic to")
+
+
+def test_im_is_read_as_i_am_and_a_heading_without_a_verb_is_no_part_of_a_fact(api, say):
+    say(
+        "right, basics before I forget: im vegan, I play bass and drums in a covers band "
+        "and I live in Bath"
+    )
+    stored = bodies(api)
+    assert len(stored) == 3, stored
+    assert not any("basics" in b.lower() for b in stored), stored
+    assert any(b.startswith("Im vegan") for b in stored), stored
+
+
+def test_what_belongs_to_a_short_answer_is_said_with_it(api, say):
+    say(
+        "What kind of pet is it?",
+        "tortoise. her name is Pebble and we got her from a rescue in Leeds",
+        first="assistant",
+    )
+    assert "Pebble" in top(api, "what kind of pet do I have")
+
+
+def test_a_new_count_said_of_them_corrects_how_many_i_have(api, say):
+    first = say("We've got 4 ducks, Pip, Squeak, Bramble and Fern.")
+    second = say(
+        "sad news, a fox took Bramble. so it's just the three of them now, Pip, Squeak and Fern",
+        when="2026-04-02T09:00:00Z",
+    )
+    assert second["result"]["rewritten"] == first["result"]["created"], second["result"]
+    found = top(api, "how many ducks do we have")
+    assert "three" in found and "4 ducks" not in found, found
+    assert "Squeak, Bramble" not in found, found  # who was counted went with the count
+
+
+def test_what_follows_with_so_is_a_clause_of_its_own(api, say):
+    say("I work nights at the Royal Infirmary so I sleep until 2pm most days")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert "2pm" not in top(api, "where do I work")
+    # a purpose ("so I could ...") stays with its clause
+    say("I joined the choir at St Giles so I could meet people", when="2026-03-11T09:00:00Z")
+    assert any(b.startswith("I joined the choir") and "meet people" in b for b in bodies(api))
+
+
+def test_a_drawn_out_thank_you_is_a_courtesy(api, say):
+    say("Congratulations on the new flat!", "thank youuuu", first="assistant")
+    assert bodies(api) == []
+
+
+def test_a_message_ending_in_a_colon_announces_the_next_and_says_nothing(api, say):
+    say(
+        "since you asked, here's my medical stuff for your records:",
+        "Go ahead.",
+        "- I'm asthmatic and carry a Ventolin inhaler\n- I take sertraline 50mg every morning",
+    )
+    stored = bodies(api)
+    assert not any("records" in b for b in stored), stored
+    assert "sertraline" in top(api, "what medication do I take")
+
+
+def test_moving_a_named_occasion_to_a_place_is_its_venue_not_my_home(api, say):
+    say("I live in Camden.", "Nice.", "The book launch is on June 3rd at Waterstones.")
+    second = say("Update: we moved the book launch to Foyles.", when="2026-03-20T09:00:00Z")
+    assert len(second["result"]["rewritten"]) == 1, second["result"]
+    [launch] = [b for b in bodies(api) if "launch" in b]
+    assert launch.startswith("We moved the book launch to Foyles"), launch
+    assert "June 3rd (2026-06-03))" in launch, launch  # the date stays, its note whole
+    assert "I live in Camden." in bodies(api)
+
+
+def test_the_day_after_tomorrow_is_two_days_on(api, say):
+    # 2026-03-10 is a Tuesday
+    say("my MOT is day after tomorrow at Kwik Fit in Morningside")
+    assert "day after tomorrow (2026-03-12)" in top(api, "when is my MOT")
+
+
+def test_an_apostrophe_s_before_a_lone_adjective_is_is(api, say):
+    say("I collect vintage cameras as a hobby, the flat's tiny, it's a studio in Leith")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert "cameras" not in top(api, "where is my flat")
+
+
+def test_a_pronoun_like_everyone_starts_a_clause_of_its_own(api, say):
+    say("my sister Noor passed her bar exam in Lagos so everyone's sending a million voice notes")
+    stored = bodies(api)
+    assert any("Noor" in b and "bar exam" in b for b in stored), stored
+    assert not any("million" in b for b in stored), stored
