@@ -93,6 +93,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue  # "every Tuesday evening": a habit, not one day
         if _names_a_kind(ent):
             continue  # "the Thursday pottery class": which class, not a day
+        if _titled(ent):
+            continue  # "my place, Tomorrow and Tomorrow and Tomorrow": a title, not a day
         if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
         # "moved it to Friday": the day something is moved or lasts to lies ahead
@@ -122,6 +124,24 @@ def _day_beyond(doc, ent: Span, phrase: str, day: date) -> tuple[date, str] | No
         return None  # "the day after yesterday" is today
     first = day + timedelta(days=2 if m.group(1).lower() == "after" else -2)
     return first, first.isoformat()
+
+
+_RELATIVE_DAYS = frozenset(("today", "tonight", "tomorrow", "yesterday"))
+
+
+def _titled(ent: Span) -> bool:
+    """ "Today", "Tomorrow" capitalised after a word or a comma, inside a sentence: a
+    name or a title (a book, a song), since no one capitalises the day there."""
+    doc = ent.doc
+    word = ent[0]
+    return (
+        len(ent) == 1
+        and word.lower_ in _RELATIVE_DAYS
+        and word.text[:1].isupper()
+        and ent.start > 0
+        and (doc[ent.start - 1].is_alpha or doc[ent.start - 1].text == ",")
+        and not word.is_sent_start
+    )
 
 
 def _names_a_kind(ent: Span) -> bool:

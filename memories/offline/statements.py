@@ -960,7 +960,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if not content:
         return False
     specific = any(_specific(t) for t in tokens)
-    if implicit_i and not specific and not _dated_object(tokens):
+    if implicit_i and not specific and not _dated_object(tokens) and not _milestone(tokens):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
     root = next(
@@ -1038,6 +1038,32 @@ def _dated_object(tokens: list[Token]) -> bool:
     return dated and any(
         t.dep_ == "dobj" and t.pos_ == "NOUN" and _content(t) and t.head.pos_ == "VERB"
         for t in tokens
+    )
+
+
+# Verbs of a thing acquired, given up or achieved: said without "I", with what it was
+# done to ("bought a road bike", "got my new passport", "passed my driving test"), a
+# fact a later question asks about even with no name or date in it.
+_MILESTONE_VERBS = word_set(
+    """buy get got receive adopt pass sell order book win join quit finish graduate
+    rent lease hire replace upgrade"""
+)  # "got" too: the small tagger reads an opening "Got" as a base form of its own
+
+
+def _milestone(tokens: list[Token]) -> bool:
+    """ "Bought a new bike", "got my new passport": the opening past verb is one of
+    :data:`_MILESTONE_VERBS` and its object a noun of content ("got my coffee" is
+    small talk all the same: only the verb and a real object count, not a reaction)."""
+    verb = next((t for t in tokens if t.pos_ == "VERB"), None)
+    if verb is None or not {verb.lemma_.lower(), verb.lower_} & _MILESTONE_VERBS:
+        return False
+    return any(
+        c.dep_ == "dobj"
+        and c.pos_ == "NOUN"
+        and _content(c)
+        and c.lemma_.lower() not in VAGUE_NOUNS
+        and any(d.dep_ in ("poss", "det", "amod", "compound") for d in c.children)
+        for c in verb.children
     )
 
 

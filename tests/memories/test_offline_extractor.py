@@ -878,3 +878,26 @@ def test_a_pronoun_like_everyone_starts_a_clause_of_its_own(api, say):
     stored = bodies(api)
     assert any("Noor" in b and "bar exam" in b for b in stored), stored
     assert not any("million" in b for b in stored), stored
+
+
+def test_a_thing_bought_or_achieved_said_without_i_is_kept(api, say):
+    say(
+        "ugh what a week",
+        "Sounds like a lot! Anything good happen?",
+        "finally bought a cargo bike for the school run",
+        "Nice upgrade!",
+        "finally nailed my sourdough though",
+    )
+    stored = bodies(api)
+    assert any("cargo bike" in b for b in stored), stored
+    assert "cargo bike" in top(api, "what bike did I buy")
+    # a dateless feat with no thing acquired or given up stays small talk
+    assert not any("sourdough" in b for b in stored), stored
+
+
+def test_a_capitalised_today_or_tomorrow_inside_a_sentence_is_a_title_not_a_day(api, say):
+    say("Our band's setlist: opener is Yesterday, closer is my own song, Tomorrow.")
+    stored = bodies(api)
+    assert stored and not any("(2026-" in b for b in stored), stored
+    say("My dentist appointment is tomorrow at 9.", when="2026-03-10T08:00:00Z")
+    assert any("tomorrow (2026-03-11)" in b for b in bodies(api)), bodies(api)
