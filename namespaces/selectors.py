@@ -12,9 +12,16 @@ from namespaces.models import Namespace, Purge, ReplacedCommit
 DEFAULT_NAMESPACE = "default"
 
 
+def namespace_name(name: str | None) -> str:
+    """The namespace a request means by the name it gives: none (or "") is ``default``."""
+    return DEFAULT_NAMESPACE if name in (None, "") else name
+
+
 def namespace_get_for_account(*, account: Account, name: str | None) -> Namespace:
-    """The caller's namespace by name; missing and not-yours are the same 404."""
-    name = DEFAULT_NAMESPACE if name in (None, "") else name
+    """The caller's namespace by name; missing and not-yours are the same 404. The one
+    resolver of a namespace name: API views (``NamespaceScopedApi``), job views (through
+    it) and dashboard pages (``namespaces.dashboard.namespace_page``) all call it."""
+    name = namespace_name(name)
     if not is_slug(name):
         raise NamespaceNotFound()
     # Written out in SQL: every namespace-scoped request runs it (gitloom.core.rows says why).
