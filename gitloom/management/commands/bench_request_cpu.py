@@ -5,7 +5,7 @@ stack, DRF, the view and the renderer; no HTTP server), one fresh question each 
 synthetic namespace's question shape, as ``bench_http`` asks, so the query-embedding
 cache never answers), and times each part with the calling thread's CPU clock:
 
-- auth: the API key with the namespace it names (``NamespaceScopedApi.key_lookup``);
+- auth: the API key with the namespace it names (``NamespaceScopedApi.key_lookup``, handed to the authentication);
 - embedding: the query's vector (ONNX, the int8 query copy);
 - database, client side: sending the pipelined statements and reading the rows
   (the retrieval's transaction, less the embedding computed inside it);
@@ -181,6 +181,9 @@ class Command(BaseCommand):
             "wall_ms": round(wall / count * 1000, 3),
             "postgres_ms": round(postgres / count * 1000, 3),
             "parts_ms": per,
+            # What each wrapped call took, whole (nested calls inside their callers'):
+            # the parts above are these, separated by subtraction, plus the remainder.
+            "calls_ms": {label: round(t / count * 1000, 3) for label, t in sorted(spent.items())},
         }
         self.stdout.write(
             f"CPU: {result['cpu']}; load average {result['load_average']}; {count} retrievals "
