@@ -7,7 +7,7 @@ from gitloom.core.errors import NamespaceNotFound
 from gitloom.core.rows import columns, fetch_instances
 from gitloom.core.slugs import is_slug
 from namespaces.errors import CommitPurged
-from namespaces.models import Namespace, Purge, ReplacedCommit
+from namespaces.models import Namespace, ReplacedCommit
 
 DEFAULT_NAMESPACE = "default"
 
@@ -99,7 +99,3 @@ def commit_current(*, namespace: Namespace | int, commit: str) -> str:
     if not commit:
         return commit
     return commit_replaced(namespace=namespace, commit=commit) or commit
-
-
-def purge_list(*, namespace: Namespace) -> QuerySet[Purge]:
-    return Purge.objects.filter(namespace=namespace).order_by("-created", "-id")
