@@ -197,6 +197,66 @@ def test_no_app_imports_the_project_shell():
     assert into_shell == [], "\n".join(into_shell)
 
 
+# The write path's engines: the one name the pipeline may take from each engine's front
+# (the stage that picks the engine), and the modules that are an engine's internals.
+ENGINE_FRONTS = {
+    "memories.offline": {"OfflineExtractor"},
+    "memories.model_extractor": {"ModelExtractor"},
+}
+ENGINE_PACKAGES = ("memories.offline",)  # each module under it is internal
+ENGINE_MODULES = ("memories.prompts", "memories.model_output")
+
+
+def _internal(module: str) -> bool:
+    return module in ENGINE_MODULES or any(module.startswith(f"{p}.") for p in ENGINE_PACKAGES)
+
+
+def engine_internals_imported(path: Path) -> list[str]:
+    """``line: module.name`` for each import of an engine's internals in the file: a
+    module inside an engine, or from an engine's front anything but the engine."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            pairs = [(alias.name, "") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            pairs = [(node.module or "", alias.name) for alias in node.names]
+        else:
+            continue
+        for module, name in pairs:
+            dotted = f"{module}.{name}" if name else module
+            if module in ENGINE_FRONTS:
+                bad = name not in ENGINE_FRONTS[module]
+            else:  # `from memories.offline.words import X`, `from memories import prompts`
+                bad = _internal(module) or bool(name) and _internal(dotted)
+            if bad:
+                found.append((node.lineno, dotted))
+    return [f"{line}: {dotted}" for line, dotted in sorted(found)]
+
+
+def test_the_pipeline_imports_no_engines_internals():
+    # The pipeline's stages call an engine through the Extractor interface
+    # (memories.pipeline_types); what an engine needs inside (the offline extractor's
+    # word lists, the model's prompts and output schemas) stays inside it.
+    found = engine_internals_imported(ROOT / "memories" / "pipeline.py")
+    assert found == [], "memories/pipeline.py imports an engine's internals:\n" + "\n".join(found)
+
+
+def test_the_engine_check_sees_an_internal_import(tmp_path):
+    sample = tmp_path / "pipeline.py"
+    sample.write_text(
+        "from memories.offline import OfflineExtractor\n"
+        "from memories.model_extractor import ModelExtractor\n"
+        "from memories.offline import STOPWORDS\n"
+        "def f():\n    from memories.offline.words import STOPWORDS\n"
+        "from memories import prompts\n"
+    )
+    assert engine_internals_imported(sample) == [
+        "3: memories.offline.STOPWORDS",
+        "5: memories.offline.words.STOPWORDS",
+        "6: memories.prompts",
+    ]
+
+
 def test_the_layer_check_sees_an_upward_import(tmp_path, monkeypatch):
     # The check itself must be able to fail: a namespaces module importing retrieval.
     fake = tmp_path / "namespaces"
