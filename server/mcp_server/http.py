@@ -29,7 +29,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gitloom.mcp_server.server import Backend, bearer_key, build_server, client_address
+from server.mcp_server.server import Backend, bearer_key, build_server, client_address
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"

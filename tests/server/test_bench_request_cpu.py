@@ -7,7 +7,7 @@ import json
 
 from django.core.management import call_command
 
-from gitloom.management.commands.bench_request_cpu import PARTS
+from server.management.commands.bench_request_cpu import PARTS
 from tests.test_list_query_counts import namespace_with_memories
 
 

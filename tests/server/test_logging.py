@@ -25,7 +25,7 @@ def emit(**env: str) -> list[str]:
     run = subprocess.run(
         [sys.executable, "-c", EMIT],
         cwd=settings.BASE_DIR,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "gitloom.settings", **env},
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "server.settings", **env},
         capture_output=True,
         text=True,
         timeout=120,

@@ -7,7 +7,7 @@ import threading
 
 import anyio
 
-from gitloom.mcp_server.server import Backend
+from server.mcp_server.server import Backend
 
 
 class _SetsACookie(http.server.BaseHTTPRequestHandler):

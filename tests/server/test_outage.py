@@ -48,7 +48,7 @@ def server_without_database(tmp_path):
             sys.executable,
             "-m",
             "gunicorn",
-            "gitloom.wsgi:application",
+            "server.wsgi:application",
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",

@@ -260,7 +260,7 @@ def test_nodes_starting_at_once_write_each_queue_schedule_once(transactional_db)
     from django.db import connection
     from django_q.models import Schedule
 
-    from gitloom.management.commands.serve import _ensure_schedules
+    from server.management.commands.serve import _ensure_schedules
 
     # An older version could leave a duplicate behind: the next start removes it.
     Schedule.objects.create(name="gitloom-requeue-pending", func="memories.jobs.requeue_pending")
@@ -297,7 +297,7 @@ def test_each_instance_keeps_gunicorns_control_socket_with_its_data(
     # Two instances on one host shared gunicorn's default $HOME/.gunicorn/gunicorn.ctl.
     from gunicorn.app import wsgiapp
 
-    from gitloom.management.commands import serve
+    from server.management.commands import serve
 
     sockets = []
     real = wsgiapp.WSGIApplication

@@ -1,4 +1,4 @@
-"""Settings come from the environment in one place, gitloom/settings.py, and the README
+"""Settings come from the environment in one place, server/settings.py, and the README
 lists every one of them. A source scan: it needs no database."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SETTINGS = ROOT / "gitloom" / "settings.py"
+SETTINGS = ROOT / "server" / "settings.py"
 # The test harness has knobs of its own (GITLOOM_TEST_DATA_DIR ...), read before Django.
 NOT_SERVICE_CODE = {"tests", ".venv", ".gitloom", ".git", "node_modules"}
 ENVIRON_READS = {"get", "pop", "__getitem__"}
@@ -71,7 +71,7 @@ def test_only_settings_reads_gitloom_variables_from_the_environment():
         for line, code in environment_reads(path.read_text())
     ]
     assert offenders == [], (
-        "Read these in gitloom/settings.py and use django.conf.settings:\n" + "\n".join(offenders)
+        "Read these in server/settings.py and use django.conf.settings:\n" + "\n".join(offenders)
     )
 
 
@@ -93,7 +93,7 @@ def test_the_scan_sees_the_ways_code_reads_the_environment():
 
 
 def settings_variables() -> set[str]:
-    """Every variable gitloom/settings.py reads: env_str("NAME"), env_int("NAME") ..., and
+    """Every variable server/settings.py reads: env_str("NAME"), env_int("NAME") ..., and
     any other quoted GITLOOM_* name in it."""
     source = SETTINGS.read_text()
     names = set(re.findall(r'"(GITLOOM_[A-Z0-9_]+)"', source))

@@ -59,7 +59,7 @@ def _server_state(url: str) -> tuple:
 def test_running_the_suite_leaves_a_served_data_dir_and_its_server_alone(tmp_path):
     served = tmp_path / "served"
     env = {k: v for k, v in os.environ.items() if k != "GITLOOM_TEST_DATA_DIR"}
-    env.update(GITLOOM_DATA_DIR=str(served), DJANGO_SETTINGS_MODULE="gitloom.settings")
+    env.update(GITLOOM_DATA_DIR=str(served), DJANGO_SETTINGS_MODULE="server.settings")
     env.pop("DATABASE_URL", None)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD],
@@ -97,7 +97,7 @@ def test_running_the_suite_leaves_a_served_data_dir_and_its_server_alone(tmp_pat
                 "-q",
                 "-p",
                 "no:cacheprovider",
-                "tests/gitloom/test_embedded_postgres.py",
+                "tests/server/test_embedded_postgres.py",
                 "tests/accounts/test_whoami_api.py",
             ],
             cwd=settings.BASE_DIR,

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 def vectorless_database_url(django_db_setup, django_db_blocker):
     """A database on the embedded server without pgvector, which the app role cannot
     add (the extension is untrusted): every vector operation errors there."""
-    from gitloom.embedded_postgres import superuser_database_url
+    from server.embedded_postgres import superuser_database_url
 
     if not settings.EMBEDDED_POSTGRES:
         pytest.skip("needs the embedded server's superuser")

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from gitloom.web_worker import LastIdleFirstPool, ThreadWorker
+from server.web_worker import LastIdleFirstPool, ThreadWorker
 
 
 def _run_together(pool: LastIdleFirstPool, count: int) -> set[int]:

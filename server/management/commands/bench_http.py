@@ -181,7 +181,7 @@ def _exchange(connection, method, path, body, headers):
 def _meter(port: int, data_dir: Path | None):
     """A CPU meter of the server listening on ``port`` here (and of the Postgres of
     ``data_dir``, when given), or None (not on this machine, or not visible to us)."""
-    from gitloom.management.commands.bench_load import CpuMeter
+    from server.management.commands.bench_load import CpuMeter
 
     try:
         meter = CpuMeter(port, data_dir)

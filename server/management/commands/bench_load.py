@@ -260,7 +260,7 @@ class Command(BaseCommand):
             done = subprocess.run(  # noqa: S603  (our interpreter, our script)
                 [sys.executable, "-c", SETUP, str(memories), str(seed)],
                 cwd=settings.BASE_DIR,
-                env=dict(env, DJANGO_SETTINGS_MODULE="gitloom.settings"),
+                env=dict(env, DJANGO_SETTINGS_MODULE="server.settings"),
                 capture_output=True,
                 text=True,
             )

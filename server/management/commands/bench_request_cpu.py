@@ -37,7 +37,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from gitloom.management.commands.bench_http import cpu_name, fresh_queries, load_average
+from server.management.commands.bench_http import cpu_name, fresh_queries, load_average
 
 PARTS = (
     "auth",

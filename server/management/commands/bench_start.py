@@ -117,7 +117,7 @@ class Command(BaseCommand):
         done = subprocess.run(  # noqa: S603  (our own interpreter and script)
             [sys.executable, "-c", SETUP],
             cwd=settings.BASE_DIR,
-            env=dict(env, DJANGO_SETTINGS_MODULE="gitloom.settings"),
+            env=dict(env, DJANGO_SETTINGS_MODULE="server.settings"),
             capture_output=True,
             text=True,
             timeout=300,

@@ -1,4 +1,4 @@
-"""Run GitLoom's MCP server (``gitloom/mcp_server``): memory tools for agents.
+"""Run GitLoom's MCP server (``server/mcp_server``): memory tools for agents.
 
 ``--stdio`` for an agent that starts the server itself (desktop clients): it acts with
 the API key in ``GITLOOM_API_KEY``. ``--http`` serves Streamable HTTP at
@@ -36,7 +36,7 @@ class Command(BaseCommand):
     def handle(self, *args, stdio: bool, http: bool, host: str, port: int, api_url, **options):
         api_url = api_url or settings.GITLOOM_API_URL
         if stdio:
-            from gitloom.mcp_server.server import build_server
+            from server.mcp_server.server import build_server
 
             if not settings.GITLOOM_API_KEY:
                 raise CommandError(
@@ -46,7 +46,7 @@ class Command(BaseCommand):
             server, _backend = build_server(api_url=api_url, api_key=settings.GITLOOM_API_KEY)
             server.run("stdio")
             return
-        from gitloom.mcp_server.http import MCP_PATH, run_http
+        from server.mcp_server.http import MCP_PATH, run_http
 
         def started() -> None:
             # stderr: stdout stays free for whoever runs this (serve prints its own banner).

@@ -21,8 +21,8 @@ from django_q.signals import post_spawn
 from accounts.webhooks.lane import start_webhook_cluster
 from gitloom.core.checks import vector_problem_message, vector_self_check
 from gitloom.core.warm import process_warm_up
-from gitloom.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
 from retrieval.embeddings import embedder_load, embedder_warm_up
+from server.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
 
 
 def _warm_worker(sender, proc_name: str, **kwargs) -> None:
@@ -44,7 +44,7 @@ class Command(QClusterCommand):
         import memories.pipeline  # noqa: F401
 
         post_spawn.connect(_warm_worker, dispatch_uid="gitloom-warm-worker")
-        # A killed cluster takes its sentinel and workers with it (gitloom.lifetime).
+        # A killed cluster takes its sentinel and workers with it (server.lifetime).
         multiprocessing_children_end_with_parent()
         cluster_stops_once()
         # django-q2's own handle() starts one cluster; this starts the webhook lane's

@@ -30,8 +30,8 @@ from django.db import connections
 
 from gitloom.core.checks import rls_role_check, vector_problem_message, vector_self_check
 from gitloom.core.warm import report_ready_to
-from gitloom.embedded_postgres import embedded_revive, embedded_stop
-from gitloom.lifetime import end_with_parent
+from server.embedded_postgres import embedded_revive, embedded_stop
+from server.lifetime import end_with_parent
 
 # A worker that is not warm by then is broken (the model loads in seconds).
 READY_TIMEOUT_SECONDS = 180
@@ -98,7 +98,7 @@ def _run_gunicorn(host: str, port: int, web_workers: int, web_threads: int) -> N
 
     sys.argv = [
         "gunicorn",
-        "gitloom.wsgi:application",
+        "server.wsgi:application",
         "--bind",
         f"{host}:{port}",
         "--workers",
@@ -106,13 +106,13 @@ def _run_gunicorn(host: str, port: int, web_workers: int, web_threads: int) -> N
         # Threads let a worker take the next request while one waits on Postgres; the
         # embedder and psycopg release the GIL, so threads overlap real work.
         "--worker-class",
-        "gitloom.web_worker.ThreadWorker" if web_threads > 1 else "sync",
+        "server.web_worker.ThreadWorker" if web_threads > 1 else "sync",
         "--threads",
         str(web_threads),
         "--access-logfile",
         "-",
         "--config",
-        "python:gitloom.gunicorn_conf",
+        "python:server.gunicorn_conf",
         "--graceful-timeout",
         "10",
         # gunicorn's control socket (gunicornc) defaults to one fixed path under $HOME
@@ -125,7 +125,7 @@ def _run_gunicorn(host: str, port: int, web_workers: int, web_threads: int) -> N
 
 
 def _run_mcp(host: str, port: int, api_url: str, ready_dir: Path) -> None:
-    from gitloom.mcp_server.http import run_http
+    from server.mcp_server.http import run_http
 
     run_http(
         host=host,
