@@ -297,7 +297,7 @@ GITLOOM_EMBEDDING_QUERY_CACHE = env_int("GITLOOM_EMBEDDING_QUERY_CACHE", 1024)
 
 # --- Retrieval ---------------------------------------------------------------------
 # Ageing: per-tier half-lives in days, JSON, e.g. '{"events": 60, "working": 1}'; a
-# tier left out keeps its default (facts never fade; see docs/DESIGN-NOTES.md).
+# tier left out keeps its default (facts never fade; see docs/design/retrieval.md).
 GITLOOM_TIER_HALF_LIFE_DAYS = json.loads(env_str("GITLOOM_TIER_HALF_LIFE_DAYS", "{}"))
 
 # --- Queue -------------------------------------------------------------------------
