@@ -8,11 +8,13 @@ class keeps DRF's CSRF enforcement.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
 
 from accounts.credentials import Credential
 from accounts.models import ApiKey
@@ -52,7 +54,22 @@ def _failed(request, error: AuthenticationFailed) -> Exception:
     return refuse(wait, "failed API-key attempts from this address") if wait else error
 
 
+# How a request's API key is read: (request, key_hash) -> the unrevoked key, its
+# account loaded, or None.
+KeyLookup = Callable[[Request, str], ApiKey | None]
+
+
+def key_for_hash(request: Request, key_hash: str) -> ApiKey | None:
+    return api_key_for_hash(key_hash=key_hash)
+
+
 class ApiKeyAuthentication(BaseAuthentication):
+    """``key_lookup`` is how the key is read: by default the key alone; a view that
+    needs more in the same statement hands its own in (``accounts.key_lookup.KeyLookupApi``)."""
+
+    def __init__(self, key_lookup: KeyLookup = key_for_hash):
+        self.key_lookup = key_lookup
+
     def authenticate(self, request):
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
@@ -68,7 +85,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         secret = secret.strip()
         if not secret:
             raise _failed(request, AuthenticationFailed("Empty bearer token."))
-        key = self.find_key(request, key_hash=hash_secret(secret))
+        key = self.key_lookup(request, hash_secret(secret))
         if key is None or not key.account.is_active:
             raise _failed(request, AuthenticationFailed())
         now = timezone.now()
@@ -76,16 +93,6 @@ class ApiKeyAuthentication(BaseAuthentication):
             ApiKey.objects.filter(pk=key.pk).update(last_used=now)
             key.last_used = now
         return ApiKeyUser(key), Credential(account=key.account, api_key=key)
-
-    def find_key(self, request, *, key_hash: str) -> ApiKey | None:
-        """The unrevoked key with this hash, its account loaded. A view with a
-        ``key_lookup(request, key_hash=...)`` reads the key itself, to read what it
-        needs in the same statement (namespaces.apis.NamespaceScopedApi)."""
-        view = (getattr(request, "parser_context", None) or {}).get("view")
-        lookup = getattr(view, "key_lookup", None)
-        if lookup is not None:
-            return lookup(request, key_hash=key_hash)
-        return api_key_for_hash(key_hash=key_hash)
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="gitloom"'

@@ -122,10 +122,11 @@ def _job_attempt(job: Job) -> Job:
                 rewritten=[c.path for c in changes if c.kind == "modify"],
                 linked=[],
             )
-        # Imported here, not at the top: the pipeline brings spaCy (and, through thinc,
-        # torch), ~2 s, and every process that loads the apps (manage.py commands, the
-        # MCP server, a bare gunicorn) would pay it. serve and qcluster import it before
-        # they fork their workers, so those share it as before.
+        # Imported here, not at the top: the pipeline brings spaCy, seconds of imports,
+        # and every process that loads the apps (manage.py commands, the MCP server, a
+        # bare gunicorn) would pay it. (No torch: the service's requirements have none;
+        # thinc loads it only where requirements-dev.txt installed it.) serve and
+        # qcluster import it before they fork their workers, so those share it.
         from memories.pipeline import default_extractor, run_pipeline
 
         snapshot = repository.repository_snapshot(prefix=prefix)

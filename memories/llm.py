@@ -10,7 +10,7 @@ validated data back, or one of two errors:
 
 Any OpenAI-compatible endpoint (hosted, vLLM, Ollama, llama.cpp server) works by
 configuration. :meth:`ModelClient.from_settings` takes these from ``django.conf.settings``
-(``gitloom/settings.py`` reads them from the environment under the same names):
+(``server/settings.py`` reads them from the environment under the same names):
 
 ========================================  ===========================================
 ``GITLOOM_LLM_MODEL``                      model name; empty means "no model" (offline)

@@ -10,18 +10,18 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.key_lookup import KeyLookupApi
 from accounts.models import ApiKey
-from accounts.selectors import api_key_for_hash
-from gitloom.core.errors import InvalidName, NamespaceNotFound
+from gitloom.core.errors import InvalidInput, InvalidName, NamespaceNotFound
 from gitloom.core.openapi import raises
 from gitloom.core.serializers import StrictCharField, StrictSerializer
 from gitloom.core.slugs import is_slug
 from namespaces.errors import NamespaceExists
 from namespaces.selectors import (
-    DEFAULT_NAMESPACE,
     api_key_with_namespace,
     namespace_get_for_account,
     namespace_list,
+    namespace_name,
 )
 from namespaces.services import namespace_create, namespace_delete
 
@@ -30,51 +30,91 @@ NAMESPACE_PARAM = OpenApiParameter(
 )
 
 
-def _name_before_body(request, kwargs) -> str | None:
-    """The namespace name a request gives without a body (the URL's ``<name>``, else a
-    GET's or DELETE's ``namespace`` query parameter, else ``default``); None when it is in
-    a body, or not a slug (the lookup refuses it)."""
+WRITES = ("POST", "PUT", "PATCH")
+
+
+def namespace_requested(
+    request, kwargs, *, body: bool, query_too: bool = False, read_body: bool = True
+) -> str | None:
+    """The one reader of the namespace name a request gives (None when it gives none).
+
+    The route's ``<name>`` when it has one; else, on a write with a JSON body (``body``),
+    that body's ``namespace`` field (a string or null, else 400 on ``namespace``) — with
+    ``query_too`` the ``namespace`` query parameter is taken as well and must agree; else
+    the ``namespace`` query parameter. ``read_body=False`` (before the body is parsed:
+    authentication) gives None for a name that would come from a body. Omitted means
+    ``default``: the selectors' ``namespace_name`` says so, in one place.
+    """
     if "name" in kwargs:
-        name = kwargs["name"]
-    elif request.method in ("POST", "PUT", "PATCH"):
+        return kwargs["name"]
+    query = request.query_params.get("namespace")
+    if not (body and request.method in WRITES):
+        return query
+    if not read_body:
         return None
-    else:
-        name = request.query_params.get("namespace")
-    name = DEFAULT_NAMESPACE if name in (None, "") else name
-    return name if isinstance(name, str) and is_slug(name) else None
+    data = request.data
+    if not isinstance(data, dict):
+        return None  # the input serializer says what is wrong with the body
+    try:
+        named = StrictCharField(allow_null=True).run_validation(data.get("namespace"))
+    except serializers.ValidationError as exc:
+        raise serializers.ValidationError({"namespace": exc.detail}) from None
+    if not query_too:
+        return named
+    if named is not None and query is not None and named != query:
+        raise InvalidInput("The namespace is given twice, differently (body and query).")
+    return named if named is not None else query
 
 
-class NamespaceScopedApi(APIView):
+class NamespaceScopedApi(KeyLookupApi):
     """An API view that acts on one of the caller's namespaces, resolved once.
 
     In the manner of Sentry's ``convert_args``: before the handler runs, the namespace the
-    request names is fetched for the caller's account with the access check (another
-    account's namespace is the same 404 as a missing one) and handed to the handler as
-    its ``namespace`` argument, in place of the URL's ``name``. The name comes from the
-    ``<name>`` URL argument when the route has one, else from the ``namespace`` field of
-    a JSON body (POST), else from the ``namespace`` query parameter; omitted, it is
-    ``default``. Handlers, services and selectors take the ``Namespace`` and never look
-    it up again.
+    request names (:func:`namespace_requested`) is fetched for the caller's account with
+    the access check (another account's namespace is the same 404 as a missing one:
+    ``namespace_get_for_account``, the resolver the dashboard's pages use too) and handed
+    to the handler as its ``namespace`` argument, in place of the URL's ``name``.
+    Handlers, services and selectors take the ``Namespace`` and never look it up again.
+    A view whose scope is narrower (a job) overrides :meth:`scope`.
     """
 
     errors = (NamespaceNotFound,)
+    # A purge takes the name from its body or its query string (memories.apis.purges).
+    namespace_in_query_too = False
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication comes first
-        name = self._namespace_name(request)
         # DRF calls the handler with this very dict (``self.kwargs is kwargs``).
-        self.kwargs["namespace"] = self._read_with_key(request, name) or (
+        self.kwargs.update(self.scope(request))
+
+    def scope(self, request) -> dict:
+        """The handler's scope arguments: here ``namespace``."""
+        name = self.namespace_requested(request)
+        self.kwargs.pop("name", None)
+        namespace = self._read_with_key(request, name) or (
             namespace_get_for_account(account=request.auth.account, name=name)
         )
+        return {"namespace": namespace}
 
-    def key_lookup(self, request, *, key_hash: str) -> ApiKey | None:
+    def namespace_requested(self, request, *, read_body: bool = True) -> str | None:
+        return namespace_requested(
+            request,
+            self.kwargs,
+            body=bool(self.parser_classes),
+            query_too=self.namespace_in_query_too,
+            read_body=read_body,
+        )
+
+    def key_lookup(self, request, key_hash: str) -> ApiKey | None:
         """The API key and the namespace the request names, in one statement
         (``api_key_with_namespace``) when the name is known before the body: one round
-        trip fewer on every namespace-scoped GET. Called by ``ApiKeyAuthentication``; a
-        key that is refused is refused exactly as without it."""
-        name = _name_before_body(request, self.kwargs)
-        if name is None:
-            return api_key_for_hash(key_hash=key_hash)
+        trip fewer on every namespace-scoped GET. A key that is refused is refused
+        exactly as without it."""
+        if request.method in WRITES and "name" not in self.kwargs:
+            return super().key_lookup(request, key_hash)  # the name may be in the body
+        name = namespace_name(self.namespace_requested(request, read_body=False))
+        if not is_slug(name):
+            return super().key_lookup(request, key_hash)  # the resolver's 404 follows
         found = api_key_with_namespace(key_hash=key_hash, name=name)
         if found is None:
             return None
@@ -90,24 +130,11 @@ class NamespaceScopedApi(APIView):
         if read is None or key is None or read[0] != key.pk:
             return None
         key_pk, read_name, namespace = read
-        if read_name != (DEFAULT_NAMESPACE if name in (None, "") else name):
+        if read_name != namespace_name(name):
             return None
         if namespace is None:
             raise NamespaceNotFound()
         return namespace
-
-    def _namespace_name(self, request) -> str | None:
-        if "name" in self.kwargs:
-            return self.kwargs.pop("name")
-        if request.method in ("POST", "PUT", "PATCH") and self.parser_classes:
-            data = request.data
-            if not isinstance(data, dict):
-                return None  # the input serializer says what is wrong with the body
-            try:
-                return StrictCharField(allow_null=True).run_validation(data.get("namespace"))
-            except serializers.ValidationError as exc:
-                raise serializers.ValidationError({"namespace": exc.detail}) from None
-        return request.query_params.get("namespace")
 
 
 class NamespaceOutputSerializer(serializers.Serializer):

@@ -22,7 +22,7 @@ A memory file looks exactly like this (docs/API.md, "Memories", is the contract)
     validate_memory_path  ``<tier>/<topic>/<name>.md``; new_memory_path names new files
     validate_links        ``related`` links point at files that exist
 
-The rules (keys, canonical form, hostile input, paths): docs/DESIGN-NOTES.md
+The rules (keys, canonical form, hostile input, paths): docs/design/namespaces.md
 ("Memory files").
 """
 

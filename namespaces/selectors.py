@@ -7,14 +7,21 @@ from gitloom.core.errors import NamespaceNotFound
 from gitloom.core.rows import columns, fetch_instances
 from gitloom.core.slugs import is_slug
 from namespaces.errors import CommitPurged
-from namespaces.models import Namespace, Purge, ReplacedCommit
+from namespaces.models import Namespace, ReplacedCommit
 
 DEFAULT_NAMESPACE = "default"
 
 
+def namespace_name(name: str | None) -> str:
+    """The namespace a request means by the name it gives: none (or "") is ``default``."""
+    return DEFAULT_NAMESPACE if name in (None, "") else name
+
+
 def namespace_get_for_account(*, account: Account, name: str | None) -> Namespace:
-    """The caller's namespace by name; missing and not-yours are the same 404."""
-    name = DEFAULT_NAMESPACE if name in (None, "") else name
+    """The caller's namespace by name; missing and not-yours are the same 404. The one
+    resolver of a namespace name: API views (``NamespaceScopedApi``), job views (through
+    it) and dashboard pages (``namespaces.dashboard.namespace_page``) all call it."""
+    name = namespace_name(name)
     if not is_slug(name):
         raise NamespaceNotFound()
     # Written out in SQL: every namespace-scoped request runs it (gitloom.core.rows says why).
@@ -92,7 +99,3 @@ def commit_current(*, namespace: Namespace | int, commit: str) -> str:
     if not commit:
         return commit
     return commit_replaced(namespace=namespace, commit=commit) or commit
-
-
-def purge_list(*, namespace: Namespace) -> QuerySet[Purge]:
-    return Purge.objects.filter(namespace=namespace).order_by("-created", "-id")

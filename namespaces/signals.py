@@ -3,7 +3,7 @@
 A namespace is the source of truth; what is derived from it (the index, in
 ``retrieval``) sits above it and reacts. The higher app connects its receivers when it
 starts (``RetrievalConfig.ready``), so the wiring is declared at the top and no
-namespaces module imports upward (docs/DESIGN-NOTES.md, "Layers").
+namespaces module imports upward (docs/design/README.md, "Layers").
 
 ``namespace_created``
     Sent inside the creating transaction, once the namespace's repository exists

@@ -14,8 +14,7 @@ sentence_transformers or openai for embeddings.
     local_encoder               tokenizer + graph + mean pooling + L2 norm
     vector_literal              a vector as pgvector's text
 
-How each backend and runtime works, and what was measured: docs/DESIGN-NOTES.md
-("The embedder").
+How each backend and runtime works, and what was measured: docs/design/embedder.md.
 """
 
 from __future__ import annotations

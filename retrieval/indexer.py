@@ -14,7 +14,7 @@ number (what ``retrieval.asof`` reads). Only cue texts without a vector are embe
     _vectors_for         vectors: copied when the text has one, else embedded
     _forget_all          a rewritten history (purge, import) or rebuild: start over
 
-How steps, rebuilds, crashes and concurrent runs behave: docs/DESIGN-NOTES.md
+How steps, rebuilds, crashes and concurrent runs behave: docs/design/retrieval.md
 ("Indexing").
 """
 

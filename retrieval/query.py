@@ -72,12 +72,12 @@ class FusionParams:
     found it (each cut at ``*_depth`` hits), of ``weight / (rrf_k + rank)``; a graph
     hit's rank is that of the hit its link came from. ``rrf_k`` is 10, not the
     customary 60, so one arm's first hit is not outscored by two arms' twentieth
-    (figures for each knob: docs/DESIGN-NOTES.md, "Fusion parameters").
+    (figures for each knob: docs/design/retrieval.md, "Fusion parameters").
     """
 
     rrf_k: float = 10.0
     # lexical 1.3, cue 2, date 2: re-tuned on the write path's atomic memories with
-    # questions asked as of their conversation (docs/DESIGN-NOTES.md, "Fusion parameters")
+    # questions asked as of their conversation (docs/design/retrieval.md, "Fusion parameters")
     lexical_weight: float = 1.3
     semantic_weight: float = 1.0
     graph_weight: float = 0.75
@@ -129,8 +129,7 @@ class FusionParams:
 
 # hnsw.ef_search by the namespace's number of memories, (at least this many, ef): the
 # least that keeps the semantic arm's recall against an exact scan at 0.98 or above;
-# below ~2,000 the planner scans exactly (figures: docs/DESIGN-NOTES.md, "The index and
-# retrieval").
+# below ~2,000 the planner scans exactly (figures: docs/design/retrieval.md).
 EF_SEARCH_BY_SIZE = ((50_000, 320), (10_001, 200), (2_000, 140), (0, 100))
 _EF_STEPS = " ".join(f"WHEN doc_count >= {size} THEN {ef}" for size, ef in EF_SEARCH_BY_SIZE)
 _EF_SEARCH_SETUP = (

@@ -24,6 +24,6 @@ def pytest_unconfigure(config) -> None:
     from django.conf import settings
 
     if settings.configured and getattr(settings, "EMBEDDED_POSTGRES", False):
-        from gitloom.embedded_postgres import embedded_stop
+        from server.embedded_postgres import embedded_stop
 
         embedded_stop(settings.GITLOOM_DATA_DIR)

@@ -1,9 +1,9 @@
 """Domain modules import downward only, and the apps' import graph has no cycle.
 
-The rule is written in docs/DESIGN-NOTES.md ("Layers"). Bottom up:
+The rule is written in docs/design/README.md ("Layers"). Bottom up:
 
-    gitloom.core <- accounts <- namespaces <- namespaces.memory_format <- retrieval
-        <- memories <- gitloom (the project shell)
+    gitloom (the ground: gitloom.core) <- accounts <- namespaces <- namespaces.memory_format
+        <- retrieval <- memories <- server (the shell)
 
 A domain module is any module of those packages except the top of the house: apis,
 views, admin, urls (``urls*.py``), forms, management commands (everything under
@@ -11,12 +11,12 @@ views, admin, urls (``urls*.py``), forms, management commands (everything under
 points (settings, wsgi, gunicorn's config). A domain module may import its own layer
 and the layers below it; imports inside functions count too. The file format is a leaf:
 it imports nothing of the project but the core and its own error class (declared in
-namespaces/errors.py, which imports only the core). The core imports no app, and no
+namespaces/errors.py, which imports only the core). The ground imports no app, and no
 module of an app (the top of its house included) imports the shell: both hold for
-every module, not only domain ones.
+every module, not only domain ones. The pipeline imports no engine's internals.
 
 ``python tests/test_layers.py`` prints the app graph (with ``--all``: every module,
-the top of the house included) and each import behind an edge.
+the top of the house included) and each import behind an edge (``-v``).
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = (
-    "gitloom.core",
+    "gitloom",
     "accounts",
     "namespaces",
     "namespaces.memory_format",
     "retrieval",
     "memories",
-    "gitloom",
+    "server",
 )
-APPS = ("gitloom", "accounts", "namespaces", "retrieval", "memories")
+APPS = ("gitloom", "server", "accounts", "namespaces", "retrieval", "memories")
 TOP_MODULES = {"apis", "views", "admin", "forms"}
-ENTRY_POINTS = {"gitloom.settings", "gitloom.wsgi", "gitloom.gunicorn_conf"}
+ENTRY_POINTS = {"server.settings", "server.wsgi", "server.gunicorn_conf"}
 
 
 def modules() -> dict[str, Path]:
@@ -149,7 +149,7 @@ def test_domain_modules_import_only_their_own_layer_or_below():
         if rank[target] > rank[source]
         for line in lines
     ]
-    assert upward == [], "upward imports (see docs/DESIGN-NOTES.md, Layers):\n" + "\n".join(upward)
+    assert upward == [], "upward imports (see docs/design/README.md, Layers):\n" + "\n".join(upward)
 
 
 def test_the_apps_import_graph_has_no_cycle():
@@ -166,7 +166,7 @@ def test_the_memory_file_format_is_a_leaf_on_the_core():
     # Its one error class is declared with the namespaces app's (namespaces/errors.py),
     # a module that itself imports only the core.
     reached = {target for (source, target) in edges() if source == "namespaces.memory_format"}
-    assert reached <= {"gitloom.core", "namespaces"}
+    assert reached <= {"gitloom", "namespaces"}
     known = modules()
     into_namespaces = {
         target
@@ -177,12 +177,19 @@ def test_the_memory_file_format_is_a_leaf_on_the_core():
     }
     assert into_namespaces <= {"namespaces.errors"}
     errors_imports = imports("namespaces.errors", known["namespaces.errors"], known)
-    assert {layer(target) for _, target in errors_imports} <= {"gitloom.core"}
+    assert {layer(target) for _, target in errors_imports} <= {"gitloom"}
 
 
-def test_the_core_imports_no_app():
-    reached = {target for (source, target) in edges(domain_only=False) if source == "gitloom.core"}
-    assert reached == set(), edges(domain_only=False).get(("gitloom.core", "accounts"))
+def test_the_ground_imports_no_app():
+    # Every module of gitloom/ (the core, its app config and migrations), not only domain ones.
+    graph = edges(domain_only=False)
+    reached = [
+        line
+        for (source, _), lines in sorted(graph.items())
+        if source == "gitloom"
+        for line in lines
+    ]
+    assert reached == [], "\n".join(reached)
 
 
 def test_no_app_imports_the_project_shell():
@@ -191,10 +198,70 @@ def test_no_app_imports_the_project_shell():
     into_shell = [
         line
         for (source, target), lines in sorted(edges(domain_only=False).items())
-        if target == "gitloom" and source != "gitloom"
+        if target == "server" and source != "server"
         for line in lines
     ]
     assert into_shell == [], "\n".join(into_shell)
+
+
+# The write path's engines: the one name the pipeline may take from each engine's front
+# (the stage that picks the engine), and the modules that are an engine's internals.
+ENGINE_FRONTS = {
+    "memories.offline": {"OfflineExtractor"},
+    "memories.model_extractor": {"ModelExtractor"},
+}
+ENGINE_PACKAGES = ("memories.offline",)  # each module under it is internal
+ENGINE_MODULES = ("memories.prompts", "memories.model_output")
+
+
+def _internal(module: str) -> bool:
+    return module in ENGINE_MODULES or any(module.startswith(f"{p}.") for p in ENGINE_PACKAGES)
+
+
+def engine_internals_imported(path: Path) -> list[str]:
+    """``line: module.name`` for each import of an engine's internals in the file: a
+    module inside an engine, or from an engine's front anything but the engine."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            pairs = [(alias.name, "") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            pairs = [(node.module or "", alias.name) for alias in node.names]
+        else:
+            continue
+        for module, name in pairs:
+            dotted = f"{module}.{name}" if name else module
+            if module in ENGINE_FRONTS:
+                bad = name not in ENGINE_FRONTS[module]
+            else:  # `from memories.offline.words import X`, `from memories import prompts`
+                bad = _internal(module) or bool(name) and _internal(dotted)
+            if bad:
+                found.append((node.lineno, dotted))
+    return [f"{line}: {dotted}" for line, dotted in sorted(found)]
+
+
+def test_the_pipeline_imports_no_engines_internals():
+    # The pipeline's stages call an engine through the Extractor interface
+    # (memories.pipeline_types); what an engine needs inside (the offline extractor's
+    # word lists, the model's prompts and output schemas) stays inside it.
+    found = engine_internals_imported(ROOT / "memories" / "pipeline.py")
+    assert found == [], "memories/pipeline.py imports an engine's internals:\n" + "\n".join(found)
+
+
+def test_the_engine_check_sees_an_internal_import(tmp_path):
+    sample = tmp_path / "pipeline.py"
+    sample.write_text(
+        "from memories.offline import OfflineExtractor\n"
+        "from memories.model_extractor import ModelExtractor\n"
+        "from memories.offline import STOPWORDS\n"
+        "def f():\n    from memories.offline.words import STOPWORDS\n"
+        "from memories import prompts\n"
+    )
+    assert engine_internals_imported(sample) == [
+        "3: memories.offline.STOPWORDS",
+        "5: memories.offline.words.STOPWORDS",
+        "6: memories.prompts",
+    ]
 
 
 def test_the_layer_check_sees_an_upward_import(tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 """The dashboard's shared base: what every app's pages stand on.
 
 Each app owns its pages (``<app>/views.py``) and their routes (``<app>/urls_dashboard.py``,
-mounted at "/" by ``gitloom/urls.py``); they share :func:`dashboard_view` and
+mounted at "/" by ``server/urls.py``); they share :func:`dashboard_view` and
 :func:`error_page` from here. Route names start with ``dash-`` so they never clash
 with the /v1/ API's.
 

@@ -5,7 +5,7 @@ Postgres enforces it (``statement_timeout``, set once per connection when the we
 worker opens it), so a request stuck on a lock or a runaway query ends with a JSON
 ``503 request_timeout`` and ``Retry-After`` (``gitloom.core.envelope``) instead of holding
 its thread until a client or gunicorn gives up. Only ``serve``'s web workers apply it
-(``gitloom/gunicorn_conf.py``): jobs and commands such as ``reindex`` legitimately run
+(``server/gunicorn_conf.py``): jobs and commands such as ``reindex`` legitimately run
 longer statements.
 """
 

@@ -12,8 +12,9 @@ from drf_spectacular.utils import (
     extend_schema,
 )
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from accounts.authentication import key_for_hash
+from accounts.models import ApiKey
 from gitloom.core.errors import InvalidInput
 from gitloom.core.openapi import raises
 from gitloom.core.serializers import StrictCharField, StrictSerializer
@@ -43,37 +44,34 @@ from memories.selectors import (
 from memories.services import (
     job_revert,
 )
-from namespaces.apis import NAMESPACE_PARAM, NamespaceScopedApi
+from namespaces.apis import NAMESPACE_PARAM, WRITES, NamespaceScopedApi
 from namespaces.errors import (
     CommitNotInHistory,
 )
 
 
-class JobScopedApi(APIView):
+class JobScopedApi(NamespaceScopedApi):
     """An API view that acts on one of the caller's jobs, resolved once.
 
-    Beside ``NamespaceScopedApi``: before the handler runs, the ``<job_id>`` URL argument
-    becomes the ``Job`` (fetched for the caller's account: another account's job is the
-    same 404 as a missing one) and is handed to the handler as ``job``. A write's JSON
-    body may name the job's ``namespace``; a job of another namespace is then the same
-    404 too, so a client scoped to one namespace cannot act on another's job by id.
+    The namespace scope narrowed to a job: before the handler runs, the ``<job_id>`` URL
+    argument becomes the ``Job`` (fetched for the caller's account: another account's job
+    is the same 404 as a missing one) and is handed to the handler as ``job``. A write's
+    JSON body may name the job's ``namespace`` (read by the namespace scope's one
+    reader); a job of another namespace is then the same 404 too, so a client scoped to
+    one namespace cannot act on another's job by id.
     """
 
     errors = (JobNotFound,)
 
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)  # authentication comes first
-        name = self._namespace_name(request)  # a malformed body is 400 before the lookup
+    def scope(self, request) -> dict:
+        name = self.namespace_requested(request)  # a malformed body is 400 before the lookup
         job = job_get_for_account(account=request.auth.account, job_id=self.kwargs.pop("job_id"))
-        if name is not None and name != job.namespace.name:
+        if request.method in WRITES and name is not None and name != job.namespace.name:
             raise JobNotFound()
-        self.kwargs["job"] = job  # DRF calls the handler with this very dict
+        return {"job": job}
 
-    def _namespace_name(self, request) -> str | None:
-        if request.method in ("POST", "PUT", "PATCH") and isinstance(request.data, dict):
-            name = request.data.get("namespace")
-            return name if isinstance(name, str) else None  # else the input serializer's 400
-        return None
+    def key_lookup(self, request, key_hash: str) -> ApiKey | None:
+        return key_for_hash(request, key_hash)  # the job, not a named namespace, is the scope
 
 
 class JobListApi(NamespaceScopedApi):

@@ -50,14 +50,9 @@ class MemoryPurgeApi(NamespaceScopedApi):
         class Meta:
             ref_name = "MemoryPurge"
 
-    def _namespace_name(self, request) -> str | None:
-        # A body field, as on every write; `?namespace=` is taken too, so a purge can
-        # never fall back to `default` because the name was put in the query.
-        body = super()._namespace_name(request)
-        query = request.query_params.get("namespace")
-        if body is not None and query is not None and body != query:
-            raise InvalidInput("The namespace is given twice, differently (body and query).")
-        return body if body is not None else query
+    # A body field, as on every write; `?namespace=` is taken too, so a purge can never
+    # fall back to `default` because the name was put in the query.
+    namespace_in_query_too = True
 
     @extend_schema(
         operation_id="memories_purge",

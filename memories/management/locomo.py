@@ -2,7 +2,7 @@
 
 A harness, not a domain module: it drives every app (accounts, namespaces, the write
 path in memories, retrieval) through their public services, so it lives in an app of
-its own above all of them (docs/DESIGN-NOTES.md, "Layers"). Unreadable input is a
+its own above all of them (docs/design/README.md, "Layers"). Unreadable input is a
 ``CommandError``: the command line's error, not an API code.
 
 LoCoMo (Maharana et al., ACL 2024) is a set of long two-person conversations, each split

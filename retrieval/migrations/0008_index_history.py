@@ -1,6 +1,6 @@
 """The index keeps every indexed version: retrieval as of a past commit.
 
-Design (docs/DESIGN-NOTES.md, "Retrieval as of a commit"): the head tables stay exactly
+Design (docs/design/retrieval.md, "Retrieval as of a commit"): the head tables stay exactly
 what the head query reads (no new condition, no new index, the same plans); what a
 commit replaced or removed moves to a history twin of each table, stamped with the
 validity range ``[from_seq, to_seq)`` in the namespace's commit sequence:

@@ -3,7 +3,7 @@
 from django.urls import include, path
 from rest_framework.views import APIView
 
-from gitloom.urls import urlpatterns as real_urlpatterns
+from server.urls import urlpatterns as real_urlpatterns
 
 
 class BoomApi(APIView):

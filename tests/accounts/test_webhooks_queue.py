@@ -136,7 +136,7 @@ def app(cluster, transactional_db, shared_store, dashboard, settings):
 
     from accounts.models import Account
     from accounts.services import api_key_create
-    from gitloom.management.commands.serve import _ensure_schedules
+    from server.management.commands.serve import _ensure_schedules
 
     cluster.ensure_running()
     settings.GITLOOM_WEBHOOK_ALLOW_LOCAL = True  # to register the loopback receivers

@@ -257,7 +257,7 @@ def test_eval_locomo_on_a_fresh_data_dir_migrates_first(tiny_file, tmp_path):
     exist)."""
     fresh = tmp_path / "fresh"
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(GITLOOM_DATA_DIR=str(fresh), DJANGO_SETTINGS_MODULE="gitloom.settings")
+    env.update(GITLOOM_DATA_DIR=str(fresh), DJANGO_SETTINGS_MODULE="server.settings")
     try:
         run = subprocess.run(
             [sys.executable, "manage.py", "eval_locomo", "--data", str(tiny_file)]

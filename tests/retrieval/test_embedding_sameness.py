@@ -125,7 +125,7 @@ if __name__ == "__main__" and "--write-reference" in sys.argv:
     sys.path.insert(0, str(ROOT))
     import os
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gitloom.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
     django.setup()
     contents = reference_file_contents()
     embeddings.REFERENCE_FILE.parent.mkdir(exist_ok=True)
