@@ -298,7 +298,8 @@ def pipeline_responder(request: RecordedRequest) -> Reply:
     from memories import prompts
 
     if request.system == prompts.EXTRACT_SYSTEM:
-        items = [json.loads(line) for line in request.user.splitlines()[1:] if line.strip()]
+        transcript = request.user.split("\n\n", 1)[0]  # what follows is KNOWN memories
+        items = [json.loads(line) for line in transcript.splitlines()[1:] if line.strip()]
         memories = [
             {
                 "tier": "facts",

@@ -1,0 +1,92 @@
+"""A rewrite follows its fact: the path a rewritten memory lives at.
+
+A memory's path names its fact (``facts/bristol/i-live-in-bristol-….md``). When a
+rewrite changes what the memory is about, the file moves to a path that names the new
+fact, in the same commit (``memories.ingest`` records the move in the commit's
+``Gitloom-Moved`` trailer, which history and blame follow). Both extractors go through
+:func:`rewritten_path`: a model's rewrite may carry a new title and topic; a rewrite
+without them (the offline extractor's) moves only when the old name states a value the
+new text no longer holds, with a title and topic derived from the new text here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from memories.offline.words import STOPWORDS
+from namespaces.memory_format import new_memory_path, slugify
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_HASHED_STEM = re.compile(r"(?P<slug>.+)-[0-9a-f]{8}")
+_SPILL = re.compile(r"(?P<topic>.+)-\d+")
+_TITLE_WORDS = 8  # as many words as a new memory's derived title has
+# A capitalised word that starts a sentence is no name ("We moved to Bath.").
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*")
+
+
+def words(text: str) -> set[str]:
+    """The content words of ``text`` (case-folded, stopwords out), for comparing versions."""
+    return {w.casefold() for w in _WORD.findall(text.replace("-", " "))} - STOPWORDS
+
+
+def derived_title(text: str) -> str:
+    """A title for a text that has none: its first sentence's first words, unbracketed."""
+    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    first = re.sub(r"\s*\([^)]*\)?", "", first).strip(" .!?;:,")
+    return " ".join(first.split()[:_TITLE_WORDS])
+
+
+def _derived_topic(before: str, after: str) -> str:
+    """The first name the new text states that the old did not ("Bath" for a move from
+    Bristol), else its first new content word; "" when nothing is new."""
+    old = words(before)
+    for match in _NAME.finditer(after):
+        if match.group(0).casefold() not in old and match.group(0).casefold() not in STOPWORDS:
+            return match.group(0)
+    for word in _WORD.findall(after):
+        if word.casefold() not in old and word.casefold() not in STOPWORDS and word.isalpha():
+            return word
+    return ""
+
+
+def rewritten_path(
+    *,
+    path: str,
+    tier: str,
+    before: str,
+    after: str,
+    title: str = "",
+    topic: str = "",
+    topic_sizes: Callable[[str], int] | Mapping[str, int],
+) -> str:
+    """Where the memory at ``path`` lives once its text is ``after`` (was ``before``).
+
+    ``path`` itself unless its name no longer fits: a ``title``/``topic`` given that
+    differs from the name, or a name (topic folder or file slug) holding a word that
+    the rewrite took out of the text, in which case the missing parts are derived from
+    ``after``. The new name's hash is the new text's, as a new memory's would be."""
+    _, folder, name = path.split("/", 2) if path.count("/") == 2 else ("", "", "")
+    if not name:
+        return path  # not a pipeline-shaped path (an imported oddity): leave it be
+    stem = name.removesuffix(".md")
+    hashed = _HASHED_STEM.fullmatch(stem)
+    slug = hashed.group("slug") if hashed else stem
+    spill = _SPILL.fullmatch(folder)
+    base_topic = spill.group("topic") if spill and not folder.isdigit() else folder
+    gone = words(before) - words(after)
+    topic_stale = bool(words(base_topic) & gone)
+    slug_stale = bool(words(slug) & gone)
+    new_title = title or (derived_title(after) if slug_stale or topic_stale else "")
+    new_topic = topic or (_derived_topic(before, after) if topic_stale else "")
+    title_slug = slugify(new_title) if new_title else slug
+    topic_slug = slugify(new_topic, max_len=40, fallback="general") if new_topic else base_topic
+    if title_slug == slug and topic_slug == base_topic:
+        return path
+    return new_memory_path(
+        tier=tier,
+        topic_hint=topic_slug,
+        title=title_slug,
+        body=after,
+        topic_sizes=topic_sizes,
+    )
