@@ -30,6 +30,16 @@ def words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text.replace("-", " "))} - STOPWORDS
 
 
+def specifics(text: str) -> set[str]:
+    """The words of ``text`` that name a value: capitalised (a place, a brand, a person)
+    or holding a digit (a date, a price, a count); case-folded."""
+    return {
+        w.casefold()
+        for w in _WORD.findall(text.replace("-", " "))
+        if w[0].isupper() or any(c.isdigit() for c in w)
+    } - STOPWORDS
+
+
 def derived_title(text: str) -> str:
     """A title for a text that has none: its first sentence's first words, unbracketed."""
     first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
@@ -63,9 +73,9 @@ def rewritten_path(
     """Where the memory at ``path`` lives once its text is ``after`` (was ``before``).
 
     ``path`` itself unless its name no longer fits: a ``title``/``topic`` given that
-    differs from the name, or a name (topic folder or file slug) holding a word that
-    the rewrite took out of the text, in which case the missing parts are derived from
-    ``after``. The new name's hash is the new text's, as a new memory's would be."""
+    differs from the name, or a name (topic folder or file slug) holding a value (a
+    name or number, :func:`specifics`) that the rewrite took out of the text, in which
+    case the missing parts are derived from ``after``. The new name's hash is the new text's, as a new memory's would be."""
     _, folder, name = path.split("/", 2) if path.count("/") == 2 else ("", "", "")
     if not name:
         return path  # not a pipeline-shaped path (an imported oddity): leave it be
@@ -74,7 +84,8 @@ def rewritten_path(
     slug = hashed.group("slug") if hashed else stem
     spill = _SPILL.fullmatch(folder)
     base_topic = spill.group("topic") if spill and not folder.isdigit() else folder
-    gone = words(before) - words(after)
+    # Only a value taken out of the text makes a name stale: "lives" -> "lived" does not.
+    gone = specifics(before) - words(after)
     topic_stale = bool(words(base_topic) & gone)
     slug_stale = bool(words(slug) & gone)
     new_title = title or (derived_title(after) if slug_stale or topic_stale else "")
