@@ -177,14 +177,15 @@ def _said_numbers(texts: Iterable[str]) -> set[str]:
 
 
 def _points_at(day: date, said: Sequence[Said], *, month_only: bool = False) -> bool:
-    """A resolved date is consistent when a message sent within a year of it points
-    at it: by its day of the month, its month's name, its weekday, a relative word, or
-    (a month alone) its month's name."""
+    """A resolved date is consistent when a message points at it: its month's name or
+    its day of the month said within a year of it, or a relative word ("tomorrow",
+    "next week", "this weekend") or its weekday said within six weeks of it. A month
+    alone (``2026-09``, ``September 2026``) needs its month's name."""
     for message in said:
         if message.when is None:
             continue
-        sent = message.when.date()
-        if abs((day - sent).days) > 400:
+        distance = abs((day - message.when.date()).days)
+        if distance > 400:
             continue
         folded = _fold(message.text)
         words = set(re.findall(r"[a-z]+", folded))
@@ -192,7 +193,7 @@ def _points_at(day: date, said: Sequence[Said], *, month_only: bool = False) -> 
             return True
         if month_only:
             continue
-        if WEEKDAYS[day.weekday()] in words or words & _RELATIVE:
+        if distance <= 45 and (WEEKDAYS[day.weekday()] in words or words & _RELATIVE):
             return True
         if re.search(rf"\b0?{day.day}(?:st|nd|rd|th)?\b", folded):
             return True
@@ -252,7 +253,7 @@ def ungrounded(body: str, *, sources: Sequence[Said], conversation: Sequence[Sai
     for shown, day, month_only in dates:
         if _fold(shown) in text:
             continue
-        if not _points_at(day, sources or conversation, month_only=month_only):
+        if not _points_at(day, said, month_only=month_only):
             missing.append(shown)
     for number in _DIGITS.findall(rest):
         value = number.replace(",", "")

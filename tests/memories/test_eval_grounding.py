@@ -67,3 +67,14 @@ def test_a_scenario_message_is_read_with_its_speaker_and_offset():
         {"role": "user", "name": "Rosa", "content": "hi", "timestamp": "2026-03-10T21:30:00-05:00"}
     )
     assert said.text == "Rosa hi" and said.when.utcoffset().total_seconds() == -5 * 3600
+
+
+def test_a_date_another_message_resolved_is_grounded_for_a_memory_citing_none_of_it():
+    # A retired memory keeps its old source; the date came from the message that retired it.
+    old = Said(text="Rosa: I drive a Honda Jazz", when=datetime(2026, 9, 1, tzinfo=UTC))
+    new = Said(text="Rosa: sold the Jazz yesterday", when=datetime(2026, 9, 15, tzinfo=UTC))
+    body = "Rosa drove a Honda Jazz until she sold it on 2026-09-14."
+    assert ungrounded(body, sources=[old], conversation=[old, new]) == []
+    # "yesterday" points only at days near it, not at any date of the year
+    far = "Rosa drove a Honda Jazz until she sold it on 2026-05-02."
+    assert ungrounded(far, sources=[old], conversation=[old, new]) == ["2026-05-02"]
