@@ -47,6 +47,25 @@ def derived_title(text: str) -> str:
     return " ".join(first.split()[:_TITLE_WORDS])
 
 
+def _substituted(slug: str, stale: set[str], before: str, after: str) -> str:
+    """The old slug with its one stale value replaced by the one new value of the same
+    kind the new text states ("i-paid-900-for-a-brompton" -> "i-paid-850-for-a-brompton",
+    "i-live-in-bristol" -> "i-live-in-bath"); "" when that is not one-for-one."""
+    if len(stale) != 1:
+        return ""
+    (old,) = stale
+    numeric = any(c.isdigit() for c in old)
+    new = [
+        w
+        for w in sorted(specifics(after) - words(before))
+        if any(c.isdigit() for c in w) == numeric
+    ]
+    if len(new) != 1:
+        return ""
+    parts = slug.split("-")
+    return "-".join(new[0] if part == old else part for part in parts)
+
+
 def _derived_topic(before: str, after: str) -> str:
     """The first name the new text states that the old did not ("Bath" for a move from
     Bristol), else its first new content word; "" when nothing is new."""
@@ -88,8 +107,14 @@ def rewritten_path(
     gone = specifics(before) - words(after)
     topic_stale = bool(words(base_topic) & gone)
     slug_stale = bool(words(slug) & gone)
-    new_title = title or (derived_title(after) if slug_stale or topic_stale else "")
-    new_topic = topic or (_derived_topic(before, after) if topic_stale else "")
+    new_title = title
+    if not new_title and slug_stale:
+        stale = {w for w in slug.split("-") if w in gone}
+        new_title = _substituted(slug, stale, before, after) or derived_title(after)
+    new_topic = topic
+    if not new_topic and topic_stale:
+        stale = {w for w in base_topic.split("-") if w in gone}
+        new_topic = _substituted(base_topic, stale, before, after) or _derived_topic(before, after)
     title_slug = slugify(new_title) if new_title else slug
     topic_slug = slugify(new_topic, max_len=40, fallback="general") if new_topic else base_topic
     if title_slug == slug and topic_slug == base_topic:
