@@ -361,3 +361,66 @@ def test_a_message_at_minus_five_reaches_the_model_on_its_own_day(api, say, mode
     (commit,) = api.get(f"/v1/memories/{path}/blame").json()["commits"]
     assert commit["messages"][0]["timestamp"] == "2026-03-10T21:30:00-05:00"
     assert api.get(f"/v1/memories/{path}").json()["created"].startswith("2026-03-11T02:30:00")
+
+
+def test_a_link_to_a_moved_file_follows_it(api, say, model):
+    model.enqueue(
+        Reply.chat(
+            {
+                "memories": [
+                    fact(
+                        "Rosa lives in Bristol.",
+                        cues=["where do I live"],
+                        title="Rosa lives in Bristol",
+                        topic="home",
+                    ),
+                    fact(
+                        "Rosa's flat has a garden with two apple trees.",
+                        cues=["does my flat have a garden"],
+                        title="Rosa's garden",
+                        topic="home",
+                    ),
+                ]
+            }
+        ),
+        Reply.chat({"links": [{"from": "n2", "to": "n1", "type": "same-home"}], "rewrites": []}),
+    )
+    first = say("I live in Bristol, the flat has a garden with two apple trees.")
+    home, garden = sorted(first["result"]["created"], key=lambda p: "garden" in p)
+    assert api.get(f"/v1/memories/{garden}").json()["related"] == [
+        {"type": "same-home", "path": home}
+    ]
+
+    def relate(request):
+        # rewrite whichever existing memory the prompt keyed as the Bristol one
+        existing = request.user.split("EXISTING memories:\n", 1)[1].splitlines()
+        key = next(json.loads(line)["key"] for line in existing if "Bristol" in line)
+        rewrite = {"target": key, "memories": ["n1"], "text": "Rosa lives in Bath."}
+        return Reply.chat({"links": [], "rewrites": [{**rewrite, "title": "Rosa lives in Bath"}]})
+
+    model.enqueue(
+        Reply.chat(
+            {
+                "memories": [
+                    fact(
+                        "Rosa moved to Bath.",
+                        cues=["where do I live now"],
+                        title="move",
+                        topic="home",
+                        source="m2",
+                    )
+                ]
+            }
+        )
+    )
+    model.responder = relate
+
+    second = say("We moved to Bath.")
+
+    (new,) = second["result"]["rewritten"]
+    assert second["result"]["moved"] == {home: new} and "rosa-lives-in-bath" in new
+    # The garden's link names the file where it is now, in the same commit.
+    after = api.get(f"/v1/memories/{garden}").json()
+    assert after["related"] == [{"type": "same-home", "path": new}]
+    versions = api.get(f"/v1/memories/{garden}/history").json()["versions"]
+    assert versions[0]["commit"] == second["commit"]
