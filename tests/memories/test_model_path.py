@@ -424,3 +424,15 @@ def test_a_link_to_a_moved_file_follows_it(api, say, model):
     assert after["related"] == [{"type": "same-home", "path": new}]
     versions = api.get(f"/v1/memories/{garden}/history").json()["versions"]
     assert versions[0]["commit"] == second["commit"]
+
+
+def test_reverting_the_job_that_moved_a_file_puts_it_back_where_it_was(api, say):
+    (old,) = say("I live in Bristol.")["result"]["created"]
+    job = say("We moved to Bath.")
+    (new,) = job["result"]["rewritten"]
+
+    response = api.post(f"/v1/jobs/{job['id']}/revert", {}, format="json")
+
+    assert response.status_code == 201, response.json()
+    assert listed(api) == [old] and new != old
+    assert body(api, old) == "I live in Bristol."
