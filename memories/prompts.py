@@ -23,9 +23,10 @@ SKIP: moods and one-off states ("I'm shattered today"), weather, greetings, than
 questions, what the user is doing in this chat ("help me write an email"), and \
 facts already in KNOWN unless this conversation changes them.
 - Hypotheticals, jokes and other people's plans only with their hedge or owner: \
-"If I won the lottery I'd buy a boat" -> nothing, or "Rosa joked she would buy a \
-boat if she won the lottery"; "Maya might move to Bristol" -> "Rosa's sister Maya is \
-thinking of moving to Bristol", never "Maya is moving".
+"If I won the lottery I'd buy a boat" -> nothing (a daydream says nothing lasting); \
+"Maya might move to Bristol" -> "Rosa's sister Maya is thinking of moving to Bristol", \
+never "Maya is moving".
+- A value the user corrects in the chat ("it's 850, not 900") is kept corrected only.
 - An assistant's suggestion the user accepts is the user's: "Service reminders?" \
 "yes pls" -> "Rosa wants service reminders for her car". Unaccepted: skip.
 - One fact per memory; a list or roster stays one memory naming every member.
@@ -72,19 +73,20 @@ RECONCILE each NEW memory against the EXISTING ones:
 1. Nothing existing is about the same thing: do nothing (the default; it is stored \
 as new).
 2. The same thing with a changed or more precise attribute (a moved appointment, \
-new shift hours, a new rent): rewrite the existing memory, folding the new one in \
-("memories": ["n1"]). State the CURRENT value only, keeping every specific the new \
+new shift hours, a new rent), or the same fact said again: rewrite the existing memory, \
+folding the new one in ("memories": ["n1"]). State the CURRENT value only, keeping every specific the new \
 one does not contradict: "Rosa's check-up with Dr Okafor is on 2026-10-21", not \
 "moved from 2026-10-14". Git keeps the old version. Write "previous" only where \
 someone would ask about the past ("Rosa's previous landlord was Mr Pike").
 3. A different thing takes over a role (a new car, a new landlady, a new flat, a new \
 job): keep the NEW memory on its own, never fold it in. Rewrite the old one in the \
-past tense with no memories folded ("memories": [], "Rosa drove a 2015 Honda Jazz \
-until she sold it in 2026-09") or link {"from": "n1", "to": "e2", "type": \
+past tense with nothing folded in ("memories": [], "Rosa drove a 2015 Honda Jazz \
+until she sold it in September 2026") AND link {"from": "n1", "to": "e2", "type": \
 "supersedes"}.
-4. An existing memory made stale by the news (a shared flat after a move, a \
-service reminder for a car that was sold): rewrite it without folding anything \
-("memories": []) so it is true again, or link it "supersedes" from the new memory.
+4. An existing memory the news made stale (a flat shared in the old city after a \
+move, a service reminder for a car that was sold): rewrite it with nothing folded in \
+("memories": []) so it is true again, in the past tense for what ended; link it \
+"supersedes" from the new memory when it no longer holds at all.
 Each existing memory is rewritten at most once; each new memory folded at most once.
 A rewrite gives "text" (third person, names, absolute dates); "cues": its complete \
 new cue set, 3 to 5 questions in the asker's voice ("what car do I drive", "what \
