@@ -117,12 +117,19 @@ def _job_attempt(job: Job) -> Job:
                 prefix=prefix, old=_parent_of(prefix, earlier), new=earlier
             )
             after_repository_change(namespace=namespace, commit=earlier)
+            (entry,) = repository.repository_log(prefix=prefix, start=earlier, limit=1)
+            moved = {old: new for new, old in repository.moves_of(entry.trailers).items()}
             return job_done(
                 job=job,
                 commit=earlier,
-                created=[c.path for c in changes if c.kind == "add"],
-                rewritten=[c.path for c in changes if c.kind == "modify"],
+                created=[
+                    c.path for c in changes if c.kind == "add" and c.path not in moved.values()
+                ],
+                rewritten=sorted(
+                    [c.path for c in changes if c.kind == "modify"] + list(moved.values())
+                ),
                 linked=[],
+                moved=moved,
             )
         # Imported here, not at the top: the pipeline brings spaCy (and, through thinc,
         # torch), ~2 s, and every process that loads the apps (manage.py commands, the

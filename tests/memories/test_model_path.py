@@ -436,3 +436,21 @@ def test_reverting_the_job_that_moved_a_file_puts_it_back_where_it_was(api, say)
     assert response.status_code == 201, response.json()
     assert listed(api) == [old] and new != old
     assert body(api, old) == "I live in Bristol."
+
+
+def test_a_rerun_after_a_crash_reports_the_move_its_commit_made(api, say):
+    from memories.ingest import job_run
+    from memories.models import Job
+
+    (old,) = say("I live in Bristol.")["result"]["created"]
+    moved = say("We moved to Bath.")
+    job = Job.objects.get(public_id=moved["id"])
+    # The commit landed, the job row was never told: the re-run adopts the commit.
+    Job.objects.filter(pk=job.pk).update(status="running", commit="", result={})
+
+    rerun = job_run(job=Job.objects.get(pk=job.pk))
+
+    assert rerun.status == "done" and rerun.commit == moved["commit"]
+    assert rerun.result["moved"] == moved["result"]["moved"] and old in rerun.result["moved"]
+    assert rerun.result["rewritten"] == moved["result"]["rewritten"]
+    assert rerun.result["created"] == []
