@@ -31,9 +31,11 @@ from memories.job_states import (
 )
 from memories.models import Job
 from memories.pipeline_types import Message
+from memories.relinks import relink, relinked
 from memories.transcripts import payload_messages
 from namespaces import repository
 from namespaces.memory_format import render_memory
+from namespaces.repository import moved_trailers
 from retrieval.services import after_repository_change
 
 logger = logging.getLogger("gitloom.memories")
@@ -115,12 +117,19 @@ def _job_attempt(job: Job) -> Job:
                 prefix=prefix, old=_parent_of(prefix, earlier), new=earlier
             )
             after_repository_change(namespace=namespace, commit=earlier)
+            (entry,) = repository.repository_log(prefix=prefix, start=earlier, limit=1)
+            moved = {old: new for new, old in repository.moves_of(entry.trailers).items()}
             return job_done(
                 job=job,
                 commit=earlier,
-                created=[c.path for c in changes if c.kind == "add"],
-                rewritten=[c.path for c in changes if c.kind == "modify"],
+                created=[
+                    c.path for c in changes if c.kind == "add" and c.path not in moved.values()
+                ],
+                rewritten=sorted(
+                    [c.path for c in changes if c.kind == "modify"] + list(moved.values())
+                ),
                 linked=[],
+                moved=moved,
             )
         # Imported here, not at the top: the pipeline brings spaCy, seconds of imports,
         # and every process that loads the apps (manage.py commands, the MCP server, a
@@ -150,12 +159,23 @@ def _job_attempt(job: Job) -> Job:
             usage=result.usage.as_dict(),
         )
         files = {**result.created, **result.rewritten}
+        for memory in files.values():
+            relink(memory, result.moved)
         if not files:
             return job_done(job=job, commit="", created=[], rewritten=[], linked=[])
-        rendered = {path: render_memory(memory) for path, memory in files.items()}
+        rendered: dict[str, bytes | None] = {
+            path: render_memory(memory) for path, memory in files.items()
+        }
+        rendered.update({old: None for old in result.moved})  # a file that followed its fact
+
+        def apply(snap):
+            if not result.moved:
+                return rendered
+            return {**relinked(snap, result.moved, skip=rendered), **rendered}
+
         commit = repository.repository_commit(
             prefix=prefix,
-            apply=lambda snap: rendered,
+            apply=apply,
             message=_job_message(job, result),
             trailers={
                 "Gitloom-Job": str(job.public_id),
@@ -163,6 +183,7 @@ def _job_attempt(job: Job) -> Job:
                 **({"Gitloom-Session": job.session_id} if job.session_id else {}),
                 "Gitloom-Extractor": result.extractor,
                 "Gitloom-Prompt-Version": result.prompt_version,
+                **moved_trailers(result.moved),
             },
             said=said_at(messages),
         )
@@ -176,6 +197,7 @@ def _job_attempt(job: Job) -> Job:
             created=sorted(result.created),
             rewritten=sorted(result.rewritten),
             linked=linked,
+            moved=result.moved,
         )
     except GitLoomError as exc:
         usage = exc.details.get("usage") if isinstance(exc.details, dict) else None

@@ -53,7 +53,7 @@ def job_extracted(*, job: Job, extractor: str, prompt_version: str, usage: dict)
     )
 
 
-def job_done(*, job: Job, commit: str, created, rewritten, linked) -> Job:
+def job_done(*, job: Job, commit: str, created, rewritten, linked, moved=None) -> Job:
     # A purge that landed while the job was indexing has given its commit a new id.
     commit = commit_current(namespace=job.namespace_id, commit=commit)
     with transaction.atomic():
@@ -61,7 +61,12 @@ def job_done(*, job: Job, commit: str, created, rewritten, linked) -> Job:
             status=Job.Status.DONE,
             finished=timezone.now(),
             commit=commit,
-            result={"created": created, "rewritten": rewritten, "linked": linked},
+            result={
+                "created": created,
+                "rewritten": rewritten,
+                "linked": linked,
+                **({"moved": dict(moved)} if moved else {}),
+            },
             error_code="",
             error_message="",
         )

@@ -31,8 +31,10 @@ configuration. :meth:`ModelClient.from_settings` takes these from ``django.conf.
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +113,9 @@ class ModelClient:
         self.backoff_scale = max(0.0, float(backoff_scale))
         self.max_wait = max(0.0, float(max_wait))
         self.response_format = response_format
+        # What is sent: the configured format, lowered for good when the endpoint
+        # refuses it (json_schema -> json_object -> none; see _complete).
+        self._format = response_format
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.sleep = sleep
@@ -223,19 +228,38 @@ class ModelClient:
     def _complete(
         self, *, messages: list[dict[str, str]], schema_name: str, schema: dict[str, Any] | None
     ) -> Any:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
-        if self.response_format == "json_schema" and schema is not None:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": schema_name, "schema": schema},
-            }
-        else:
-            kwargs["response_format"] = {"type": "json_object"}
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            kwargs["max_tokens"] = self.max_tokens
-        return self._with_retries(lambda: self._client.chat.completions.create(**kwargs))
+        while True:
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+            if self._format == "json_schema" and schema is not None:
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": schema_name, "schema": schema},
+                }
+            elif self._format != "none":
+                kwargs["response_format"] = {"type": "json_object"}
+            if self.temperature is not None:
+                kwargs["temperature"] = self.temperature
+            if self.max_tokens is not None:
+                kwargs["max_tokens"] = self.max_tokens
+            try:
+                return self._with_retries(
+                    functools.partial(self._client.chat.completions.create, **kwargs)
+                )
+            except ModelRequestRefused as exc:
+                # Many local servers refuse json_schema (or any response_format) with a
+                # 400: ask again with the next weaker format, and keep to it from now on.
+                sent = kwargs.get("response_format", {}).get("type", "none")
+                if exc.details.get("upstream_status") not in (400, 422) or sent == "none":
+                    raise
+                weaker = "json_object" if sent == "json_schema" else "none"
+                log.warning(
+                    "model %s refused response_format %s (%s); asking again with %s",
+                    self.model,
+                    sent,
+                    exc.details.get("upstream_status"),
+                    weaker,
+                )
+                self._format = weaker
 
     # -- retries ---------------------------------------------------------------------
 
@@ -324,19 +348,70 @@ def _usage_of(completion: Any) -> Usage:
 
 
 def _content_of(completion: Any) -> tuple[str | None, str]:
-    """The message text, or ``(None, why not)`` for answers with nothing usable."""
+    """The answer's JSON text, or ``(None, why not)`` for answers with nothing usable.
+
+    What real endpoints send around the answer is read past: a reasoning model's
+    ``<think>…</think>`` block in the content, a separate ``reasoning_content`` (vLLM,
+    llama.cpp) or ``reasoning`` (Ollama) field, which is only read when the content is
+    empty, a markdown fence, and prose before or after the JSON object."""
     try:
         choice = completion.choices[0]
         finish_reason = getattr(choice, "finish_reason", None)
-        content = choice.message.content
+        message = choice.message
+        content = message.content
     except (AttributeError, IndexError, KeyError, TypeError):
         # Lenient parsing lets a malformed completion through as odd types; same thing.
         return None, "the response was not a chat completion with a message"
     if finish_reason == "length":
         return None, "the answer was cut off at the token limit; answer more briefly"
-    if not isinstance(content, str) or not content.strip():
+    text = _without_thinking(content) if isinstance(content, str) else ""
+    if not text.strip():
+        # Some servers leave the content empty and put everything in the reasoning.
+        reasoning = getattr(message, "reasoning_content", None) or getattr(
+            message, "reasoning", None
+        )
+        text = _without_thinking(reasoning) if isinstance(reasoning, str) else ""
+    if not text.strip():
         return None, "the answer was empty"
-    return _strip_fence(content), ""
+    return _json_text(text), ""
+
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_THINK_END = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
+
+
+def _without_thinking(text: str) -> str:
+    """The text without reasoning blocks; a template that sends only the closing tag
+    (the opening one was in the prompt) leaves what follows the last one."""
+    text = _THINK.sub("", text)
+    ends = list(_THINK_END.finditer(text))
+    return text[ends[-1].end() :] if ends else text
+
+
+def _json_text(text: str) -> str:
+    """The first JSON object in ``text``: the text itself when it parses, else the
+    object inside a fence or between prose (``raw_decode`` from each ``{`` in turn).
+    Text with none comes back as it was, and its parse error goes back to the model."""
+    stripped = _strip_fence(text)
+    try:
+        json.loads(stripped)
+        return stripped
+    except ValueError:
+        pass
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    for _ in range(100):  # bounded: a reply of stray braces costs a re-ask, not a loop
+        if start < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return text[start:end]
+        start = text.find("{", end)
+    return stripped
 
 
 def _strip_fence(content: str) -> str:

@@ -20,8 +20,10 @@ from memories.llm import ModelClient, Usage
 from memories.model_output import ExtractOutput, RelateOutput, validate_extract, validate_relate
 from memories.pipeline_types import (
     Candidate,
+    CandidateLookup,
     Decision,
     Draft,
+    ExistingMemory,
     Message,
 )
 from memories.text_limits import clip
@@ -30,19 +32,30 @@ from memories.text_limits import clip
 class ModelExtractor:
     """Extract+Cue and Relate+Reconcile through an OpenAI-compatible model."""
 
+    # Extraction is shown the namespace's nearest memories (``existing``), so "same
+    # time" and "the car" resolve; the pipeline passes its lookup to extractors that say so.
+    reads_existing = True
+
     def __init__(self, client: ModelClient, *, chunk_chars: int | None = None) -> None:
         self.client = client
         self.name = client.model
         self.chunk_chars = chunk_chars or settings.GITLOOM_EXTRACT_CHUNK_CHARS
 
-    def extract(self, *, messages: Sequence[Message], now: datetime) -> tuple[list[Draft], Usage]:
+    def extract(
+        self,
+        *,
+        messages: Sequence[Message],
+        now: datetime,
+        existing: CandidateLookup | None = None,
+    ) -> tuple[list[Draft], Usage]:
         drafts: list[Draft] = []
         usage = Usage()
         for chunk in _chunks(messages, self.chunk_chars):
             ids = {m.id for m in chunk}
+            known = known_memories(chunk, existing) if existing is not None else []
             output, spent = self.client.chat_json(
                 system=prompts.EXTRACT_SYSTEM,
-                user=transcript_prompt(chunk),
+                user=transcript_prompt(chunk, known),
                 schema_name=prompts.EXTRACT_SCHEMA_NAME,
                 schema=ExtractOutput.model_json_schema(),
                 validate=lambda data, ids=ids: validate_extract(data, ids),
@@ -98,25 +111,62 @@ def _chunks(messages: Sequence[Message], max_chars: int) -> list[list[Message]]:
     return chunks
 
 
+# --- what extraction is shown of the namespace -----------------------------------------
+
+KNOWN_PER_CHUNK = 6  # existing memories shown with one chunk of transcript
+_KNOWN_PER_MESSAGE = 2  # nearest memories asked for each message of the chunk
+_KNOWN_MESSAGES = 12  # messages of a chunk whose nearest memories are asked for
+_KNOWN_CHARS = 300  # of each known memory's text
+
+
+def known_memories(chunk: Sequence[Message], existing: CandidateLookup) -> list[ExistingMemory]:
+    """The namespace's memories nearest to a chunk's messages, at most
+    ``KNOWN_PER_CHUNK``: each message's best first, then each one's second (one batched
+    lookup, so a chunk costs one embedding call however many messages it has)."""
+    said = [m.content for m in chunk if m.role in ("user", "assistant")][-_KNOWN_MESSAGES:]
+    if not said:
+        return []
+    found = existing(said, _KNOWN_PER_MESSAGE)
+    known: dict[str, ExistingMemory] = {}
+    for rank in range(_KNOWN_PER_MESSAGE):
+        for nearest in found:
+            if rank < len(nearest) and len(known) < KNOWN_PER_CHUNK:
+                known.setdefault(nearest[rank].path, nearest[rank])
+    return list(known.values())
+
+
 # --- the prompts' user parts ---------------------------------------------------------
 
 
-_PROMPT_CANDIDATE_CHARS = 1500  # of each existing memory's text shown to the model
+_PROMPT_CANDIDATE_CHARS = 600  # of each existing memory's text shown to the relate call
 
 
-def transcript_prompt(messages: Sequence[Message]) -> str:
+def speaker_time(when: datetime) -> datetime:
+    """A message's time on the speaker's own clock: its own UTC offset when it carried
+    one (so a Tuesday 21:30 at -05:00 stays a Tuesday), UTC when it had none."""
+    return when if when.tzinfo is not None else as_utc(when)
+
+
+def transcript_prompt(messages: Sequence[Message], known: Sequence[ExistingMemory] = ()) -> str:
     lines = []
     for m in messages:
         item: dict[str, Any] = {"id": m.id, "role": m.role}
         if m.name:
             item["name"] = m.name
         if m.timestamp:
-            when = as_utc(m.timestamp)
+            when = speaker_time(m.timestamp)
             item["time"] = when.isoformat()
             item["weekday"] = when.strftime("%A")
         item["text"] = m.content
         lines.append(json.dumps(item, ensure_ascii=False))
-    return "Transcript, one message per line:\n" + "\n".join(lines)
+    text = "Transcript, one message per line:\n" + "\n".join(lines)
+    if known:
+        text += "\n\nKNOWN memories (already stored; for resolving references only):\n" + "\n".join(
+            f"- {clip(' '.join(k.text.split()), _KNOWN_CHARS)} "
+            f"({k.header.updated.date().isoformat()})"
+            for k in known
+        )
+    return text
 
 
 def relate_prompt(
@@ -139,7 +189,7 @@ def relate_prompt(
             "key": c.key,
             "tier": c.memory.header.tier,
             "text": clip(c.memory.text, _PROMPT_CANDIDATE_CHARS),
-            "updated": c.memory.header.updated.isoformat(),
+            "updated": c.memory.header.updated.date().isoformat(),
         }
         for c in candidates
     ]

@@ -93,12 +93,30 @@ class LinkOut(BaseModel):
 
 
 class RewriteOut(BaseModel):
+    """A rewrite of an existing memory. ``memories`` may be empty: a memory a correction
+    made stale is rewritten (past tense, or true again) with nothing folded into it.
+    ``title``/``topic`` are given when what the memory is about changed: the file moves."""
+
     model_config = ConfigDict(extra="ignore")
 
     target: str
-    memories: list[str] = Field(min_length=1)
+    memories: list[str] = Field(default_factory=list)
     text: str = Field(min_length=1, max_length=MAX_BODY_CHARS)
     cues: list[str] = Field(default_factory=list)
+    title: str = ""
+    topic: str = ""
+
+    @field_validator("memories", mode="before")
+    @classmethod
+    def _memories(cls, value: Any) -> Any:
+        return [] if value is None else value
+
+    @field_validator("title", "topic", mode="before")
+    @classmethod
+    def _short_line(cls, value: Any) -> Any:
+        if value is None:
+            return ""
+        return _line(value, 80) if isinstance(value, str) else value
 
     @field_validator("cues", mode="before")
     @classmethod
@@ -157,6 +175,9 @@ def validate_relate(data: Any, draft_keys: set[str], candidate_keys: set[str]) -
                 drafts=tuple(dict.fromkeys(rewrite.memories)),
                 body=rewrite.text.strip(),
                 cues=tuple(rewrite.cues),
+                title=rewrite.title,
+                topic=rewrite.topic,
+                cues_replace=bool(rewrite.cues),
             )
         )
     return Decision(links=tuple(links), rewrites=tuple(rewrites))

@@ -6,6 +6,8 @@ transcript, never on how big the namespace is:
 1. **Extract + Cue** (:meth:`Extractor.extract`): every distinct fact as a
    :class:`Draft` with its cues and the ids of the messages it came from. One model call
    per ``GITLOOM_EXTRACT_CHUNK_CHARS`` of transcript (one call for a normal job).
+   A model extractor is shown the namespace's nearest memories for each chunk
+   (``reads_existing``), so "same time" and "the car" resolve.
 2. The namespace's index is asked, once per draft, for a few candidates
    (``existing(text, limit)``); this is a retrieval query, not a model call, and the
    candidate set is bounded (``candidates_per_fact`` per draft, ``MAX_CANDIDATES`` in all).
@@ -46,6 +48,7 @@ from memories.pipeline_types import (
     Message,
     PipelineResult,
 )
+from memories.renames import rewritten_path
 from memories.text_limits import MAX_BODY_CHARS, MAX_CUES, MAX_TAGS, clip, merge
 from namespaces.memory_format import (
     MAX_FIELD_CHARS,
@@ -68,7 +71,7 @@ def run_pipeline(
     extractor: Extractor,
     topic_sizes: Callable[[str], int] | Mapping[str, int] | None = None,
     now: datetime | None = None,
-    candidates_per_fact: int = 3,
+    candidates_per_fact: int = 6,
 ) -> PipelineResult:
     """Run Extract, Cue, Relate and Reconcile over one job's messages.
 
@@ -83,7 +86,10 @@ def run_pipeline(
     if not messages:
         return result
     try:
-        drafts, usage = extractor.extract(messages=messages, now=now)
+        if getattr(extractor, "reads_existing", False):
+            drafts, usage = extractor.extract(messages=messages, now=now, existing=existing)
+        else:
+            drafts, usage = extractor.extract(messages=messages, now=now)
         result.usage += usage
         if not drafts:
             return result
@@ -165,37 +171,55 @@ def assemble(
     result = PipelineResult()
     path_of: dict[str, str] = {}  # draft or candidate key -> the path that now holds it
 
-    # Reconcile: rewrite existing files, keeping their path, creation time and links.
+    # Reconcile: rewrite existing files, keeping their creation time and links. A
+    # rewrite that changed what the file is about moves it (``memories.renames``).
+    size_of = topic_sizes if callable(topic_sizes) else lambda key: topic_sizes.get(key, 0)
+    added: Counter[str] = Counter()
+    taken = {c.memory.path for c in candidates}
     folded: set[str] = set()
     for rewrite in decision.rewrites:
         target = candidates_by_key[rewrite.target]
         parts = [drafts_by_key[key] for key in rewrite.drafts]
         old = target.memory.header
+        body = clip(rewrite.body, MAX_BODY_CHARS)
         memory = replace(
             old,
-            body=clip(rewrite.body, MAX_BODY_CHARS),
+            body=body,
             updated=max([old.updated, *(d.when for d in parts)]),
             cues=_rewritten_cues(
-                old.cues,
-                merge(rewrite.cues, *(d.cues for d in parts)),
+                () if rewrite.cues_replace else old.cues,
+                merge(rewrite.cues, *(() if rewrite.cues_replace else (d.cues for d in parts))),
                 before=old.body,
-                after=rewrite.body,
+                after=body,
             ),
             tags=merge(old.tags, *(d.tags for d in parts), limit=MAX_TAGS),
             sources=merge(old.sources, *(d.sources for d in parts)),
             related=list(old.related),
         )
-        result.rewritten[target.memory.path] = memory
-        result.sources[target.memory.path] = merge(*(d.sources for d in parts))
+        path = rewritten_path(
+            path=target.memory.path,
+            tier=old.tier,
+            before=old.body,
+            after=body,
+            title=rewrite.title,
+            topic=rewrite.topic,
+            topic_sizes=lambda folder: size_of(folder) + added[folder],
+        )
+        if path != target.memory.path and (path in taken or path in result.rewritten):
+            path = target.memory.path  # the new name is another file's: stay put
+        if path != target.memory.path:
+            result.moved[target.memory.path] = path
+            added[path.rsplit("/", 1)[0]] += 1
+        taken.add(path)
+        result.rewritten[path] = memory
+        result.sources[path] = merge(*(d.sources for d in parts))
         folded.update(rewrite.drafts)
         for key in (rewrite.target, *rewrite.drafts):
-            path_of[key] = target.memory.path
+            path_of[key] = path
     for candidate in candidates:
         path_of.setdefault(candidate.key, candidate.memory.path)
 
     # Create the rest. Files added by this job count towards their folder's size.
-    size_of = topic_sizes if callable(topic_sizes) else lambda key: topic_sizes.get(key, 0)
-    added: Counter[str] = Counter()
     for draft in drafts:
         if draft.key in folded:
             continue
@@ -207,6 +231,12 @@ def assemble(
             topic_sizes=lambda folder: size_of(folder) + added[folder],
         )
         path_of[draft.key] = path
+        if path in result.rewritten:
+            # A rewrite moved its file to this very name (same title and text): one fact.
+            moved = result.rewritten[path]
+            moved.sources = merge(moved.sources, draft.sources)
+            result.sources[path] = merge(result.sources[path], draft.sources)
+            continue
         twin = result.created.get(path)
         if twin is not None:
             # Same tier, title and body: the same fact said twice. Keep one, cite both.

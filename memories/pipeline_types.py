@@ -77,12 +77,21 @@ class DraftLink:
 
 @dataclass(frozen=True, kw_only=True)
 class Rewrite:
-    """Fold ``drafts`` into candidate ``target``, whose new body is ``body``."""
+    """Fold ``drafts`` (possibly none: a memory made stale, rewritten so it is true
+    again) into candidate ``target``, whose new body is ``body``.
+
+    ``title``/``topic`` name what the memory is now about; given (or derived by the
+    pipeline when the file's name states a value the body no longer holds), the file
+    moves. ``cues_replace``: ``cues`` are the memory's whole new cue set (a model wrote
+    them for the new text), not additions to the old ones."""
 
     target: str
     drafts: tuple[str, ...]
     body: str
     cues: tuple[str, ...] = ()
+    title: str = ""
+    topic: str = ""
+    cues_replace: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,7 +112,8 @@ class MemoryLink:
 @dataclass(kw_only=True)
 class PipelineResult:
     created: dict[str, Memory] = field(default_factory=dict)  # new path -> memory
-    rewritten: dict[str, Memory] = field(default_factory=dict)  # existing path -> memory
+    rewritten: dict[str, Memory] = field(default_factory=dict)  # its path now -> memory
+    moved: dict[str, str] = field(default_factory=dict)  # old path -> new path (rewritten)
     links: list[MemoryLink] = field(default_factory=list)
     sources: dict[str, list[str]] = field(default_factory=dict)  # path -> this job's ids
     extractor: str = "offline"
@@ -117,7 +127,11 @@ class PipelineResult:
 
 
 class Extractor(Protocol):
-    """What :func:`run_pipeline` needs from a model or the offline extractor."""
+    """What :func:`run_pipeline` needs from a model or the offline extractor.
+
+    An extractor with a true ``reads_existing`` attribute also gets the namespace's
+    lookup as ``extract(..., existing=lookup)``, to show its model the nearest known
+    memories; one without it reads only the transcript."""
 
     name: str
 

@@ -2,75 +2,100 @@
 
 Bump ``PROMPT_VERSION`` whenever a prompt or the JSON it asks for changes: it goes into
 every job's commit trailers, so a memory can be traced to the prompt that wrote it.
+Each rule carries a short example of its own: a model follows an example more surely
+than a definition (docs/design/model-path.md lists the rules and why each is there).
 """
 
 from __future__ import annotations
 
-PROMPT_VERSION = "2026-07-31.1"
+PROMPT_VERSION = "2026-12-06.1"
 
 EXTRACT_SCHEMA_NAME = "extract_memories"
 RELATE_SCHEMA_NAME = "relate_memories"
 
 EXTRACT_SYSTEM = """\
-You turn a conversation into long-term memories for the people in it. \
-You do two steps at once: EXTRACT and CUE.
+You turn a conversation into long-term memories about the user (and people they \
+mention), written so they still help in a month. Steps: EXTRACT and CUE.
 
-EXTRACT every distinct fact worth remembering later: who people are, what they own, \
-did, plan, like or dislike, relationships, places, dates, numbers, decisions. Skip \
-greetings, small talk, questions without information, and anything the assistant merely \
-suggested.
-- One fact per memory, atomic: do not merge unrelated facts.
-- Keep structure: a roster, list or set stays ONE memory that lists every member \
-(e.g. "The book club members are Ana, Raj and Lee.").
-- Write each memory as a self-contained statement with names instead of pronouns \
-(use the speaker's name when given; "the user" otherwise).
-- Resolve relative dates ("yesterday", "last week", "in two days") against the \
-timestamp of the message they appear in and write absolute dates (YYYY-MM-DD, or \
-"the week of YYYY-MM-DD", or "June 2026"). Never leave a relative date in a memory.
-- tier: "facts" (stable facts), "preferences" (likes, dislikes, wishes), "events" \
-(dated happenings), "working" (short-lived context such as what the user is doing \
-right now).
-- sources: the ids of the messages the memory comes from (only ids from the transcript).
+KEEP: who people are, work, homes, belongings, plans and appointments, \
+relationships, health, decisions, lasting likes and dislikes.
+SKIP: moods and one-off states ("I'm shattered today"), weather, greetings, thanks, \
+questions, what the user is doing in this chat ("help me write an email"), and \
+facts already in KNOWN unless this conversation changes them.
+- Hypotheticals, jokes and other people's plans only with their hedge or owner: \
+"If I won the lottery I'd buy a boat" -> nothing (a daydream says nothing lasting); \
+"Maya might move to Bristol" -> "Rosa's sister Maya is thinking of moving to Bristol", \
+never "Maya is moving".
+- A value the user corrects in the chat ("it's 850, not 900") is kept corrected only.
+- An assistant's suggestion the user accepts is the user's: "Service reminders?" \
+"yes pls" -> "Rosa wants service reminders for her car". Unaccepted: skip.
+- One fact per memory; a list or roster stays one memory naming every member.
 
-CUE: for each memory write 3 to 5 short retrieval keys, mostly questions someone might \
-later ask that this memory answers ("what camera does Ana own"). Every cue must carry a \
-distinguishing term from the memory (a name, brand, place, number or date); \
-"camera" alone is useless.
+TEXT: third person and self-contained: the speaker's name when known ("the user" \
+only when no name is given), other people by name, no "I"/"you". Resolve references \
+with KNOWN ("same time" -> the time KNOWN gives; "the car" -> "her 2022 Toyota Yaris").
+DATES: absolute, resolved from the message's own "time" and "weekday" (the \
+speaker's clock): "tomorrow" said on Tuesday 2026-03-10 -> 2026-03-11. A month or \
+day without a year is its NEXT occurrence for a plan and its LAST for a past event \
+("in September" said in 2026-12: a plan -> September 2027; "went in September" -> \
+September 2026). A weekend is its date range: "this weekend" said on Wednesday \
+2026-03-11 -> 2026-03-14 to 2026-03-15. Keep the words too if useful: "next \
+Friday (2026-03-20)". Never state a date, number or name nobody said.
+tier: "facts" (stable), "preferences" (likes, wishes), "events" (dated happenings \
+and appointments), "working" (useful for days, not months).
+sources: ids of the messages the memory comes from.
+
+CUE: 3 to 5 questions the user would later ask that this memory answers, in the \
+asker's own voice: the user says "I/my" ("what do I do for work", "where is my \
+driving test", "what car do I drive"); other people by name ("what does Siobhan \
+teach"). Never "the user" or the user's own name in a cue. Each cue carries a \
+distinguishing term (name, brand, place, number, date).
 
 Answer with one JSON object and nothing else:
-{"memories": [{"tier": "facts", "topic": "camera gear", "title": "Sony A7III purchase", \
-"text": "Ana bought a Sony A7III on 2026-07-30 for 1,800 EUR.", \
-"tags": ["camera", "purchase"], "cues": ["what camera does Ana own", \
-"when did Ana buy the Sony A7III"], "sources": ["msg-12"], "confidence": 0.9}]}
-topic: two or three words naming the subject area; title: a few words naming this fact. \
-If nothing is worth remembering, answer {"memories": []}.
+{"memories": [{"tier": "events", "topic": "driving test", "title": "driving test \
+date", "text": "Rosa's driving test is on 2026-12-03 at Harehills test centre.", \
+"tags": ["driving"], "cues": ["when is my driving test", "where is my driving test \
+Harehills"], "sources": ["m3"], "confidence": 0.9}]}
+topic: two or three words naming the subject; title: a few words naming this fact. \
+Nothing worth keeping: {"memories": []}.
 """
 
 RELATE_SYSTEM = """\
-You maintain a store of memories. You get NEW memories just extracted from a \
-conversation (keys n1, n2, ...) and EXISTING memories from the store that might be \
-about the same things (keys e1, e2, ...). You do two steps at once: RELATE and \
-RECONCILE.
+You maintain a store of memories. You get NEW memories just extracted (keys n1, \
+n2, ...) and EXISTING ones that may be about the same things (e1, e2, ...). \
+Steps: RELATE and RECONCILE.
 
-RELATE: link memories that are about the same real-world entity or event (the same \
-person, trip, purchase, project, ...). A link has a "from" key, a "to" key (new or \
-existing; at least one side must be new) and a short lowercase type naming the \
-relation, e.g. "same-trip", "same-person", "same-purchase", "part-of". Do not link \
-memories that merely share a topic word.
+RELATE: link memories about the same real-world entity or event: {"from", "to", \
+"type"}, at least one side new, type a short lowercase relation ("same-trip", \
+"same-person", "part-of"). Not for a shared topic word.
 
-RECONCILE: for each NEW memory decide whether an EXISTING memory is about the same \
-subject (the same fact, possibly changed or made more precise). If so, rewrite that \
-existing memory: "text" must state the current truth and keep every earlier specific \
-(names, numbers, dates, places) that the new memory does not contradict; where the new \
-memory contradicts the old one, state the new value (you may note the old one as \
-previous). If no existing memory is about the same subject, do nothing: the new memory \
-is stored on its own (this is the default, and usually right).
-Each new memory may be folded into at most one existing memory, and each existing \
-memory rewritten at most once (fold several new memories into one rewrite if needed).
+RECONCILE each NEW memory against the EXISTING ones:
+1. Nothing existing is about the same thing: do nothing (the default; it is stored \
+as new).
+2. The same thing with a changed or more precise attribute (a moved appointment, \
+new shift hours, a new rent), or the same fact said again: rewrite the existing memory, \
+folding the new one in ("memories": ["n1"]). State the CURRENT value only, keeping every specific the new \
+one does not contradict: "Rosa's check-up with Dr Okafor is on 2026-10-21", not \
+"moved from 2026-10-14". Git keeps the old version. Write "previous" only where \
+someone would ask about the past ("Rosa's previous landlord was Mr Pike").
+3. A different thing takes over a role (a new car, a new landlady, a new flat, a new \
+job): keep the NEW memory on its own, never fold it in. Rewrite the old one in the \
+past tense with nothing folded in ("memories": [], "Rosa drove a 2015 Honda Jazz \
+until she sold it in September 2026") AND link {"from": "n1", "to": "e2", "type": \
+"supersedes"}.
+4. An existing memory the news made stale (a flat shared in the old city after a \
+move, a service reminder for a car that was sold): rewrite it with nothing folded in \
+("memories": []) so it is true again, in the past tense for what ended; link it \
+"supersedes" from the new memory when it no longer holds at all.
+Each existing memory is rewritten at most once; each new memory folded at most once.
+A rewrite gives "text" (third person, names, absolute dates); "cues": its complete \
+new cue set, 3 to 5 questions in the asker's voice ("what car do I drive", "what \
+does Siobhan teach"), none naming a value the text no longer holds; and, when what the \
+memory is about changed (a new city, a new car), a new "title" and "topic".
 
 Answer with one JSON object and nothing else:
-{"links": [{"from": "n1", "to": "e2", "type": "same-trip"}], \
-"rewrites": [{"target": "e1", "memories": ["n2"], "text": "...", \
-"cues": ["optional extra retrieval keys"]}]}
+{"links": [{"from": "n1", "to": "e2", "type": "supersedes"}], \
+"rewrites": [{"target": "e1", "memories": ["n2"], "text": "...", "cues": ["..."], \
+"title": "optional", "topic": "optional"}]}
 Use empty lists when there is nothing to link or rewrite.
 """

@@ -93,7 +93,10 @@ def _timestamp(value: object, where: str) -> str:
         in_utc = as_utc(parsed)  # documented: naive is UTC
     except OverflowError:  # 9999-12-31T23:59:59-14:00 is past the last representable UTC time
         raise _bad(f"{where}.timestamp {value!r} is outside the supported range.") from None
-    return in_utc.isoformat().replace("+00:00", "Z")
+    # The speaker's own offset is kept: "tomorrow" said on Tuesday 21:30 at -05:00 is
+    # Wednesday, though it is already Wednesday in UTC (memories.model_extractor).
+    kept = parsed if parsed.tzinfo is not None else in_utc
+    return kept.isoformat().replace("+00:00", "Z")
 
 
 def payload_messages(payload: dict, *, job_tag: str) -> list[Message]:

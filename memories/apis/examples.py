@@ -216,6 +216,8 @@ HISTORY_EXAMPLE = {
             "change": "add",
             "blob": BLOB,
             "diff": "--- /dev/null\n+++ b/" + PATH + "\n@@ -0,0 +1,3 @@\n+---\n",
+            "path": PATH,
+            "moved_from": None,
         }
     ],
 }

@@ -89,6 +89,15 @@ class VersionSerializer(serializers.Serializer):
     change = serializers.ChoiceField(choices=["add", "modify", "delete"], source="kind")
     blob = serializers.CharField(allow_null=True, help_text="null when the change deleted it")
     diff = serializers.CharField(source="diff_text", help_text="unified diff to the previous")
+    path = serializers.CharField(
+        help_text="where the file was in this version: history follows a memory whose "
+        "file moved when a rewrite changed what it is about"
+    )
+    moved_from = serializers.CharField(
+        source="previous_path",
+        allow_null=True,
+        help_text="on the version that moved the file here: the path it had before",
+    )
 
     class Meta:
         ref_name = "MemoryVersion"
@@ -134,6 +143,12 @@ class JobResultSerializer(serializers.Serializer):
     created = serializers.ListField(child=serializers.CharField(), required=False)
     rewritten = serializers.ListField(child=serializers.CharField(), required=False)
     linked = serializers.ListField(child=serializers.CharField(), required=False)
+    moved = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="old path -> new path of each rewritten memory whose file moved to name "
+        "its new fact (the new path is in `rewritten`)",
+    )
 
     class Meta:
         ref_name = "JobResult"

@@ -38,6 +38,8 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from memories.management.grounding import said_of, ungrounded
+
 ACCOUNT_ID = "eval-writepath"
 JOB_TIMEOUT = 600.0  # seconds a job may take before the run gives up on it
 FINISHED = ("done", "failed")
@@ -174,6 +176,7 @@ class Memory:
     path: str
     body: str
     cues: list[str]
+    sources: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -205,7 +208,21 @@ def _memory(api, namespace: str, path: str) -> Memory | None:
     if status == 404:
         return None
     body = _ok((status, body), "GET /v1/memories/<path>")
-    return Memory(path=path, body=body["body"], cues=list(body.get("cues") or []))
+    return Memory(
+        path=path,
+        body=body["body"],
+        cues=list(body.get("cues") or []),
+        sources=list(body.get("sources") or []),
+    )
+
+
+def session_messages(number: int, session: dict) -> list[dict]:
+    """A session's messages as posted: each with its id (``s<session>-m<index>`` when
+    the scenario gives none), which memories cite as their sources."""
+    return [
+        {**message, "id": message.get("id") or f"s{number}-m{i}"}
+        for i, message in enumerate(session["messages"])
+    ]
 
 
 def run_scenario(api, scenario: dict, *, weeks: int = 0) -> Run:
@@ -219,10 +236,7 @@ def run_scenario(api, scenario: dict, *, weeks: int = 0) -> Run:
     _ok(api.call("POST", "/v1/namespaces", body={"name": namespace}), "POST /v1/namespaces")
 
     for number, session in enumerate(scenario["sessions"]):
-        messages = [
-            {**message, "id": message.get("id") or f"s{number}-m{i}"}
-            for i, message in enumerate(session["messages"])
-        ]
+        messages = session_messages(number, session)
         started = time.perf_counter()
         job = _ok(
             api.post_session(
@@ -398,6 +412,8 @@ class Score:
     atomic_missing: list[list[str]] = field(default_factory=list)
     attribution: list[tuple[str, str]] = field(default_factory=list)  # path, term
     bounds: str = ""  # "3 > max 2" when the count is out of bounds
+    # path, body, the names/numbers/dates no message said (``grounding``)
+    ungrounded: list[tuple[str, str, list[str]]] = field(default_factory=list)
     off_topic: list[Memory] = field(default_factory=list)
 
     @property
@@ -467,6 +483,19 @@ def score_scenario(run: Run) -> Score:
             flagged[memory.path] = (memory.path, memory.body, unsaid)
     score.unsaid = list(flagged.values())
 
+    posted = [
+        message
+        for number, session in enumerate(scenario["sessions"])
+        for message in session_messages(number, session)
+    ]
+    by_id = {message["id"]: said_of(message) for message in posted}
+    conversation = list(by_id.values())
+    for memory in run.memories:
+        sources = [by_id[s] for s in memory.sources if s in by_id]
+        missing = ungrounded(memory.body, sources=sources, conversation=conversation)
+        if missing:
+            score.ungrounded.append((memory.path, memory.body, missing))
+
     groups = scenario.get("atomic") or []
     score.atomic_groups = len(groups)
     holds = [[all(_fold(k) in _fold(m.body) for k in g) for g in groups] for m in run.memories]
@@ -527,6 +556,8 @@ def figures(scores: list[Score]) -> dict:
         "stale_in_store": sum(len(s.stale_in_store) for s in scores),
         "rewritten": sum(s.rewritten for s in scores),
         "unsaid_rewrites": sum(len(s.unsaid) for s in scores),
+        "ungrounded_memories": sum(len(s.ungrounded) for s in scores),
+        "ungrounded_terms": sum(len(terms) for s in scores for _, _, terms in s.ungrounded),
         "two_fact_memories": sum(len(s.two_facts) for s in scores),
         "atomic_groups": sum(s.atomic_groups for s in scores),
         "atomic_missing": sum(len(s.atomic_missing) for s in scores),
@@ -558,6 +589,7 @@ def report(scores: list[Score], *, now: datetime, rebase: bool) -> dict:
                 "checks": len(s.checks),
                 "failed": [c.query for c in s.checks if not c.passed],
                 "memories": len(s.memories),
+                "ungrounded": [{"path": path, "terms": terms} for path, _, terms in s.ungrounded],
                 "weeks": s.weeks,
                 "clean": s.clean,
             }

@@ -70,6 +70,7 @@ from namespaces.repository.values import (
     MAX_IMPORT_TOTAL_BYTES,
     MAX_PATH_LENGTH,
     MAX_WRITE_ATTEMPTS,
+    MOVED_TRAILER,
     SHA_RE,
     Blame,
     BlameCommit,
@@ -83,10 +84,15 @@ from namespaces.repository.values import (
     PurgeResult,
     TreeChange,
     Version,
+    moved_trailers,
+    moves_of,
     validate_path,
 )
 
 __all__ = [
+    "MOVED_TRAILER",
+    "moved_trailers",
+    "moves_of",
     "AUTO_CONSOLIDATE_PACKS",
     "DEFAULT_AUTHOR",
     "DEFAULT_GC_GRACE",

@@ -26,6 +26,7 @@ from namespaces.repository.values import (
     Version,
     check_prefix,
     check_sha,
+    moves_of,
     parse_message,
     validate_path,
 )
@@ -91,9 +92,31 @@ def repository_log(
         sha = commit.parents[0] if commit.parents else None
 
 
+def _moved_from(commit: Commit, path: str) -> str | None:
+    """The path ``path`` had before ``commit`` moved it there (its ``Gitloom-Moved``
+    trailer), if it did."""
+    _, trailers = parse_message(commit.message.decode("utf-8", errors="replace"))
+    return moves_of(trailers).get(path)
+
+
+def _before(objects: Objects, commit: Commit, parent: Commit | None, path: str, blob):
+    """The path and blob the file at ``path`` (blob ``blob``) had in ``parent``: the same
+    path, or where a move recorded in ``commit`` brought it from."""
+    if parent is None:
+        return path, None
+    parent_blob = blob_at(objects, parent.tree, path)
+    if parent_blob is None and blob is not None:
+        old = _moved_from(commit, path)
+        if old is not None:
+            return old, blob_at(objects, parent.tree, old)
+    return path, parent_blob
+
+
 def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> list[Version]:
     """Every version of one file, newest first, each with a unified diff to the one
-    before (following first parents, as ``git log --first-parent -- path``)."""
+    before (following first parents, as ``git log --first-parent --follow -- path``:
+    across a move a commit recorded in its ``Gitloom-Moved`` trailer, the versions
+    before it are the old path's, and the move's diff goes from the old path)."""
     check_prefix(prefix)
     validate_path(path)
     head = load_head(object_store(), prefix)
@@ -103,14 +126,14 @@ def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> 
     blob = blob_at(objects, commit.tree, path)
     while True:
         parent = _parent(objects, commit)
-        parent_blob = blob_at(objects, parent.tree, path) if parent is not None else None
-        if blob != parent_blob:
+        parent_path, parent_blob = _before(objects, commit, parent, path, blob)
+        if blob != parent_blob or parent_path != path:
             old_text = _decode_text(objects[parent_blob].as_raw_string()) if parent_blob else []
             new_text = _decode_text(objects[blob].as_raw_string()) if blob else []
             diff = unified_diff(
                 old_text,
                 new_text,
-                fromfile=f"a/{path}" if parent_blob else "/dev/null",
+                fromfile=f"a/{parent_path}" if parent_blob else "/dev/null",
                 tofile=f"b/{path}" if blob else "/dev/null",
             )
             text, trailers = parse_message(commit.message.decode("utf-8", errors="replace"))
@@ -128,13 +151,15 @@ def repository_path_log(*, prefix: str, path: str, limit: int | None = None) -> 
                     blob=blob.decode() if blob else None,
                     diff_text=diff,
                     said=datetime.fromtimestamp(commit.author_time, tz=UTC),
+                    path=path,
+                    previous_path=parent_path if parent_path != path else None,
                 )
             )
             if limit is not None and len(versions) >= limit:
                 break
         if parent is None:
             break
-        commit, blob = parent, parent_blob
+        commit, blob, path = parent, parent_blob, parent_path
     return versions
 
 
@@ -187,7 +212,7 @@ def repository_blame(*, prefix: str, path: str) -> Blame | None:
     blob = blob_at(objects, commit.tree, path)
     if blob is None:
         return None
-    head_blob = blob
+    head_blob, head_path = blob, path
     content = objects[blob].as_raw_string()
     lines = _byte_lines(content)
     owners: list[str] = [""] * len(lines)
@@ -196,9 +221,9 @@ def repository_blame(*, prefix: str, path: str) -> Blame | None:
     pending = {index: index for index in range(len(lines))}
     while pending:
         parent = _parent(objects, commit)
-        parent_blob = blob_at(objects, parent.tree, path) if parent is not None else None
+        parent_path, parent_blob = _before(objects, commit, parent, path, blob)
         if parent is not None and parent_blob == blob:
-            commit = parent
+            commit, path = parent, parent_path  # unchanged, or moved as it was
             continue
         carried: dict[int, int] = {}
         parent_content = b""
@@ -222,6 +247,7 @@ def repository_blame(*, prefix: str, path: str) -> Blame | None:
             break
         pending = carried
         commit, blob, content, lines = parent, parent_blob, parent_content, parent_lines
+        path = parent_path
     hunks: list[BlameHunk] = []
     head_lines = _byte_lines(objects[head_blob].as_raw_string())
     for index, (line, owner) in enumerate(zip(head_lines, owners, strict=True)):
@@ -230,7 +256,7 @@ def repository_blame(*, prefix: str, path: str) -> Blame | None:
         else:
             hunks.append(BlameHunk(start=index + 1, lines=[_line_text(line)], commit=owner))
     return Blame(
-        path=path,
+        path=head_path,
         commit=head.manifest.commit,
         blob=head_blob.decode(),
         hunks=hunks,

@@ -96,6 +96,8 @@ class Version:
     blob: str | None
     diff_text: str
     said: datetime | None = None  # the author date: when it was said (None: as ``time``)
+    path: str = ""  # where the file was in this version (history follows moves)
+    previous_path: str | None = None  # set on the version that moved it here from there
 
 
 @dataclasses.dataclass(frozen=True)
@@ -277,6 +279,40 @@ def format_message(message: str, trailers: Mapping[str, str]) -> str:
     if lines:
         text += "\n\n" + "\n".join(lines)
     return text + "\n"
+
+
+MOVED_TRAILER = "Gitloom-Moved"
+_MOVED_TRAILER_CHARS = 900  # under format_message's 1000 per trailer value
+
+
+def moved_trailers(moved: Mapping[str, str]) -> dict[str, str]:
+    """Trailers recording files that moved in a commit (``old -> new; ...``), as
+    ``Gitloom-Moved``, ``Gitloom-Moved-2``, ... so history and blame can follow a file
+    to where it was before (paths never hold ``;`` or spaces)."""
+    values: list[str] = []
+    for old, new in sorted(moved.items()):
+        pair = f"{old} -> {new}"
+        if values and len(values[-1]) + 2 + len(pair) <= _MOVED_TRAILER_CHARS:
+            values[-1] += "; " + pair
+        else:
+            values.append(pair)
+    return {
+        MOVED_TRAILER if n == 1 else f"{MOVED_TRAILER}-{n}": value
+        for n, value in enumerate(values, 1)
+    }
+
+
+def moves_of(trailers: Mapping[str, str]) -> dict[str, str]:
+    """New path -> old path, from a commit's ``Gitloom-Moved`` trailers."""
+    moves: dict[str, str] = {}
+    for key, value in trailers.items():
+        if key != MOVED_TRAILER and not key.startswith(MOVED_TRAILER + "-"):
+            continue
+        for pair in value.split(";"):
+            old, arrow, new = pair.strip().partition(" -> ")
+            if arrow and old and new:
+                moves[new.strip()] = old.strip()
+    return moves
 
 
 def parse_message(text: str) -> tuple[str, dict[str, str]]:

@@ -95,6 +95,8 @@ def test_eval_writepath_posts_asks_and_ends_with_the_json_figures(db, tmp_path):
         "stale_top1",
         "stale_in_store",
         "unsaid_rewrites",
+        "ungrounded_memories",
+        "ungrounded_terms",
         "two_fact_memories",
         "atomic_missing",
         "attribution_violations",
@@ -106,6 +108,9 @@ def test_eval_writepath_posts_asks_and_ends_with_the_json_figures(db, tmp_path):
     assert 0 <= figures["cues_distinguishing_share"] <= 1
     assert figures["seconds_per_session"] > 0
     assert "x01-tortoise" in text and "(+22w)" in text and "cue sample (3" in text
+    # The offline extractor quotes what was said: every name, number and date grounded.
+    assert figures["ungrounded_memories"] == 0 and durable["ungrounded"] == []
+    assert "memories naming a name/number/date nobody said" in text
 
 
 def test_only_runs_the_named_scenarios(db, tmp_path):

@@ -228,3 +228,131 @@ def test_model_client_is_built_from_settings(server):
         ask(client)
     assert len(server.requests) == 2  # GITLOOM_LLM_MAX_RETRIES=1 came from settings
     assert server.requests[0].json["model"] == "llama-local"
+
+
+# --- what real endpoints send around the answer ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        # a reasoning model's thinking inline, with a decoy object inside it
+        '<think>The user greets me. Maybe {"answer": "wrong"}? No.</think>\n{"answer": "hi"}',
+        # a chat template that put the opening tag in the prompt sends only the closing one
+        'Greeting, so answer hi.</think>\n\n{"answer": "hi"}',
+        # a fence with a language, prose around it
+        'Here you go:\n```json\n{"answer": "hi"}\n```\nLet me know if you need more.',
+        # trailing text after the object
+        '{"answer": "hi"}\n\nI answered with a greeting.',
+    ],
+    ids=["think-block", "closing-think-only", "fenced-with-prose", "trailing-text"],
+)
+def test_the_answer_is_read_past_thinking_fences_and_prose(server, client, content):
+    server.enqueue(Reply.chat(content))
+
+    parsed, usage = ask(client)
+
+    assert parsed == Answer(answer="hi")
+    assert usage.calls == 1 and len(server.requests) == 1  # read, not re-asked
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_a_reasoning_field_is_not_the_answer(server, client, field):
+    server.enqueue(
+        Reply.chat(
+            {"answer": "hi"},
+            reasoning='They said hello. I could answer {"answer": "bye"} but hi fits.',
+            reasoning_field=field,
+        )
+    )
+
+    parsed, _ = ask(client)
+
+    assert parsed == Answer(answer="hi")
+
+
+def test_an_answer_left_in_the_reasoning_field_is_read_when_the_content_is_empty(server, client):
+    server.enqueue(
+        Reply.chat(None, reasoning='A greeting.\n\nFinal answer:\n{"answer": "hi"}'),
+    )
+
+    parsed, usage = ask(client)
+
+    assert parsed == Answer(answer="hi") and usage.calls == 1
+
+
+def test_thinking_with_no_answer_after_it_is_reasked(server, client):
+    server.enqueue(
+        Reply.chat("<think>I should greet them.</think>"),
+        Reply.chat({"answer": "hi"}),
+    )
+
+    parsed, usage = ask(client)
+
+    assert parsed == Answer(answer="hi") and usage.calls == 2
+    assert "empty" in server.requests[1].messages[3]["content"]
+
+
+def _refusing(*formats):
+    """A server that answers 400 to a request whose response_format is one of these."""
+
+    def respond(request):
+        sent = (request.json.get("response_format") or {}).get("type", "none")
+        if sent in formats:
+            return Reply.error(400, f"response_format {sent} is not supported")
+        return Reply.chat({"answer": "hi"})
+
+    return respond
+
+
+def schema_client(server):
+    return ModelClient(
+        model="m", base_url=server.base_url, response_format="json_schema", backoff_scale=0
+    )
+
+
+def ask_with_schema(client):
+    return client.chat_json(
+        system="s",
+        user="u",
+        schema_name="answer",
+        validate=Answer.model_validate,
+        schema=Answer.model_json_schema(),
+    )
+
+
+def test_a_server_refusing_json_schema_is_asked_again_with_json_object(server):
+    server.responder = _refusing("json_schema")
+
+    with schema_client(server) as client:
+        assert ask_with_schema(client)[0] == Answer(answer="hi")
+        assert ask_with_schema(client)[0] == Answer(answer="hi")
+
+    sent = [(r.json.get("response_format") or {}).get("type") for r in server.requests]
+    # refused once, then the client keeps to what the server takes
+    assert sent == ["json_schema", "json_object", "json_object"]
+
+
+def test_a_server_refusing_any_response_format_is_asked_without_one(server):
+    server.responder = _refusing("json_schema", "json_object")
+
+    with schema_client(server) as client:
+        parsed, usage = ask_with_schema(client)
+
+    assert parsed == Answer(answer="hi") and usage.calls == 1
+    sent = [(r.json.get("response_format") or {}).get("type") for r in server.requests]
+    assert sent == ["json_schema", "json_object", None]
+
+
+def test_a_refusal_that_is_not_about_the_format_still_fails_at_once(server):
+    server.responder = lambda request: Reply.error(400, "model 'm' not found")
+
+    with (
+        ModelClient(model="m", base_url=server.base_url, backoff_scale=0) as client,
+        pytest.raises(ModelUnavailable) as caught,
+    ):
+        ask(client)
+
+    assert caught.value.code == "model_request_refused"
+    # json_object refused, then no format refused too: two requests, never a loop
+    assert len(server.requests) == 2

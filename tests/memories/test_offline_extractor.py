@@ -149,12 +149,19 @@ def test_a_new_employer_rewrites_the_job_and_keeps_what_it_does_not_contradict(a
     assert len(history) == 2  # what was believed before is still in git
 
 
+def rewritten_path(job) -> str:
+    (path,) = job["result"]["rewritten"]
+    return path
+
+
 def test_a_corrected_price_keeps_the_other_specifics_in_the_speakers_words(api, say):
     first = say("I paid £900 for a Brompton folding bike from Evans Cycles.")
     second = say(
         "Correction on the bike: it was £850, I misread the receipt.", when="2026-03-12T09:00:00Z"
     )
-    assert second["result"]["rewritten"] == first["result"]["created"]
+    # the same memory, its file renamed for the new price (a file follows its fact)
+    assert second["result"]["moved"] == {first["result"]["created"][0]: rewritten_path(second)}
+    assert "/i-paid-850-for-a-brompton-folding-bike-" in rewritten_path(second)
     body = memory(api, second["result"]["rewritten"][0])["body"]
     assert "£850" in body and "£900" not in body
     assert "Evans Cycles" in body
@@ -765,7 +772,7 @@ def test_a_new_venue_for_a_dated_occasion_rewrites_it_and_keeps_the_date(api, sa
         "Gala update: they've switched venues to the Dorchester. Same date.",
         when="2026-03-20T09:00:00Z",
     )
-    assert second["result"]["rewritten"] == first["result"]["created"], second["result"]
+    assert second["result"]["moved"] == {first["result"]["created"][0]: rewritten_path(second)}
     found = top(api, "where is the charity gala")
     assert "Dorchester" in found and "Savoy" not in found, found
     assert "2026-05-14" in found
@@ -818,7 +825,7 @@ def test_a_new_count_said_of_them_corrects_how_many_i_have(api, say):
         "sad news, a fox took Bramble. so it's just the three of them now, Pip, Squeak and Fern",
         when="2026-04-02T09:00:00Z",
     )
-    assert second["result"]["rewritten"] == first["result"]["created"], second["result"]
+    assert second["result"]["moved"] == {first["result"]["created"][0]: rewritten_path(second)}
     found = top(api, "how many ducks do we have")
     assert "three" in found and "4 ducks" not in found, found
     assert "Squeak, Bramble" not in found, found  # who was counted went with the count

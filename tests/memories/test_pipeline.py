@@ -220,7 +220,12 @@ def test_reconcile_rewrites_the_existing_file_keeping_earlier_specifics(server, 
             {
                 "links": [],
                 "rewrites": [
-                    {"target": "e1", "memories": ["n1"], "text": merged, "cues": ["Ana's cat Miso"]}
+                    {
+                        "target": "e1",
+                        "memories": ["n1"],
+                        "text": merged,
+                        "cues": ["where do I live now", "Ana's cat Miso"],
+                    }
                 ],
             }
         ),
@@ -237,17 +242,19 @@ def test_reconcile_rewrites_the_existing_file_keeping_earlier_specifics(server, 
         existing=lookup,
     )
 
-    assert asked == [("Ana moved to Munich in June 2026.", 3)]
+    # Extraction is shown the nearest memories of each message (two each), reconcile six
+    # candidates per new fact.
+    assert asked == [("I moved to Munich last month!", 2), ("Ana moved to Munich in June 2026.", 6)]
+    assert "KNOWN memories" in server.requests[0].user
+    assert old.text in server.requests[0].user
     assert result.created == {}
-    rewritten = result.rewritten[old.path]  # same path: the file is rewritten in place
+    # Berlin is still in the text, so the name still fits: rewritten in place.
+    rewritten = result.rewritten[old.path]
+    assert result.moved == {}
     assert rewritten.body == merged
     assert "Miso" in rewritten.body and "Kreuzberg" in rewritten.body
-    assert rewritten.cues == [
-        "where does Ana live",
-        "Ana's cat Miso",
-        "where does Ana live now",
-        "Ana Munich move",
-    ]
+    # A model's rewrite gives the memory's whole new cue set: the old ones do not pile up.
+    assert rewritten.cues == ["where do I live now", "Ana's cat Miso"]
     assert rewritten.sources == ["old-1", "m9"] and result.sources == {old.path: ["m9"]}
     assert rewritten.tags == ["home", "move"]
     assert rewritten.created == old.header.created and rewritten.updated == JULY_31
@@ -328,4 +335,4 @@ def test_model_calls_per_job_do_not_grow_with_the_namespace(server, extractor, n
     assert sorted(m.body for m in result.created.values()) == [f"Statement {n}." for n in range(5)]
     assert len(server.requests) == 2  # one extract+cue call, one relate+reconcile call
     relate_prompt = server.requests[1].user
-    assert relate_prompt.count('"key": "e') == 3  # candidates are bounded, and shared
+    assert relate_prompt.count('"key": "e') == 6  # candidates are bounded, and shared

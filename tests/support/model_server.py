@@ -44,16 +44,24 @@ class Reply:
     @classmethod
     def chat(
         cls,
-        content: str | dict | list,
+        content: str | dict | list | None,
         *,
         prompt_tokens: int = 100,
         completion_tokens: int = 20,
         finish_reason: str = "stop",
         model: str = "scripted-model",
         delay: float = 0.0,
+        reasoning: str | None = None,
+        reasoning_field: str = "reasoning_content",
     ) -> Reply:
-        """A chat completion whose message content is ``content`` (dicts are JSON-encoded)."""
-        text = content if isinstance(content, str) else json.dumps(content)
+        """A chat completion whose message content is ``content`` (dicts are JSON-encoded;
+        ``None`` sends a null content). ``reasoning`` adds a reasoning model's thinking
+        as ``reasoning_field`` (vLLM and llama.cpp: ``reasoning_content``; Ollama:
+        ``reasoning``)."""
+        text = content if isinstance(content, str) or content is None else json.dumps(content)
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reasoning is not None:
+            message[reasoning_field] = reasoning
         payload = {
             "id": "chatcmpl-scripted",
             "object": "chat.completion",
@@ -62,7 +70,7 @@ class Reply:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": text},
+                    "message": message,
                     "finish_reason": finish_reason,
                 }
             ],
@@ -298,7 +306,8 @@ def pipeline_responder(request: RecordedRequest) -> Reply:
     from memories import prompts
 
     if request.system == prompts.EXTRACT_SYSTEM:
-        items = [json.loads(line) for line in request.user.splitlines()[1:] if line.strip()]
+        transcript = request.user.split("\n\n", 1)[0]  # what follows is KNOWN memories
+        items = [json.loads(line) for line in transcript.splitlines()[1:] if line.strip()]
         memories = [
             {
                 "tier": "facts",

@@ -676,6 +676,10 @@ export interface components {
             created?: string[];
             rewritten?: string[];
             linked?: string[];
+            /** @description old path -> new path of each rewritten memory whose file moved to name its new fact (the new path is in `rewritten`) */
+            moved?: {
+                [key: string]: string;
+            };
         };
         /** @description Refuses fields it does not know, so a typo is an error, not a silent no-op. */
         JobRevertRequest: {
@@ -834,6 +838,10 @@ export interface components {
             blob: string | null;
             /** @description unified diff to the previous */
             diff: string;
+            /** @description where the file was in this version: history follows a memory whose file moved when a rewrite changed what it is about */
+            path: string;
+            /** @description on the version that moved the file here: the path it had before */
+            moved_from: string | null;
         };
         /** @description Refuses fields it does not know, so a typo is an error, not a silent no-op. */
         MemoryWriteRequest: {

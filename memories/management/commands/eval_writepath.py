@@ -55,6 +55,8 @@ ROWS = [
     ("stale_top1", "corrections whose top 1 is stale"),
     ("stale_in_store", "stale statements in the store (corrections)"),
     ("unsaid_rewrites", "rewrites saying what no message said"),
+    ("ungrounded_memories", "memories naming a name/number/date nobody said"),
+    ("ungrounded_terms", "... names, numbers and dates nobody said"),
     ("rewritten", "memories rewritten"),
     ("two_fact_memories", "memories holding two atomic facts"),
     ("atomic_missing", "atomic facts never stored"),
@@ -158,6 +160,8 @@ class Command(BaseCommand):
             notes.append("unattributed " + ", ".join(sorted({t for _, t in s.attribution})))
         if s.stale_in_store:
             notes.append(f"{len(s.stale_in_store)} stale in store")
+        if s.ungrounded:
+            notes.append(f"{len(s.ungrounded)} ungrounded")
         if s.failed_jobs:
             notes.append(f"{len(s.failed_jobs)} failed jobs")
         moved = f" (+{s.weeks}w)" if s.weeks else ""
@@ -197,6 +201,12 @@ class Command(BaseCommand):
             for sid, (path, body, grams) in unsaid[:10]:
                 self.stdout.write(f"  {sid} {path}: {short(body)!r}")
                 self.stdout.write(f"      unsaid: {', '.join(repr(g) for g in grams[:4])}")
+        ungrounded = [(s.id, u) for s in scores for u in s.ungrounded]
+        if ungrounded:
+            self.stdout.write("\nmemories naming a name, number or date nobody said:")
+            for sid, (path, body, terms) in ungrounded[:10]:
+                self.stdout.write(f"  {sid} {path}: {short(body)!r}")
+                self.stdout.write(f"      not said: {', '.join(repr(t) for t in terms[:6])}")
         off = [(s.id, m) for s in scores for m in s.off_topic]
         if off:
             self.stdout.write("\nmemories about nothing asked (small talk stored as fact?):")
