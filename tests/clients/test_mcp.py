@@ -23,6 +23,7 @@ from tests.clients.conftest import (
     backfill,
     days_ago,
     manage_py,
+    relay_data_dir,
     subprocess_env,
 )
 
@@ -139,6 +140,21 @@ def test_a_fresh_agent_over_stdio_remembers_a_conversation_and_later_recalls_it(
 
     run(first_session)
     run(later_session)
+
+
+def test_stdio_with_only_a_key_and_url_starts_no_database_and_writes_no_data_dir(service, acme_key):
+    """The README's desktop config gives only GITLOOM_API_KEY and GITLOOM_API_URL: the
+    server relays to the API, so it starts no embedded Postgres and leaves no data
+    directory behind (it used to create one and start a database at every launch)."""
+    data_dir = relay_data_dir()
+    assert not data_dir.exists()
+
+    async def session() -> None:
+        async with stdio(service, acme_key) as client:
+            assert (await call(client, "whoami"))["account"] == "acme"
+
+    run(session)
+    assert not data_dir.exists(), sorted(p.name for p in data_dir.iterdir())
 
 
 def test_stdio_refuses_to_start_without_an_api_key(service):
