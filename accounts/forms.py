@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 
 from accounts.webhooks.events import EVENT_TYPES
@@ -58,7 +59,6 @@ class WebhookCreateForm(forms.Form):
     url = forms.CharField(
         label="Endpoint URL",
         max_length=2000,
-        help_text="https:// only; it must resolve to public addresses.",
         widget=forms.TextInput(attrs={"spellcheck": "false", "inputmode": "url"}),
     )
     events = forms.MultipleChoiceField(
@@ -74,5 +74,29 @@ class WebhookCreateForm(forms.Form):
     )
     description = forms.CharField(label="Description", required=False, max_length=200)
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # What the service accepts now: the setting is read at start, like the check.
+        self.fields["url"].help_text = (
+            "https://, or http:// and local addresses: GITLOOM_WEBHOOK_ALLOW_LOCAL is on "
+            "(development only)."
+            if settings.GITLOOM_WEBHOOK_ALLOW_LOCAL
+            else "https:// only; it must resolve to public addresses."
+        )
+
     def clean_namespaces(self) -> list[str]:
         return [name.strip() for name in self.cleaned_data["namespaces"].split(",") if name.strip()]
+
+
+class WebhookEditForm(WebhookCreateForm):
+    """The same fields, filled in from the endpoint; its secret stays as it is."""
+
+    @classmethod
+    def for_endpoint(cls, endpoint, data=None) -> WebhookEditForm:
+        initial = {
+            "url": endpoint.url,
+            "events": list(endpoint.events),
+            "namespaces": ", ".join(endpoint.namespaces),
+            "description": endpoint.description,
+        }
+        return cls(data, initial=initial, prefix="edit")

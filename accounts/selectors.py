@@ -32,6 +32,31 @@ def api_key_for_hash(*, key_hash: str) -> ApiKey | None:
     return key
 
 
+def signup_problems(
+    *, account_id: str | None, username: str | None, password: str | None, email: str = ""
+) -> dict[str, str]:
+    """What ``account_signup`` would refuse, every field at once (a field given as None
+    is not checked): the form shows each under its field, where one refusal at a time
+    sent people round the form again and again. The service still checks (a race)."""
+    from django.contrib.auth.password_validation import validate_password
+    from django.core.exceptions import ValidationError
+
+    from accounts.errors import AccountExists, UsernameTaken
+
+    User = get_user_model()
+    problems = {}
+    if account_id is not None and Account.objects.filter(id=account_id).exists():
+        problems["account_id"] = AccountExists.message
+    if username is not None and User.objects.filter(username__iexact=username).exists():
+        problems["username"] = UsernameTaken.message
+    if password is not None:
+        try:
+            validate_password(password, user=User(username=username or "", email=email))
+        except ValidationError as exc:
+            problems["password"] = " ".join(exc.messages)
+    return problems
+
+
 def user_exists(*, username: str) -> bool:
     """Whether a person signs in with exactly this username."""
     return get_user_model().objects.filter(username=username).exists()

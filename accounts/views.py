@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.forms import ApiKeyCreateForm, LoginForm, SignupForm
 from accounts.models import Account
-from accounts.selectors import api_key_get_for_account, api_key_list
+from accounts.selectors import api_key_get_for_account, api_key_list, signup_problems
 from accounts.services import account_signup, api_key_create, api_key_revoke
 from accounts.webhooks.selectors import endpoint_disabled_list
 from gitloom.core.dashboard import dashboard_view, error_page
@@ -47,16 +47,32 @@ def signup(request: HttpRequest) -> HttpResponse:
         if wait:
             return _too_many(request, refuse(wait, "sign-up attempts from this address"))
     form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            user = account_signup(**form.cleaned_data)
-        except GitLoomError as exc:
-            form.add_error(None, exc.message)
-        else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("home")
+    if request.method == "POST":
+        valid = form.is_valid()
+        data = form.cleaned_data
+        fields = ("account_id", "username", "password")
+        checked = {field: data.get(field) for field in fields}
+        for field, message in signup_problems(**checked, email=data.get("email") or "").items():
+            form.add_error(field, message)
+        if valid and not form.errors:
+            try:
+                user = account_signup(**form.cleaned_data)
+            except GitLoomError as exc:
+                form.add_error(_SIGNUP_FIELDS.get(exc.code), exc.message)
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect("home")
     status = 400 if form.errors else 200
     return render(request, "accounts/signup.html", {"form": form}, status=status)
+
+
+# Which field a refusal of the sign-up service is about, to show it under that field.
+_SIGNUP_FIELDS = {
+    "account_exists": "account_id",
+    "invalid_name": "account_id",
+    "username_taken": "username",
+    "weak_password": "password",
+}
 
 
 class LoginView(auth_views.LoginView):

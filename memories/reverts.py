@@ -192,6 +192,19 @@ def job_revert_preview(*, job: Job) -> Revert:
     return _undo(job, plan, force=False)[0]
 
 
+def job_reverted_in(*, job: Job) -> Revert | None:
+    """The revert that already undid ``job`` (its commit and what it removed and
+    restored), or None when none did; for the job page, which then offers no revert."""
+    if job.status != Job.Status.DONE or not job.commit:
+        return None
+    plan = repository.repository_revert_plan(
+        prefix=job.namespace.storage_prefix,
+        commit=job.commit,
+        marker=(REVERTS_TRAILER, str(job.public_id)),
+    )
+    return _earlier(job, plan, prefix=job.namespace.storage_prefix) if plan.marked else None
+
+
 def _announce(job: Job, files: dict[str, bytes | None], *, commit: str) -> None:
     """A revert removes what the job created and puts back what it rewrote."""
     namespace = job.namespace

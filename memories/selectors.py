@@ -14,7 +14,7 @@ from gitloom.core.errors import InvalidInput
 from memories.errors import InvalidFormat, InvalidTier, JobNotFound, MemoryNotFound
 from memories.models import Job
 from namespaces import repository
-from namespaces.errors import CommitNotInHistory, InvalidCommitId, InvalidMemory
+from namespaces.errors import CommitNotFound, CommitNotInHistory, InvalidCommitId, InvalidMemory
 from namespaces.memory_format import (
     TIERS,
     Memory,
@@ -106,6 +106,42 @@ def job_get_for_account(*, account: Account, job_id: str) -> Job:
 
 def job_list(*, namespace: Namespace) -> QuerySet[Job]:
     return Job.objects.filter(namespace=namespace).select_related("namespace").order_by("-seq")
+
+
+@dataclass(frozen=True)
+class JobLink:
+    source: str
+    type: str
+    target: str
+
+
+def job_links(*, job: Job) -> list[JobLink]:
+    """The links the job's commit holds among the memories it linked (its result's
+    ``linked`` names both ends of each, new files included): read from the memories
+    themselves as that commit left them. Empty when that commit is no longer readable
+    (a purge gave it a new id, an imported bundle replaced the history)."""
+    linked = set((job.result or {}).get("linked") or [])
+    if not linked or not job.commit:
+        return []
+    try:
+        snapshot = repository.repository_snapshot(
+            prefix=job.namespace.storage_prefix, commit=job.commit
+        )
+    except (CommitNotFound, InvalidCommitId):
+        return []
+    links = []
+    for path in sorted(linked):
+        raw = snapshot.read(path)
+        if raw is None:
+            continue
+        try:
+            memory = parse_memory(raw, path=path)
+        except InvalidMemory:
+            continue
+        links += [
+            JobLink(path, link.type, link.path) for link in memory.related if link.path in linked
+        ]
+    return links
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,12 @@ from memories.job_states import job_requeued
 from memories.jobs import enqueue_drain_on_commit
 from memories.models import Job
 from memories.purges import memory_purge, namespace_purge  # noqa: F401 (the services callers use)
-from memories.reverts import Revert, job_revert, job_revert_preview  # noqa: F401 (the service callers use)
+from memories.reverts import (  # noqa: F401 (the service callers use)
+    Revert,
+    job_revert,
+    job_revert_preview,
+    job_reverted_in,
+)
 from memories.selectors import unlinked_by_forget
 from memories.transcripts import validate_transcript
 from namespaces import repository

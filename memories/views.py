@@ -32,6 +32,7 @@ from memories.forms import (
 )
 from memories.selectors import (
     job_get_for_account,
+    job_links,
     job_list,
     job_messages,
     memories_linking_to,
@@ -46,6 +47,7 @@ from memories.services import (
     job_accept,
     job_revert,
     job_revert_preview,
+    job_reverted_in,
     memory_delete,
     memory_import,
     memory_purge,
@@ -420,13 +422,29 @@ def job_detail(
         "job": job,
         "created_paths": result.get("created", []),
         "rewritten_paths": result.get("rewritten", []),
-        "linked_paths": result.get("linked", []),
+        "links": job_links(job=job),
         "messages_count": len((job.payload or {}).get("messages", [])),
         # The transcript, with the ids memories' `sources` cite (blame links here).
         "transcript": job_messages(job),
-        "revertible": _revertible(job),
     }
+    context["reverted"] = reverted = _reverted_in(job)
+    context["revertible"] = _revertible(job) and reverted is None
+    # The revert commit is shown in the history of a file it changed.
+    context["reverted_path"] = (
+        next(iter([*reverted.removed, *reverted.restored]), None) if reverted else None
+    )
     return render(request, "memories/job.html", context)
+
+
+def _reverted_in(job):
+    """The revert that undid the job, if one did; a history the job's commit has left
+    (an imported bundle replaced it) has none to show."""
+    if not _revertible(job):
+        return None
+    try:
+        return job_reverted_in(job=job)
+    except GitLoomError:
+        return None
 
 
 @require_http_methods(["GET", "POST"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -99,6 +100,11 @@ INSTALLED_APPS = [
     "retrieval",
 ]
 
+if sys.argv[1:2] == ["mcp"]:
+    # `manage.py mcp` only relays to the API (see RELAY_ONLY below): loading the other
+    # apps' models, admin and schema extensions was a third of its start-up.
+    INSTALLED_APPS = ["gitloom"]
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -146,31 +152,37 @@ TEMPLATES = [
 ]
 
 # --- Database ----------------------------------------------------------------------
+# `manage.py mcp` only relays to the API at GITLOOM_API_URL: it needs no database and
+# keeps nothing on disk, so it starts no embedded Postgres and creates no data directory
+# (a desktop agent launches it every session; starting a database cost ~1.6-2.4 s).
+RELAY_ONLY = sys.argv[1:2] == ["mcp"]
 DATABASE_URL = env_str("DATABASE_URL")
-if not DATABASE_URL:
-    from server.embedded_postgres import embedded_database_url
-
-    # The embedded server's buffer cache: a namespace's cue vectors and their HNSW
-    # graph (~800 MB at 100,000 memories) are read on every query, so should fit.
-    GITLOOM_POSTGRES_SHARED_BUFFERS = env_str("GITLOOM_POSTGRES_SHARED_BUFFERS", "1GB")
-    DATABASE_URL = embedded_database_url(
-        GITLOOM_DATA_DIR, shared_buffers=GITLOOM_POSTGRES_SHARED_BUFFERS
-    )
-    EMBEDDED_POSTGRES = True
+EMBEDDED_POSTGRES = False
+if RELAY_ONLY:
+    DATABASES = {}  # Django's dummy backend: any query would fail loudly
 else:
-    EMBEDDED_POSTGRES = False
+    if not DATABASE_URL:
+        from server.embedded_postgres import embedded_database_url
 
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
-# A persistent connection is checked before each request uses it, and a dead one
-# replaced; gitloom.core.postgresql asks the socket first, so a live one costs no round trip.
-DATABASES["default"]["ENGINE"] = "gitloom.core.postgresql"
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+        # The embedded server's buffer cache: a namespace's cue vectors and their HNSW
+        # graph (~800 MB at 100,000 memories) are read on every query, so should fit.
+        GITLOOM_POSTGRES_SHARED_BUFFERS = env_str("GITLOOM_POSTGRES_SHARED_BUFFERS", "1GB")
+        DATABASE_URL = embedded_database_url(
+            GITLOOM_DATA_DIR, shared_buffers=GITLOOM_POSTGRES_SHARED_BUFFERS
+        )
+        EMBEDDED_POSTGRES = True
+
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    # A persistent connection is checked before each request uses it, and a dead one
+    # replaced; gitloom.core.postgresql asks the socket first, so a live one costs no round trip.
+    DATABASES["default"]["ENGINE"] = "gitloom.core.postgresql"
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # The fused retrieval statement is prepared per namespace and connection and runs on a
 # generic plan (retrieval/query.py): parsing and planning it cost as much as running
 # it. Turn off behind a transaction-mode connection pooler that cannot carry
 # protocol-level prepared statements; retrieval then plans every query.
 GITLOOM_PREPARED_STATEMENTS = env_bool("GITLOOM_PREPARED_STATEMENTS", True)
-if GITLOOM_PREPARED_STATEMENTS:
+if GITLOOM_PREPARED_STATEMENTS and not RELAY_ONLY:
     # Django turns psycopg's prepared statements off; only statements executed with
     # prepare=True (retrieval's) are prepared: Django's own cursors bind on the client.
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
@@ -196,7 +208,8 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = GITLOOM_DATA_DIR / "static"
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing one
+if not RELAY_ONLY:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing one
 # whitenoise serves the admin and API-docs assets from gunicorn; no separate web server.
 # Plain storage: `serve` runs collectstatic at every start, and whitenoise's compressed
 # storage re-compressed every asset each time (~1.8 s of a 2-core machine's start-up).

@@ -624,3 +624,99 @@ def test_history_wraps_long_lines_and_marks_the_changed_word(fresh_browser, live
     submit(browser, "Log in")
     browser.get(f"{base}/namespaces/")
     assert browser.current_url == f"{base}/admin/", browser.current_url
+
+
+def test_what_a_newcomer_tripped_over_on_the_dashboard(fresh_browser, live_server, settings):
+    """Sign-up shows every refusal at once, each under its field; a new key's "Try it"
+    curl carries the whole key and works as pasted; a job's "Linked" shows its links
+    (from → to), not its new files again; a reverted job says so, links its revert
+    commit and offers no second revert."""
+    import shlex
+    import subprocess
+
+    from selenium.webdriver.common.by import By
+
+    from namespaces.services import namespace_create
+    from tests.fixtures_browser import PASSWORD, sign_up
+
+    browser, base = fresh_browser, live_server.url
+    settings.GITLOOM_QUEUE_SYNC = True  # no worker cluster here: jobs run as they queue
+    user = sign_up(account_id="tripped-co", username="tess")
+
+    # Three refusals in one submit, each beside its field; nothing at the top.
+    browser.get(base + "/signup/")
+    fill(browser, "id_account_id", "tripped-co")
+    fill(browser, "id_username", "Tess")  # usernames differ by more than case
+    fill(browser, "id_password", "password")  # long enough, but a common one
+    submit(browser, "Create account")
+    errors = {
+        field: browser.find_element(By.ID, f"id_{field}_error").text
+        for field in ("account_id", "username", "password")
+    }
+    assert "already exists" in errors["account_id"], errors
+    assert "taken" in errors["username"], errors
+    assert "common" in errors["password"], errors
+    assert not browser.find_elements(By.CSS_SELECTOR, "form > .errors"), "a form-level error"
+    shot(browser, "50-signup-every-error")
+
+    browser.get(base + "/login/")
+    fill(browser, "id_username", "tess")
+    fill(browser, "id_password", PASSWORD)
+    submit(browser, "Log in")
+    follow(browser, "API keys")
+    fill(browser, "id_name", "curl")
+    submit(browser, "Create key")
+    secret = browser.find_element(By.ID, "new-key-secret").get_attribute("value")
+    command = browser.find_element(By.ID, "new-key-curl").get_attribute("value")
+    assert secret in command and "…" not in command, command
+    shot(browser, "51-key-try-it")
+    pasted = subprocess.run(  # as a person pastes it: the words of the command, no shell
+        shlex.split(command), capture_output=True, text=True, timeout=30, check=True
+    )
+    assert json.loads(pasted.stdout)["account"] == "tripped-co", pasted.stdout
+
+    # One message with two facts: two new memories, linked to each other.
+    namespace_create(account=user.memberships.get().account, name="default")
+    status_code, body = api_get(
+        base,
+        "/v1/memories",
+        secret,
+        body={
+            "messages": [
+                {
+                    "role": "user",
+                    "content": "I'm a pharmacist at Walgreens and I rent a flat in Tucson.",
+                }
+            ]
+        },
+    )
+    assert status_code == 202, body
+    job = api_get(base, f"/v1/jobs/{body['job']['id']}", secret)[1]["job"]
+    created = job["result"]["created"]
+    assert job["status"] == "done" and len(created) == 2, job
+    browser.get(f"{base}/namespaces/default/jobs/{job['id']}/")
+    links = browser.find_elements(By.CSS_SELECTOR, "#job-links li")
+    assert links, browser.find_element(By.ID, "job-live").text
+    for item in links:
+        ends = [a.text for a in item.find_elements(By.TAG_NAME, "a")]
+        assert len(ends) == 2 and ends[0] != ends[1] and "→" in item.text, item.text
+        assert set(ends) <= set(created)
+    shot(browser, "52-job-linked")
+
+    follow(browser, "Revert this job…")
+    submit(browser, "Revert this job")
+    assert "Reverted in commit" in browser.page_source
+    assert browser.find_element(By.CSS_SELECTOR, "#job-live h2 .badge.failed").text == "Reverted"
+    assert not browser.find_elements(By.LINK_TEXT, "Revert this job…")
+    notice = browser.find_element(By.ID, "reverted")
+    assert "2 memories it created removed" in notice.text, notice.text
+    shot(browser, "53-job-reverted")
+    commit_link = notice.find_element(By.TAG_NAME, "a")
+    revert_commit = commit_link.get_attribute("href").rsplit("#commit-", 1)[1]
+    navigate_by(browser, commit_link)
+    assert browser.find_element(By.ID, f"commit-{revert_commit}")  # the history, at it
+
+    browser.get(f"{base}/namespaces/default/jobs/{job['id']}/revert/")
+    assert "already reverted" in browser.page_source and "It will remove" not in browser.page_source
+    assert not browser.find_elements(By.XPATH, "//button[normalize-space()='Revert this job']")
+    shot(browser, "54-revert-page-already-reverted")

@@ -28,6 +28,13 @@ class Refused(Exception):
     """The URL or what its host resolves to is not allowed; the message says why."""
 
 
+# A developer's first receiver is local: name the switch, and that it is read at start.
+LOCAL_HINT = (
+    "For a receiver on this machine or a private network in development, start the "
+    "service with GITLOOM_WEBHOOK_ALLOW_LOCAL=1 (read at start: restart it after setting it)."
+)
+
+
 @dataclass(frozen=True)
 class Outcome:
     status_code: int | None
@@ -58,7 +65,8 @@ def url_check(url: str) -> tuple[str, str, int]:
         raise Refused("That is not a URL.") from None
     allowed = ("https", "http") if settings.GITLOOM_WEBHOOK_ALLOW_LOCAL else ("https",)
     if parts.scheme not in allowed:
-        raise Refused("A webhook URL must start with https://.")
+        local = "" if settings.GITLOOM_WEBHOOK_ALLOW_LOCAL else f" {LOCAL_HINT}"
+        raise Refused(f"A webhook URL must start with https://.{local}")
     if not parts.hostname:
         raise Refused("A webhook URL needs a host.")
     if parts.username or parts.password:
@@ -75,7 +83,8 @@ def resolve_checked(host: str, port: int) -> list[str]:
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
     refused = [address for address in addresses if not _address_allowed(address)]
     if refused or not addresses:
-        raise Refused(f"The host {host} resolves to a non-public address ({refused[0]}).")
+        local = "" if settings.GITLOOM_WEBHOOK_ALLOW_LOCAL else f" {LOCAL_HINT}"
+        raise Refused(f"The host {host} resolves to a non-public address ({refused[0]}).{local}")
     return addresses
 
 

@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.forms import WebhookCreateForm
+from accounts.forms import WebhookCreateForm, WebhookEditForm
 from accounts.models import Account
 from accounts.webhooks.selectors import delivery_get, delivery_list, endpoint_get, endpoint_list
 from accounts.webhooks.services import (
@@ -52,15 +52,28 @@ def webhooks(request: HttpRequest, *, account: Account) -> HttpResponse:
     return render(request, "accounts/webhooks.html", context, status=status)
 
 
+@require_http_methods(["GET", "POST"])
 @dashboard_view
 def webhook(request: HttpRequest, endpoint_id: str, *, account: Account) -> HttpResponse:
+    """One endpoint: its deliveries, and a form to change its URL, events, namespaces
+    and description (POST)."""
     endpoint = endpoint_get(account=account, endpoint_id=endpoint_id)
+    form = WebhookEditForm.for_endpoint(endpoint, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            endpoint = endpoint_update(endpoint=endpoint, **form.cleaned_data)
+        except GitLoomError as exc:
+            form.add_error("url", exc.message)
+        else:
+            messages.success(request, f"Saved the endpoint {endpoint.url}.")
+            return redirect("dash-webhook", endpoint_id=endpoint.public_id)
     context = {
         "section": "webhooks",
         "endpoint": endpoint,
+        "form": form,
         "deliveries": delivery_list(endpoint=endpoint),
     }
-    return render(request, "accounts/webhook.html", context)
+    return render(request, "accounts/webhook.html", context, status=400 if form.errors else 200)
 
 
 @require_POST

@@ -45,7 +45,10 @@ logger = logging.getLogger("gitloom")
 
 
 def error_body(error: GitLoomError) -> dict:
-    body = {"code": error.code, "message": error.message}
+    message = error.message
+    if error.fix and message == type(error).message:
+        message = f"{message} {error.fix}"
+    body = {"code": error.code, "message": message}
     if error.details:
         body["details"] = error.details
     return {"error": body}

@@ -21,6 +21,9 @@ class GitLoomError(Exception):
     code = "bad_request"
     status = 400
     message = "Bad request."
+    # What an API caller does about it, in the API's own terms: the envelope adds it to
+    # the default message. The dashboard and the MCP tools say it their own way.
+    fix = ""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -126,6 +129,10 @@ class NotFound(GitLoomError):
 
 class NamespaceNotFound(NotFound):
     code, message = "namespace_not_found", "Namespace not found."
+    fix = (
+        'Namespaces are created explicitly: POST /v1/namespaces {"name": "..."} '
+        "makes one (GET /v1/namespaces lists yours)."
+    )
 
 
 class MethodNotAllowed(GitLoomError):

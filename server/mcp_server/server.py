@@ -28,6 +28,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gitloom.core.errors import REGISTRY
 from gitloom.core.throttle import forwarded_client_header, peer_address
 from memories.conversation_text import conversation_messages
 
@@ -207,7 +208,26 @@ def api_errors() -> Iterator[None]:
         ) from exc
     except GitLoomError as exc:
         hint = _HINTS.get(exc.code, "")
-        raise ToolError(f"{exc.code}: {exc.message}{hint}") from exc
+        raise ToolError(f"{exc.code}: {tool_message(exc)}{hint}") from exc
+
+
+def tool_message(exc: GitLoomError) -> str:
+    """The API's message without the fix it names in HTTP terms: the tools name theirs."""
+    declared = REGISTRY.get(exc.code)
+    fix = declared.fix if declared is not None else ""
+    return exc.message.removesuffix(f" {fix}") if fix else exc.message
+
+
+def argument_errors(exc: ValidationError) -> str:
+    """Which argument, what it takes and what came: pydantic's messages without its
+    links to its own documentation, which mean nothing to an agent's user."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        got = error.get("input")
+        shown = "" if isinstance(got, dict) else f" (got {got!r:.80})"
+        parts.append(f"{where}: {error['msg']}{shown}")
+    return "; ".join(parts)
 
 
 _HINTS = {
@@ -234,7 +254,7 @@ class CodeFirstServer(MCPServer):
         except ToolError as exc:
             text = str(exc).removeprefix(f"Error executing tool {name}: ")
             if isinstance(exc.__cause__, ValidationError):
-                text = f"invalid: {text}"
+                text = f"invalid: {argument_errors(exc.__cause__)}"
             raise ToolError(text) from exc.__cause__
 
 

@@ -89,16 +89,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def subprocess_env(**extra: str) -> dict[str, str]:
-    """The environment of a ``manage.py mcp`` child: the test database's URL, so
-    loading the settings starts no embedded Postgres of its own (the command itself
-    never connects to a database)."""
-    from django.db import connection
+def relay_data_dir() -> Path:
+    """The data directory a ``manage.py mcp`` child is given: it only relays to the API,
+    so this directory must never appear."""
+    return Path(settings.GITLOOM_DATA_DIR) / "mcp-relay-never-created"
 
-    db = connection.settings_dict
-    host = db["HOST"] or db["OPTIONS"]["host"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GITLOOM_API_")}
-    env["DATABASE_URL"] = f"postgresql://{db['USER']}@/{db['NAME']}?host={host}"
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment of a ``manage.py mcp`` child, as a desktop agent's config gives it:
+    no ``DATABASE_URL`` and a data directory of its own that must stay absent, since the
+    command only calls the API."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GITLOOM_API_") and k != "DATABASE_URL"
+    }
+    env["GITLOOM_DATA_DIR"] = str(relay_data_dir())
     env.update(extra)
     return env
 
@@ -108,10 +114,9 @@ def manage_py() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def mcp_http(live_server, django_db_setup, tmp_path_factory, django_db_blocker):
+def mcp_http(live_server, django_db_setup, tmp_path_factory):
     """``manage.py mcp --http`` calling the live API; yields its MCP endpoint URL."""
-    with django_db_blocker.unblock():
-        env = subprocess_env()
+    env = subprocess_env()
     port = free_port()
     log_path = tmp_path_factory.mktemp("mcp-http") / "mcp.log"
     log = open(log_path, "w+")  # noqa: SIM115

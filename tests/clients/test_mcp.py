@@ -23,6 +23,7 @@ from tests.clients.conftest import (
     backfill,
     days_ago,
     manage_py,
+    relay_data_dir,
     subprocess_env,
 )
 
@@ -139,6 +140,21 @@ def test_a_fresh_agent_over_stdio_remembers_a_conversation_and_later_recalls_it(
 
     run(first_session)
     run(later_session)
+
+
+def test_stdio_with_only_a_key_and_url_starts_no_database_and_writes_no_data_dir(service, acme_key):
+    """The README's desktop config gives only GITLOOM_API_KEY and GITLOOM_API_URL: the
+    server relays to the API, so it starts no embedded Postgres and leaves no data
+    directory behind (it used to create one and start a database at every launch)."""
+    data_dir = relay_data_dir()
+    assert not data_dir.exists()
+
+    async def session() -> None:
+        async with stdio(service, acme_key) as client:
+            assert (await call(client, "whoami"))["account"] == "acme"
+
+    run(session)
+    assert not data_dir.exists(), sorted(p.name for p in data_dir.iterdir())
 
 
 def test_stdio_refuses_to_start_without_an_api_key(service):
@@ -336,13 +352,20 @@ def test_bad_arguments_are_clear_tool_errors(service, mcp_http, acme_key):
         assert "role" in robot
         assert "invalid_transcript" in await refused(client, "remember", conversation="   ")
         limit = await refused(client, "search", query="camera", limit=0)
-        assert limit.startswith("invalid: ") and "limit" in limit  # the code first, always
+        assert limit.startswith("invalid: limit: ")  # the code first, always; then which
+        # ... what it takes and what came, without a link to pydantic's documentation.
+        assert "greater than or equal to 1" in limit and "got 0" in limit, limit
+        too_many = await refused(client, "search", query="camera", limit=5000)
+        assert "less than or equal to" in too_many and "got 5000" in too_many, too_many
+        assert "http" not in limit + too_many and "pydantic" not in limit + too_many
         assert "tier" in await refused(client, "search", query="camera", tier=["forever"])
         assert "invalid_path" in await refused(client, "read_memory", path="../../etc/passwd")
         assert "job_not_found" in await refused(client, "job_status", job_id="not-a-job")
         unknown = await refused(client, "search", query="camera", namespace="nobody")
         assert unknown.startswith("namespace_not_found: ")
         assert unknown.count("namespace_not_found") == 1
+        # The tool's fix, not the HTTP API's.
+        assert "create_namespace" in unknown and "/v1/" not in unknown, unknown
 
     run(over_http, mcp_http, acme_key, scenario)
 

@@ -157,3 +157,30 @@ def test_question_shaped_cues():
     assert question_shaped("where does Ama work")
     assert question_shaped("Ama's employer?")
     assert not question_shaped("Ama employer")
+
+
+def test_docs_eval_md_runs_the_example_file_the_repository_ships(db):
+    """docs/EVAL.md's "Try it" command names a file that is in the repository and runs
+    as written: every scenario posted, every job done, every check asked."""
+    import re
+    import shlex
+
+    from django.conf import settings
+
+    root = settings.BASE_DIR
+    text = (root / "docs" / "EVAL.md").read_text()
+    block = re.search(r"## Try it on the example.*?```sh\n(.*?)```", text, re.S).group(1)
+    words = shlex.split(block)
+    assert words[0] == "GITLOOM_DATA_DIR=/tmp/gl-evalwp"
+    assert words[1:4] == [".venv/bin/python", "manage.py", "eval_writepath"], words
+    args = words[4:]
+    data = root / args[args.index("--data") + 1]
+    scenarios = json.loads(data.read_text())["scenarios"]
+
+    out = io.StringIO()
+    call_command("eval_writepath", *args[:1], str(data), *args[2:], "--json", stdout=out)
+    figures = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert figures["scenarios"] == len(scenarios) == 3
+    assert figures["checks"] == sum(len(s["checks"]) for s in scenarios)
+    assert figures["failed_jobs"] == 0 and figures["extractor"] == "offline"
+    assert [s["id"] for s in figures["per_scenario"]] == [s["id"] for s in scenarios]

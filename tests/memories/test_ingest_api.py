@@ -134,6 +134,19 @@ def test_bad_transcripts_are_refused_before_anything_is_queued(
     assert api.get("/v1/jobs").json()["jobs"] == []
 
 
+def test_a_write_or_search_in_a_namespace_never_created_says_how_to_create_it(api, run_inline):
+    """Namespaces are created explicitly: the 404 names the call that makes one, as the
+    MCP tool names create_namespace; nothing is written."""
+    write = run_inline(api, {"namespace": "later", "messages": [{"role": "user", "content": "x"}]})
+    search = api.get("/v1/retrieve", {"namespace": "later", "query": "anything"})
+    for response in (write, search):
+        assert response.status_code == 404
+        error = response.json()["error"]
+        assert error["code"] == "namespace_not_found"
+        assert 'POST /v1/namespaces {"name": ' in error["message"], error
+    assert api.get("/v1/namespaces").json()["namespaces"] == []
+
+
 def test_another_account_cannot_see_a_job(api, other_api, ns, run_inline):
     job_id = run_inline(api, TRANSCRIPT).json()["job"]["id"]
     response = other_api.get(f"/v1/jobs/{job_id}")

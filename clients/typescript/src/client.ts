@@ -132,7 +132,8 @@ export class GitLoom {
    * The memories that best answer `query`, fused from BM25, cue vectors and links.
    * `tier`: any of these tiers; `tag`: all of these tags; `arms`: a subset of
    * `lexical`, `semantic`, `graph`; `asOf`: the namespace as it was at a past commit
-   * (an id or a unique 7+ hex prefix) or time (`Retrieval.as_of` says which commit).
+   * (an id or a unique 7+ hex prefix) or time (`Retrieval.as_of` says which commit);
+   * `asOfBy: "said"` compares that time with when conversations were said, not stored.
    */
   async retrieve(query: string, options: RetrieveOptions = {}): Promise<Retrieval> {
     const params: Query = [["query", query]];
@@ -144,6 +145,7 @@ export class GitLoom {
     push(params, "min_similarity", options.minSimilarity);
     const asOf = options.asOf instanceof Date ? options.asOf.toISOString() : options.asOf;
     push(params, "as_of", asOf);
+    push(params, "as_of_by", options.asOfBy);
     return this.transport.json("get", "/v1/retrieve", { query: params, retry: true });
   }
 
@@ -207,11 +209,12 @@ export class Namespaces {
 
   /** Import a tar.gz of memory files or a git bundle, all in one commit or not at all.
    * A big upload (over the service's `GITLOOM_IMPORT_INLINE_BYTES`) is queued: the
-   * result is then its `Job` (it has a `status`; `jobs.wait` it). */
+   * result is then its `Job` (it has a `status`; `jobs.wait` it). A bundle of an
+   * unrelated history is `ConflictError` `unrelated_history` unless `replace: true`. */
   async import(name: string, data: Upload, options: ImportOptions = {}): Promise<ImportResult | Job> {
     const response = await this.t.send("post", "/v1/namespaces/{name}/import", {
       params: { name },
-      query: options.format ? [["format", options.format]] : [],
+      query: push(options.format ? [["format", options.format]] : [], "replace", options.replace ? "true" : undefined),
       body: data as BodyInit,
       headers: {
         "Content-Type": options.format === "bundle" ? "application/x-git-bundle" : "application/gzip",

@@ -134,6 +134,9 @@ export interface RetrieveOptions extends NamespaceOption {
   /** Answer from the namespace as it was at a commit (id or 7+ hex prefix) or a time
    * (the last commit made by then). */
   asOf?: string | Date;
+  /** What a time in `asOf` is compared with: `"stored"` (the default: when each commit
+   * was made) or `"said"` (when its conversation was said, for a backfilled history). */
+  asOfBy?: "stored" | "said";
 }
 
 export interface ChangesOptions {
@@ -154,6 +157,10 @@ export interface ExportOptions {
 export interface ImportOptions {
   /** Unset: the service tells a tar.gz and a git bundle apart. */
   format?: "bundle" | "tar";
+  /** A bundle whose history does not continue the namespace's is refused
+   * (`409 unrelated_history`) unless `replace`: one commit then makes the namespace's
+   * files the bundle's (earlier versions stay in its history). */
+  replace?: boolean;
 }
 
 export type Upload = Uint8Array | ArrayBuffer | Blob;

@@ -249,6 +249,51 @@ describe("against a live service", { skip }, () => {
     await gl.namespaces.delete("ts-tour");
   });
 
+  test("asOfBy searches a backfilled history as it was said; replace imports an unrelated bundle", async () => {
+    const gl = new GitLoom({ baseUrl: BASE_URL, apiKey: API_KEY, namespace: "ts-said" });
+    await fresh(gl, "ts-said");
+    /** One user message said `days` days back, as a backfill of an old chat posts it. */
+    const said = (days, content, id) => {
+      const when = new Date(Date.now() - days * 86_400_000);
+      when.setUTCHours(10, 0, 0, 0);
+      return [{ role: "user", content, id, timestamp: when.toISOString() }];
+    };
+    const dayAgo = (days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+    const camera = await gl.memories.add(
+      said(30, "I bought a Sony A7III camera from Fotocentre in Bengaluru.", "old-1"),
+      { wait: true },
+    );
+    const dog = await gl.memories.add(
+      said(10, "I adopted a beagle named Biscuit from the shelter in Pune.", "old-2"),
+      { wait: true },
+    );
+    // Stored today: as of twenty days ago by when it was stored, there is no history yet,
+    // and the error says what to send instead.
+    const stored = await rejects(gl.retrieve("which camera did I buy", { asOf: dayAgo(20) }), NotFoundError, "as_of_before_history");
+    assert.match(stored.message, /as_of_by=said/);
+    const then = await gl.retrieve("what pets do I have", { asOf: dayAgo(20), asOfBy: "said" });
+    assert.equal(then.as_of.by, "said");
+    assert.equal(then.as_of.commit, camera.commit);
+    assert.ok(then.results.every((r) => !r.content.includes("Biscuit")));
+    const now = await gl.retrieve("what pets do I have", { asOf: dayAgo(5), asOfBy: "said" });
+    assert.equal(now.as_of.commit, dog.commit);
+    assert.match(now.results[0].content, /Biscuit/);
+
+    // Another namespace's history is unrelated to this one: a plain import refuses it,
+    // `replace: true` makes this namespace's files the bundle's in one commit.
+    const other = new GitLoom({ baseUrl: BASE_URL, apiKey: API_KEY, namespace: "ts-said-other" });
+    await fresh(other, "ts-said-other");
+    const sister = await other.memories.add("My sister Mira lives in Lisbon and works at Feedzai.", { wait: true });
+    const bundle = await other.namespaces.export("ts-said-other");
+    await rejects(gl.namespaces.import("ts-said", bundle, { format: "bundle" }), ConflictError, "unrelated_history");
+    const replaced = await gl.namespaces.import("ts-said", bundle, { format: "bundle", replace: true });
+    assert.ok(replaced.commit);
+    const left = (await collect(gl.memories.list())).map((m) => m.path).sort();
+    assert.deepEqual(left, [...sister.result.created].sort());
+    await gl.namespaces.delete("ts-said");
+    await other.namespaces.delete("ts-said-other");
+  });
+
   test("errors carry the API's code and status as typed errors", async () => {
     const gl = new GitLoom({ baseUrl: BASE_URL, apiKey: API_KEY, namespace: "ts-errors" });
     await gl.namespaces.delete("ts-errors").catch(() => undefined);

@@ -364,17 +364,24 @@ class Jobs:
         job_id = job.id if isinstance(job, models.Job) else job
         return await self._client._send(_core.job_revert(job_id, force=force, namespace=namespace))
 
+    async def page(
+        self, *, namespace: str | None = None, cursor: str | None = None, limit: int | None = None
+    ) -> models.JobPage:
+        """One page of the namespace's jobs, newest first (``limit`` 1-200, the service's
+        default 50); pass its ``next_cursor`` as ``cursor`` for the next."""
+        return await self._client._send(
+            _core.job_list_page(
+                namespace=self._client._namespace(namespace), limit=limit, cursor=cursor
+            )
+        )
+
     async def list(
         self, *, namespace: str | None = None, page_size: int | None = None
     ) -> AsyncIterator[models.Job]:
         """The namespace's jobs, newest first."""
         cursor = None
         while True:
-            page = await self._client._send(
-                _core.job_list_page(
-                    namespace=self._client._namespace(namespace), limit=page_size, cursor=cursor
-                )
-            )
+            page = await self.page(namespace=namespace, cursor=cursor, limit=page_size)
             for job in page.jobs:
                 yield job
             if not page.next_cursor:

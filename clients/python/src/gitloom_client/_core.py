@@ -402,28 +402,15 @@ def job_revert(job_id: str, *, force: bool, namespace: str | None) -> Call[model
     )
 
 
-@dataclass(frozen=True)
-class JobPage:
-    jobs: list[models.Job]
-    next_cursor: str | None
-
-
-def job_list_page(*, namespace: str | None, limit: int | None, cursor: str | None) -> Call[JobPage]:
+def job_list_page(
+    *, namespace: str | None, limit: int | None, cursor: str | None
+) -> Call[models.JobPage]:
     params = _namespace_param(namespace)
     if limit is not None:
         params.append(("limit", str(limit)))
     if cursor is not None:
         params.append(("cursor", cursor))
-
-    def build(data: Any) -> JobPage:
-        # A service whose /v1/jobs pages with a cursor says `next_cursor`; one that does
-        # not answers one page of the newest jobs.
-        return JobPage(
-            jobs=[models.Job.from_dict(item) for item in data.get("jobs") or []],
-            next_cursor=data.get("next_cursor") or None,
-        )
-
-    return Call("GET", "/v1/jobs", _reader(build), params=params, retry=True)
+    return Call("GET", "/v1/jobs", _reader(models.JobPage.from_dict), params=params, retry=True)
 
 
 def retrieve(

@@ -213,6 +213,23 @@ class MemorySummary:
 
 
 @dataclass(frozen=True)
+class JobPage:
+    """One page of ``jobs.list``, newest first; pass ``next_cursor`` back for the next."""
+
+    jobs: list[Job]
+    next_cursor: str | None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JobPage:
+        # A service whose /v1/jobs pages with a cursor says `next_cursor`; one that does
+        # not answers one page of the newest jobs.
+        return cls(
+            jobs=[Job.from_dict(item) for item in data.get("jobs") or []],
+            next_cursor=data.get("next_cursor") or None,
+        )
+
+
+@dataclass(frozen=True)
 class MemoryPage:
     """One page of ``memories.list``; pass ``next_cursor`` back for the next."""
 
