@@ -18,6 +18,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from gitloom.core.errors import GitLoomError
+from gitloom.core.metrics import JOB_SECONDS, JOB_STAGE_SECONDS, JOBS_FINISHED
 from gitloom.core.times import as_utc
 from memories.candidates import memory_candidates
 from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
@@ -84,6 +85,8 @@ def job_run(*, job: Job) -> Job:
 def _log_job_end(job: Job, *, duration_ms: int) -> None:
     result = job.result or {}
     failed = job.status == Job.Status.FAILED
+    JOBS_FINISHED.labels(job.status, job.error_code).inc()
+    JOB_SECONDS.labels(job.status).observe(duration_ms / 1000)
     jobs_logger.log(
         logging.WARNING if failed else logging.INFO,
         "job %s namespace=%s job=%s attempt=%d duration_ms=%d created=%d rewritten=%d "
@@ -131,6 +134,7 @@ def _job_attempt(job: Job) -> Job:
         snapshot = repository.repository_snapshot(prefix=prefix)
         extractor = default_extractor()
         messages = payload_messages(job.payload, job_tag=job.public_id.hex[:8])
+        stage = time.perf_counter()
         result = run_pipeline(
             messages=messages,
             session_id=job.payload.get("session_id"),
@@ -142,6 +146,7 @@ def _job_attempt(job: Job) -> Job:
             topic_sizes=functools.cache(lambda folder: sum(1 for _ in snapshot.walk(folder))),
             now=job.created,
         )
+        JOB_STAGE_SECONDS.labels("pipeline").observe(time.perf_counter() - stage)
         job_extracted(
             job=job,
             extractor=result.extractor,
@@ -152,6 +157,7 @@ def _job_attempt(job: Job) -> Job:
         if not files:
             return job_done(job=job, commit="", created=[], rewritten=[], linked=[])
         rendered = {path: render_memory(memory) for path, memory in files.items()}
+        stage = time.perf_counter()
         commit = repository.repository_commit(
             prefix=prefix,
             apply=lambda snap: rendered,
@@ -165,7 +171,10 @@ def _job_attempt(job: Job) -> Job:
             },
             said=said_at(messages),
         )
+        JOB_STAGE_SECONDS.labels("commit").observe(time.perf_counter() - stage)
+        stage = time.perf_counter()
         after_repository_change(namespace=namespace, commit=commit.commit)
+        JOB_STAGE_SECONDS.labels("index").observe(time.perf_counter() - stage)
         linked = sorted(
             {link.source for link in result.links} | {link.target for link in result.links}
         )

@@ -22,6 +22,7 @@ from accounts.webhooks.lane import start_webhook_cluster
 from gitloom.core.checks import vector_problem_message, vector_self_check
 from gitloom.core.warm import process_warm_up
 from gitloom.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
+from gitloom.operations import QUEUE_APPLICATION_NAME
 from retrieval.embeddings import embedder_load, embedder_warm_up
 
 
@@ -38,6 +39,10 @@ class Command(QClusterCommand):
             raise CommandError(vector_problem_message(problem))
         # Forked workers must not inherit this process's database connection.
         connection.close()
+        # Named, so /readyz sees a live queue in pg_stat_activity (gitloom/operations.py).
+        connection.settings_dict.setdefault("OPTIONS", {})["application_name"] = (
+            QUEUE_APPLICATION_NAME
+        )
         embedder_load()
         # The extraction pipeline too (spaCy), which memories.ingest imports only when
         # a job runs: imported here, the forked workers share it.
