@@ -338,6 +338,12 @@ GITLOOM_METRICS_TOKEN = env_str("GITLOOM_METRICS_TOKEN", "")
 if GITLOOM_METRICS_TOKEN and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     (GITLOOM_DATA_DIR / "metrics").mkdir(parents=True, exist_ok=True)
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(GITLOOM_DATA_DIR / "metrics")
+# OpenTelemetry traces of retrievals and jobs (gitloom/core/tracing.py; needs
+# requirements-otel.txt): "otlp" (where the standard OTEL_EXPORTER_OTLP_* variables
+# say) or "console" (stderr); empty: none.
+GITLOOM_OTEL_EXPORTER = env_str("GITLOOM_OTEL_EXPORTER", "")
+if GITLOOM_OTEL_EXPORTER not in ("", "otlp", "console"):
+    raise ImproperlyConfigured("GITLOOM_OTEL_EXPORTER must be otlp, console or empty.")
 # /readyz counts the queue ready while a queue process has used its database connection
 # within this many seconds (each polls every 0.2 s).
 GITLOOM_READY_QUEUE_SECONDS = env_float("GITLOOM_READY_QUEUE_SECONDS", 15.0)

@@ -18,8 +18,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from gitloom.core.errors import GitLoomError
-from gitloom.core.metrics import JOB_SECONDS, JOB_STAGE_SECONDS, JOBS_FINISHED
+from gitloom.core.metrics import JOB_SECONDS, JOBS_FINISHED, job_stage_observe
 from gitloom.core.times import as_utc
+from gitloom.core.tracing import traced
 from memories.candidates import memory_candidates
 from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
 from memories.imports import memory_import, upload_delete, upload_get
@@ -45,6 +46,19 @@ jobs_logger = logging.getLogger("gitloom.jobs")
 JOB_COMMIT_LOOKBACK = 200
 
 
+def job_span_attributes(*, job: Job) -> dict:
+    return {"gitloom.job.kind": "import" if "import" in job.payload else "ingest"}
+
+
+def job_span_result(job: Job) -> dict:
+    return {
+        "gitloom.job.status": job.status,
+        "gitloom.job.attempt": job.attempts,
+        "gitloom.job.extractor": job.extractor,
+        **({"error.type": job.error_code} if job.error_code else {}),
+    }
+
+
 def _job_commit_in_history(*, prefix: str, job: Job) -> str | None:
     for entry in repository.repository_log(prefix=prefix, limit=JOB_COMMIT_LOOKBACK):
         if entry.trailers.get("Gitloom-Job") == str(job.public_id):
@@ -54,6 +68,7 @@ def _job_commit_in_history(*, prefix: str, job: Job) -> str | None:
     return None
 
 
+@traced("gitloom.job", attributes=job_span_attributes, result=job_span_result)
 def job_run(*, job: Job) -> Job:
     """Run one job: pipeline, one commit, index. Safe to call again after a crash.
 
@@ -146,7 +161,7 @@ def _job_attempt(job: Job) -> Job:
             topic_sizes=functools.cache(lambda folder: sum(1 for _ in snapshot.walk(folder))),
             now=job.created,
         )
-        JOB_STAGE_SECONDS.labels("pipeline").observe(time.perf_counter() - stage)
+        job_stage_observe("pipeline", stage)
         job_extracted(
             job=job,
             extractor=result.extractor,
@@ -171,10 +186,10 @@ def _job_attempt(job: Job) -> Job:
             },
             said=said_at(messages),
         )
-        JOB_STAGE_SECONDS.labels("commit").observe(time.perf_counter() - stage)
+        job_stage_observe("commit", stage)
         stage = time.perf_counter()
         after_repository_change(namespace=namespace, commit=commit.commit)
-        JOB_STAGE_SECONDS.labels("index").observe(time.perf_counter() - stage)
+        job_stage_observe("index", stage)
         linked = sorted(
             {link.source for link in result.links} | {link.target for link in result.links}
         )

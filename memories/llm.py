@@ -43,6 +43,7 @@ from django.conf import settings
 
 from gitloom.core.metrics import MODEL_CALL_SECONDS, MODEL_CALLS, MODEL_ERRORS, MODEL_TOKENS
 from gitloom.core.times import as_utc
+from gitloom.core.tracing import span_done
 from memories.errors import ModelOutputInvalid, ModelRequestRefused, ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -185,7 +186,7 @@ class ModelClient:
                     messages=messages, schema_name=schema_name, schema=schema
                 )
             except (ModelRequestRefused, ModelUnavailable):  # after the retries
-                _observe_call(schema_name, started, "error", spent)
+                _observe_call(self.model, schema_name, started, "error", spent)
                 raise
             except ValueError as exc:
                 # The HTTP body itself was not JSON: the endpoint answered, with garbage.
@@ -201,9 +202,9 @@ class ModelClient:
                 except ValueError as exc:  # includes JSONDecodeError and ValidationError
                     problem = _short(str(exc))
                 else:
-                    _observe_call(schema_name, started, "ok", spent)
+                    _observe_call(self.model, schema_name, started, "ok", spent)
                     return parsed, usage
-            _observe_call(schema_name, started, "invalid_output", spent)
+            _observe_call(self.model, schema_name, started, "invalid_output", spent)
             log.warning(
                 "model %s gave invalid %s output (attempt %d): %s",
                 self.model,
@@ -327,9 +328,25 @@ def _retry_after(headers: Any) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-def _observe_call(schema: str, started: float, outcome: str, usage: Usage) -> None:
+def _observe_call(model: str, schema: str, started: float, outcome: str, usage: Usage) -> None:
+    seconds = time.perf_counter() - started
     MODEL_CALLS.labels(schema, outcome).inc()
-    MODEL_CALL_SECONDS.labels(schema).observe(time.perf_counter() - started)
+    MODEL_CALL_SECONDS.labels(schema).observe(seconds)
+    # One span per chat request, in OpenTelemetry's GenAI terms (never the prompt).
+    span_done(
+        f"chat {model}",
+        seconds=seconds,
+        attributes={
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "openai",
+            "gen_ai.request.model": model,
+            "gen_ai.output.type": "json",
+            "gen_ai.usage.input_tokens": usage.prompt_tokens,
+            "gen_ai.usage.output_tokens": usage.completion_tokens,
+            "gitloom.model.schema": schema,
+        },
+        error="" if outcome == "ok" else outcome,
+    )
     MODEL_TOKENS.labels(schema, "prompt").inc(usage.prompt_tokens)
     MODEL_TOKENS.labels(schema, "completion").inc(usage.completion_tokens)
 

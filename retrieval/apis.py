@@ -27,11 +27,11 @@ from retrieval.errors import (
     InvalidQuery,
     QueryTooLong,
 )
-from retrieval.metrics import retrieval_observe
 from retrieval.output import retrieval_output
 from retrieval.query import ARMS
 from retrieval.selectors import MAX_LIMIT, retrieve
 from retrieval.serializers import MemoryHeaderSerializer
+from retrieval.telemetry import retrieval_observe
 
 
 def _split(values: list[str]) -> list[str]:

@@ -19,6 +19,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import REGISTRY
 
+from gitloom.core.tracing import span_done
+
 # Seconds: from a cached retrieval (~2 ms) to a slow import request.
 _FAST = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 # Seconds: a job's stages, from an offline extraction to a model's long answer.
@@ -91,6 +93,14 @@ WEBHOOK_DELIVERIES = Counter(
 )
 
 
+def job_stage_observe(stage: str, started: float) -> None:
+    """A job stage that began at ``started`` (``time.perf_counter()``) has ended: its
+    duration, and its span under the job's."""
+    seconds = time.perf_counter() - started
+    JOB_STAGE_SECONDS.labels(stage).observe(seconds)
+    span_done(f"gitloom.job.{stage}", seconds=seconds, attributes={"gitloom.job.stage": stage})
+
+
 def multiprocess_dir() -> Path | None:
     value = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     return Path(value) if value else None
@@ -122,7 +132,3 @@ def metrics_text(*extra) -> bytes:
     for collector in extra:
         tail.register(collector)
     return head + generate_latest(tail)
-
-
-def seconds_since(started: float) -> float:
-    return time.perf_counter() - started
