@@ -124,9 +124,7 @@ def test_a_job_and_a_retrieval_show_stages_model_calls_and_arms(
     )
     assert calls >= 1
     tokens = sum(
-        v - before.get(k, 0)
-        for k, v in after.items()
-        if k[0] == "gitloom_model_tokens_total"
+        v - before.get(k, 0) for k, v in after.items() if k[0] == "gitloom_model_tokens_total"
     )
     assert tokens > 0
     arms = "lexical+semantic+graph"
