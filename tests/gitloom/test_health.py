@@ -192,3 +192,4 @@ def test_readyz_follows_a_postgres_stop_and_start_and_metrics_sum_every_process(
         os.killpg(process.pid, signal.SIGINT)
         process.wait(timeout=60)
         log.close()
+        print((tmp_path / "serve.log").read_text()[-6000:])  # shown when the test fails
