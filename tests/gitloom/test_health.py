@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import psutil
 import pytest
@@ -102,8 +105,20 @@ def _samples(text: str) -> dict[tuple[str, tuple], float]:
     }
 
 
+@pytest.fixture
+def serve_dir():
+    """The served data directory, outside pytest's temporary root: a concurrent pytest
+    session closes that root's permissions as it starts, and the embedded Postgres runs
+    as its own user, which then could not reach its data (as the suite's own data
+    directory, tests/data_dir.py)."""
+    path = Path(tempfile.mkdtemp(prefix="gitloom-readyz-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.mark.slow
-def test_readyz_follows_a_postgres_stop_and_start_and_metrics_sum_every_process(tmp_path):
+def test_readyz_follows_a_postgres_stop_and_start_and_metrics_sum_every_process(serve_dir):
+    tmp_path = serve_dir
     env = {
         k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "PROMETHEUS_MULTIPROC_DIR")
     }
