@@ -5,6 +5,7 @@ times, never the query or a memory's text (``gitloom.core.metrics``,
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 
 from django.conf import settings
@@ -20,9 +21,9 @@ def _arms_label(arms: Collection[str]) -> str:
 
 def retrieval_observe(found, *, arms: Collection[str]) -> None:
     RETRIEVAL_SECONDS.labels(_arms_label(arms)).observe(found.took_ms / 1000.0)
-    for hit in found.results:
-        for arm in hit.arms:
-            RETRIEVAL_HITS.labels(arm).inc()
+    # Counted first, then one increment per arm: ~2 µs each, not one per hit and arm.
+    for arm, hits in Counter(arm for hit in found.results for arm in hit.arms).items():
+        RETRIEVAL_HITS.labels(arm).inc(hits)
 
 
 def retrieve_span_attributes(**kwargs) -> dict:
