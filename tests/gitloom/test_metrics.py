@@ -148,3 +148,35 @@ def test_queued_jobs_and_the_oldest_ones_age_are_read_at_scrape_time(api, anon, 
     )
     assert value(after, "gitloom_job_oldest_queued_age_seconds") >= 0
     assert ("gitloom_job_oldest_queued_age_seconds", ()) in after
+
+
+def test_webhook_attempts_are_counted_by_outcome(dashboard, anon, metrics_on, settings):
+    from rest_framework.test import APIClient
+
+    from accounts.models import Account
+    from accounts.services import api_key_create
+    from accounts.webhooks.delivery import send_due
+    from tests.accounts.helpers_webhooks import register
+    from tests.support.webhook_receiver import Receiver
+
+    settings.GITLOOM_WEBHOOK_ALLOW_LOCAL = True
+    settings.GITLOOM_WEBHOOK_MAX_ATTEMPTS = 2
+    settings.GITLOOM_WEBHOOK_BACKOFF_BASE = 0.0
+    _, secret = api_key_create(account=Account.objects.get(id="dash"), name="app")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    with Receiver() as ok, Receiver(mode="500") as failing:
+        register(dashboard, ok.url, events=["namespace.created"])
+        register(dashboard, failing.url, events=["namespace.created"])
+        before = scrape(anon)
+        assert api.post("/v1/namespaces", {"name": "hooked"}, format="json").status_code == 201
+        send_due("dash", horizon=0)  # the first attempt of each: one delivered, one retry
+        send_due("dash", horizon=0)  # the failing one's last attempt: failed for good
+    after = scrape(anon)
+    name = "gitloom_webhook_delivery_attempts_total"
+    grew = {
+        o: value(after, name, outcome=o) - value(before, name, outcome=o)
+        for o in ("delivered", "retry", "failed")
+    }
+    assert grew == {"delivered": 1, "retry": 1, "failed": 1}
+    assert "hooked" not in after.text and "dash" not in after.text
