@@ -18,7 +18,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from gitloom.core.errors import GitLoomError
+from gitloom.core.metrics import JOB_SECONDS, JOBS_FINISHED, job_stage_observe
 from gitloom.core.times import as_utc
+from gitloom.core.tracing import traced
 from memories.candidates import memory_candidates
 from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
 from memories.imports import memory_import, upload_delete, upload_get
@@ -46,6 +48,19 @@ jobs_logger = logging.getLogger("gitloom.jobs")
 JOB_COMMIT_LOOKBACK = 200
 
 
+def job_span_attributes(*, job: Job) -> dict:
+    return {"gitloom.job.kind": "import" if "import" in job.payload else "ingest"}
+
+
+def job_span_result(job: Job) -> dict:
+    return {
+        "gitloom.job.status": job.status,
+        "gitloom.job.attempt": job.attempts,
+        "gitloom.job.extractor": job.extractor,
+        **({"error.type": job.error_code} if job.error_code else {}),
+    }
+
+
 def _job_commit_in_history(*, prefix: str, job: Job) -> str | None:
     for entry in repository.repository_log(prefix=prefix, limit=JOB_COMMIT_LOOKBACK):
         if entry.trailers.get("Gitloom-Job") == str(job.public_id):
@@ -55,6 +70,7 @@ def _job_commit_in_history(*, prefix: str, job: Job) -> str | None:
     return None
 
 
+@traced("gitloom.job", attributes=job_span_attributes, result=job_span_result)
 def job_run(*, job: Job) -> Job:
     """Run one job: pipeline, one commit, index. Safe to call again after a crash.
 
@@ -86,6 +102,8 @@ def job_run(*, job: Job) -> Job:
 def _log_job_end(job: Job, *, duration_ms: int) -> None:
     result = job.result or {}
     failed = job.status == Job.Status.FAILED
+    JOBS_FINISHED.labels(job.status, job.error_code).inc()
+    JOB_SECONDS.labels(job.status).observe(duration_ms / 1000)
     jobs_logger.log(
         logging.WARNING if failed else logging.INFO,
         "job %s namespace=%s job=%s attempt=%d duration_ms=%d created=%d rewritten=%d "
@@ -141,6 +159,7 @@ def _job_attempt(job: Job) -> Job:
         snapshot = repository.repository_snapshot(prefix=prefix)
         extractor = default_extractor()
         messages = payload_messages(job.payload, job_tag=job.public_id.hex[:8])
+        stage = time.perf_counter()
         result = run_pipeline(
             messages=messages,
             session_id=job.payload.get("session_id"),
@@ -152,6 +171,7 @@ def _job_attempt(job: Job) -> Job:
             topic_sizes=functools.cache(lambda folder: sum(1 for _ in snapshot.walk(folder))),
             now=job.created,
         )
+        job_stage_observe("pipeline", stage)
         job_extracted(
             job=job,
             extractor=result.extractor,
@@ -173,6 +193,7 @@ def _job_attempt(job: Job) -> Job:
                 return rendered
             return {**relinked(snap, result.moved, skip=rendered), **rendered}
 
+        stage = time.perf_counter()
         commit = repository.repository_commit(
             prefix=prefix,
             apply=apply,
@@ -187,7 +208,10 @@ def _job_attempt(job: Job) -> Job:
             },
             said=said_at(messages),
         )
+        job_stage_observe("commit", stage)
+        stage = time.perf_counter()
         after_repository_change(namespace=namespace, commit=commit.commit)
+        job_stage_observe("index", stage)
         linked = sorted(
             {link.source for link in result.links} | {link.target for link in result.links}
         )

@@ -43,7 +43,9 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 
+from gitloom.core.metrics import MODEL_CALL_SECONDS, MODEL_CALLS, MODEL_ERRORS, MODEL_TOKENS
 from gitloom.core.times import as_utc
+from gitloom.core.tracing import span_done
 from memories.errors import ModelOutputInvalid, ModelRequestRefused, ModelUnavailable
 
 log = logging.getLogger(__name__)
@@ -183,22 +185,31 @@ class ModelClient:
         usage = Usage()
         problem = ""
         for attempt in range(self.invalid_retries + 1):
+            started, spent = time.perf_counter(), Usage()
             try:
                 completion = self._complete(
                     messages=messages, schema_name=schema_name, schema=schema
                 )
+            except (ModelRequestRefused, ModelUnavailable):  # after the retries
+                _observe_call(self.model, schema_name, started, "error", spent)
+                raise
             except ValueError as exc:
                 # The HTTP body itself was not JSON: the endpoint answered, with garbage.
                 content, problem = None, f"the response body was not JSON ({_short(str(exc), 200)})"
                 usage += Usage(calls=1)
             else:
-                usage += _usage_of(completion)
+                spent = _usage_of(completion)
+                usage += spent
                 content, problem = _content_of(completion)
             if content is not None:
                 try:
-                    return validate(json.loads(content)), usage
+                    parsed = validate(json.loads(content))
                 except ValueError as exc:  # includes JSONDecodeError and ValidationError
                     problem = _short(str(exc))
+                else:
+                    _observe_call(self.model, schema_name, started, "ok", spent)
+                    return parsed, usage
+            _observe_call(self.model, schema_name, started, "invalid_output", spent)
             log.warning(
                 "model %s gave invalid %s output (attempt %d): %s",
                 self.model,
@@ -270,6 +281,7 @@ class ModelClient:
             try:
                 return call()
             except openai.APIStatusError as exc:
+                MODEL_ERRORS.labels(str(exc.status_code)).inc()
                 transient = exc.status_code in (408, 409, 429) or exc.status_code >= 500
                 if not transient:
                     # 400/401/403/404: configuration or request problem; retrying won't help.
@@ -281,9 +293,11 @@ class ModelClient:
                 failure = f"HTTP {exc.status_code}"
                 wait = self._wait(attempt, retry_after=_retry_after(exc.response.headers))
             except openai.APITimeoutError:
+                MODEL_ERRORS.labels("timeout").inc()
                 failure = "timeout"
                 wait = self._wait(attempt)
             except openai.APIConnectionError as exc:
+                MODEL_ERRORS.labels("connection").inc()
                 failure = f"connection error ({_short(str(exc.__cause__ or exc), 200)})"
                 wait = self._wait(attempt)
             if attempt == self.max_retries:
@@ -336,6 +350,29 @@ def _retry_after(headers: Any) -> float | None:
         return None
     when = as_utc(when)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _observe_call(model: str, schema: str, started: float, outcome: str, usage: Usage) -> None:
+    seconds = time.perf_counter() - started
+    MODEL_CALLS.labels(schema, outcome).inc()
+    MODEL_CALL_SECONDS.labels(schema).observe(seconds)
+    # One span per chat request, in OpenTelemetry's GenAI terms (never the prompt).
+    span_done(
+        f"chat {model}",
+        seconds=seconds,
+        attributes={
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "openai",
+            "gen_ai.request.model": model,
+            "gen_ai.output.type": "json",
+            "gen_ai.usage.input_tokens": usage.prompt_tokens,
+            "gen_ai.usage.output_tokens": usage.completion_tokens,
+            "gitloom.model.schema": schema,
+        },
+        error="" if outcome == "ok" else outcome,
+    )
+    MODEL_TOKENS.labels(schema, "prompt").inc(usage.prompt_tokens)
+    MODEL_TOKENS.labels(schema, "completion").inc(usage.completion_tokens)
 
 
 def _usage_of(completion: Any) -> Usage:

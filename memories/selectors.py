@@ -506,3 +506,33 @@ def namespace_changes(
         else None
     )
     return ChangesPage(since=since, commit=page.commit, changes=changes, next_cursor=next_cursor)
+
+
+@dataclass
+class JobQueueState:
+    queued: int
+    running: int
+    oldest_queued_seconds: float  # 0 when nothing waits
+
+
+def job_queue_state() -> JobQueueState:
+    """Jobs waiting and running across every account, and how long the oldest has
+    waited: what an operator's dashboard shows (``/metrics``). One statement on the
+    ``(status, created)`` index; done and failed jobs, which only grow, are counted as
+    they end instead (``gitloom_jobs_finished_total``)."""
+    from django.db.models import Count, Min, Q
+    from django.utils import timezone
+
+    row = Job.objects.filter(status__in=(Job.Status.QUEUED, Job.Status.RUNNING)).aggregate(
+        queued=Count("seq", filter=Q(status=Job.Status.QUEUED)),
+        running=Count("seq", filter=Q(status=Job.Status.RUNNING)),
+        oldest=Min("created", filter=Q(status=Job.Status.QUEUED)),
+    )
+    oldest = row["oldest"]
+    return JobQueueState(
+        queued=row["queued"],
+        running=row["running"],
+        oldest_queued_seconds=max(0.0, (timezone.now() - oldest).total_seconds())
+        if oldest
+        else 0.0,
+    )

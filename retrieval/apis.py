@@ -31,6 +31,7 @@ from retrieval.output import retrieval_output
 from retrieval.query import ARMS
 from retrieval.selectors import MAX_LIMIT, retrieve
 from retrieval.serializers import MemoryHeaderSerializer
+from retrieval.telemetry import retrieval_observe
 
 
 def _split(values: list[str]) -> list[str]:
@@ -339,5 +340,6 @@ class RetrieveApi(NamespaceScopedApi):
             as_of=args["as_of"],
             as_of_by=args["as_of_by"],
         )
+        retrieval_observe(found, arms=args["arms"])
         # Built directly: the serializer above declares it (tests hold the two equal).
         return Response(retrieval_output(found))

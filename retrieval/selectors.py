@@ -11,11 +11,18 @@ from datetime import datetime
 from django.db import connection
 from django.utils import timezone
 
+from gitloom.core.tracing import traced
 from namespaces.models import Namespace
 from retrieval.asof import AsOf, as_of_half_applied, as_of_resolve
 from retrieval.embeddings import embed_query, embed_query_cached, query_embedding_is_local
 from retrieval.errors import InvalidArms, InvalidLimit, InvalidQuery, QueryTooLong
 from retrieval.query import ARMS, FusionParams, Hit, SearchResult, fused_search
+from retrieval.telemetry import (
+    embedding_span_attributes,
+    fused_query_span_attributes,
+    retrieve_span_attributes,
+    retrieve_span_result,
+)
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 100
@@ -32,6 +39,7 @@ class Retrieval:
     as_of: AsOf | None = None  # the past commit read, when the request asked for one
 
 
+@traced("gitloom.retrieve", attributes=retrieve_span_attributes, result=retrieve_span_result)
 def retrieve(
     *,
     namespace: Namespace,
@@ -90,21 +98,27 @@ def retrieve(
     # An embedding endpoint is called first instead: its latency is the network's, and
     # a transaction held open across it would hold a snapshot and a connection as long.
     embedding = embed_query_cached(query) if "semantic" in arms else None
-    embed = functools.cache(functools.partial(embed_query, query))
+    embed = functools.cache(
+        traced("embeddings", attributes=embedding_span_attributes)(
+            functools.partial(embed_query, query)
+        )
+    )
     if embedding is None and "semantic" in arms and not query_embedding_is_local():
         embedding = embed()
-    search = functools.partial(
-        fused_search,
-        namespace=namespace,
-        query=query,
-        embedding=embedding,
-        embed=embed if "semantic" in arms else None,
-        limit=limit,
-        tiers=tiers,
-        tags=tags,
-        arms=arms,
-        params=params,
-        min_similarity=min_similarity,
+    search = traced("gitloom.retrieval.fused_query", attributes=fused_query_span_attributes)(
+        functools.partial(
+            fused_search,
+            namespace=namespace,
+            query=query,
+            embedding=embedding,
+            embed=embed if "semantic" in arms else None,
+            limit=limit,
+            tiers=tiers,
+            tags=tags,
+            arms=arms,
+            params=params,
+            min_similarity=min_similarity,
+        )
     )
     found = search(as_of=past, now=now)
     if past is None and namespace.head_commit and found.commit != namespace.head_commit:

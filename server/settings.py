@@ -106,6 +106,8 @@ if sys.argv[1:2] == ["mcp"]:
     INSTALLED_APPS = ["gitloom"]
 
 MIDDLEWARE = [
+    # Outermost, so a request's time covers every other middleware (gitloom/core/request_metrics.py).
+    "gitloom.core.request_metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "gitloom.core.middleware.BodySizeLimitMiddleware",
@@ -340,6 +342,25 @@ Q_CLUSTER = {
     "poll": 0.2,
     "label": "Queue",
 }
+
+# --- Health and metrics (docs/design/operations.md) ------------------------------------
+# /metrics answers only a request bearing this token (Prometheus's `authorization`
+# scrape setting); unset, /metrics is 404. Set, every web and queue process writes its
+# samples under <data dir>/metrics (prometheus-client's multiprocess mode, which must be
+# chosen before the first metric exists, so here) and a scrape sums them.
+GITLOOM_METRICS_TOKEN = env_str("GITLOOM_METRICS_TOKEN", "")
+if GITLOOM_METRICS_TOKEN and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    (GITLOOM_DATA_DIR / "metrics").mkdir(parents=True, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(GITLOOM_DATA_DIR / "metrics")
+# OpenTelemetry traces of retrievals and jobs (gitloom/core/tracing.py; needs
+# requirements-otel.txt): "otlp" (where the standard OTEL_EXPORTER_OTLP_* variables
+# say) or "console" (stderr); empty: none.
+GITLOOM_OTEL_EXPORTER = env_str("GITLOOM_OTEL_EXPORTER", "")
+if GITLOOM_OTEL_EXPORTER not in ("", "otlp", "console"):
+    raise ImproperlyConfigured("GITLOOM_OTEL_EXPORTER must be otlp, console or empty.")
+# /readyz counts the queue ready while a queue process has used its database connection
+# within this many seconds (each polls every 0.2 s).
+GITLOOM_READY_QUEUE_SECONDS = env_float("GITLOOM_READY_QUEUE_SECONDS", 15.0)
 
 # --- Webhooks (accounts/webhooks, docs/API.md "Webhooks") ------------------------------
 # Deliveries run on a queue of their own (django-q2 cluster "gitloom-webhooks") with

@@ -5,6 +5,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from gitloom.core import envelope
+from server import views
 from server.apis import ApiRootApi
 
 
@@ -30,6 +31,10 @@ v1_patterns = [
 
 urlpatterns = [
     path("v1/", include(v1_patterns)),
+    # For load balancers, orchestrators and Prometheus (docs/design/operations.md).
+    path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
+    path("metrics", views.metrics, name="metrics"),
     path("admin/", admin.site.urls),
     # The dashboard: each app mounts its own pages.
     path("", include("accounts.urls_dashboard")),

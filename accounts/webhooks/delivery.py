@@ -32,6 +32,7 @@ from accounts.webhooks.lane import enqueue_send
 from accounts.webhooks.models import Attempt, Delivery, Endpoint, Wakeup
 from accounts.webhooks.scope import account_scope
 from accounts.webhooks.signing import SecretUnreadable, secret_open, signed_headers
+from gitloom.core.metrics import WEBHOOK_DELIVERIES
 
 logger = logging.getLogger("gitloom.webhooks")
 
@@ -137,6 +138,9 @@ def _record(delivery: Delivery, outcome: outbound.Outcome) -> None:
             last_error=outcome.error[:300],
             finished=now if final else None,
         )
+        WEBHOOK_DELIVERIES.labels(
+            "retry" if status == Delivery.Status.PENDING else status.value
+        ).inc()
         if outcome.ok:
             Endpoint.objects.filter(pk=delivery.endpoint_id).update(failed_in_a_row=0)
         elif final and delivery.endpoint.enabled:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from django.db import connection
 
+from gitloom.core.tracing import tracing_start
+
 _ready_dir: Path | None = None
 
 
@@ -27,6 +29,7 @@ def process_warm_up(*, role: str, warm: Callable[[], None]) -> None:
     """Open the database connection, run ``warm`` (what the process's first request or
     job would otherwise pay for: embedding once), then report ``role`` ready. The caller
     names ``warm``: the core imports no app above it."""
+    tracing_start()  # after the fork: an exporter's thread would not survive it
     connection.ensure_connection()
     warm()
     if _ready_dir is not None:

@@ -23,6 +23,7 @@ from gitloom.core.checks import vector_problem_message, vector_self_check
 from gitloom.core.warm import process_warm_up
 from retrieval.embeddings import embedder_load, embedder_warm_up
 from server.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
+from server.operations import QUEUE_APPLICATION_NAME
 
 
 def _warm_worker(sender, proc_name: str, **kwargs) -> None:
@@ -38,6 +39,10 @@ class Command(QClusterCommand):
             raise CommandError(vector_problem_message(problem))
         # Forked workers must not inherit this process's database connection.
         connection.close()
+        # Named, so /readyz sees a live queue in pg_stat_activity (server/operations.py).
+        connection.settings_dict.setdefault("OPTIONS", {})["application_name"] = (
+            QUEUE_APPLICATION_NAME
+        )
         embedder_load()
         # The extraction pipeline too (spaCy), which memories.ingest imports only when
         # a job runs: imported here, the forked workers share it.

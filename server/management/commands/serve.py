@@ -29,6 +29,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
 from gitloom.core.checks import rls_role_check, vector_problem_message, vector_self_check
+from gitloom.core.metrics import metrics_reset_dir
 from gitloom.core.warm import report_ready_to
 from server.embedded_postgres import embedded_revive, embedded_stop
 from server.lifetime import end_with_parent
@@ -204,6 +205,7 @@ class Command(BaseCommand):
             raise CommandError(problems[0].msg)
         loading.result()
 
+        metrics_reset_dir()  # counters start at zero with the service, as Prometheus expects
         ready_dir = Path(tempfile.mkdtemp(prefix="gitloom-ready-"))
         report_ready_to(ready_dir)
         expected = {
