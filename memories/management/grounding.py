@@ -200,6 +200,31 @@ def _points_at(day: date, said: Sequence[Said], *, month_only: bool = False) -> 
     return False
 
 
+# "as of 2026-12-03", "said on 2026-12-03": the date a statement was made, not a claim
+# about when something happened ("bought on 2026-12-04" is still judged)
+_SAYING = re.compile(
+    r"(?:as of|as at|by|(?:said|announced|reported|mentioned|noted|told) (?:on|in))\s+$",
+    re.IGNORECASE,
+)
+
+
+def _anchored_to_saying(
+    body: str, shown: str, day: date, said: Sequence[Said], *, month_only: bool
+) -> bool:
+    """A date the body marks as when it was said ("as of ...") that is the day (or the
+    month) one of the conversation's messages was sent, on the speaker's own clock."""
+    index = body.find(shown)
+    if index < 0 or not _SAYING.search(body[max(0, index - 24) : index]):
+        return False
+    for message in said:
+        if message.when is None:
+            continue
+        sent = message.when.date()
+        if (sent.year, sent.month) == (day.year, day.month) and (month_only or sent == day):
+            return True
+    return False
+
+
 def _date_terms(body: str) -> tuple[list[tuple[str, date, bool]], str]:
     """The dates a body states (ISO, or a month with its year), and the body without
     them (so their digits are not judged again as numbers)."""
@@ -252,6 +277,8 @@ def ungrounded(body: str, *, sources: Sequence[Said], conversation: Sequence[Sai
     dates, rest = _date_terms(body)
     for shown, day, month_only in dates:
         if _fold(shown) in text:
+            continue
+        if _anchored_to_saying(body, shown, day, said, month_only=month_only):
             continue
         if not _points_at(day, said, month_only=month_only):
             missing.append(shown)

@@ -78,3 +78,17 @@ def test_a_date_another_message_resolved_is_grounded_for_a_memory_citing_none_of
     # "yesterday" points only at days near it, not at any date of the year
     far = "Rosa drove a Honda Jazz until she sold it on 2026-05-02."
     assert ungrounded(far, sources=[old], conversation=[old, new]) == ["2026-05-02"]
+
+
+def test_the_day_a_statement_was_made_is_grounded_only_as_when_it_was_said():
+    # "as of <the day the message was sent>" dates the statement, not an event
+    said = "Rosa: been nursing about six years now"
+    assert check("Rosa has been a nurse for about six years as of 2026-03-10.", said) == []
+    assert check("Rosa has been a nurse for about six years (as of March 2026).", said) == []
+    # the same day stated as when something happened was not said
+    bought = "Rosa: finally got a kettle that works"
+    assert check("Rosa bought a kettle on 2026-03-10.", bought) == ["2026-03-10"]
+    # "as of" another day than any message's is still reported
+    assert check("Rosa has been a nurse for six years as of 2026-02-01.", said) == [
+        "2026-02-01"
+    ]
