@@ -103,7 +103,7 @@ INSTALLED_APPS = [
 if sys.argv[1:2] == ["mcp"]:
     # `manage.py mcp` only relays to the API (see RELAY_ONLY below): loading the other
     # apps' models, admin and schema extensions was a third of its start-up.
-    INSTALLED_APPS = ["gitloom"]
+    INSTALLED_APPS = ["gitloom", "server"]
 
 MIDDLEWARE = [
     # Outermost, so a request's time covers every other middleware (gitloom/core/request_metrics.py).

@@ -10,7 +10,8 @@ import pytest
 from tests.support.model_server import ModelServer, pipeline_responder
 
 SAID = "I bought a Sony A7III camera from Fotocentre in Bengaluru."
-QUERY = "which camera did Priya buy"
+# a question no other test asks: the process's query cache must not already hold it
+QUERY = "which camera did Priya buy for the tracing test"
 
 
 @pytest.fixture(scope="module")
