@@ -246,6 +246,17 @@ GITLOOM_IMPORT_INLINE_BYTES = env_int("GITLOOM_IMPORT_INLINE_BYTES", 16 * 1024)
 # holding its worker thread. Only serve's web workers apply it: jobs (large imports
 # included) and commands such as reindex may run longer statements.
 GITLOOM_REQUEST_STATEMENT_TIMEOUT = env_float("GITLOOM_REQUEST_STATEMENT_TIMEOUT", 30.0)
+# Slow clients (gitloom/web_worker.py): a request's headers must arrive within this
+# many seconds of its first byte being awaited, and its body within the second figure
+# of its headers, or the connection is answered 408 and closed; a worker thread never
+# waits on a client's bytes. A response that makes no progress for the third figure
+# (a client that stopped reading) is cut off.
+GITLOOM_HTTP_HEADER_TIMEOUT = env_float("GITLOOM_HTTP_HEADER_TIMEOUT", 10.0)
+GITLOOM_HTTP_BODY_TIMEOUT = env_float("GITLOOM_HTTP_BODY_TIMEOUT", 60.0)
+GITLOOM_HTTP_SEND_TIMEOUT = env_float("GITLOOM_HTTP_SEND_TIMEOUT", 10.0)
+# Unanswered or idle connections one client address may hold per web worker; a new
+# one beyond it closes that address's longest-waiting one.
+GITLOOM_HTTP_CONNECTIONS_PER_CLIENT = env_int("GITLOOM_HTTP_CONNECTIONS_PER_CLIENT", 64)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(GITLOOM_MAX_BODY_BYTES, GITLOOM_MAX_IMPORT_BYTES) + 1024
 
 # --- Object storage ----------------------------------------------------------------
