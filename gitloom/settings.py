@@ -325,6 +325,9 @@ GITLOOM_JOB_TIMEOUT = env_int("GITLOOM_JOB_TIMEOUT", 600)
 GITLOOM_INDEX_STEP_FILES = env_int("GITLOOM_INDEX_STEP_FILES", 1000)
 # Seconds after which a job no worker finished is handed out again (above the timeout).
 GITLOOM_JOB_RETRY = env_int("GITLOOM_JOB_RETRY", 720)
+# A job queued (not started) longer than this many seconds makes serve log that the
+# queue looks stuck (checked every 30 s).
+GITLOOM_QUEUE_STUCK_SECONDS = env_float("GITLOOM_QUEUE_STUCK_SECONDS", 120.0)
 Q_CLUSTER = {
     "name": "gitloom",
     "orm": "default",

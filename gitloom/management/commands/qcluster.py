@@ -19,6 +19,7 @@ from django_q.management.commands.qcluster import Command as QClusterCommand
 from django_q.signals import post_spawn
 
 from accounts.webhooks.lane import start_webhook_cluster
+from gitloom import queue_sentinel
 from gitloom.core.checks import vector_problem_message, vector_self_check
 from gitloom.core.warm import process_warm_up
 from gitloom.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
@@ -47,6 +48,8 @@ class Command(QClusterCommand):
         # A killed cluster takes its sentinel and workers with it (gitloom.lifetime).
         multiprocessing_children_end_with_parent()
         cluster_stops_once()
+        # A queue process's sudden death renews the whole set (gitloom.queue_sentinel).
+        queue_sentinel.install()
         # django-q2's own handle() starts one cluster; this starts the webhook lane's
         # first, then the jobs' (whose signal handlers then stop both).
         settings.SECRET_KEY  # noqa: B018 - django-q2 signs tasks with it: fail early

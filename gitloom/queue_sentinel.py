@@ -1,0 +1,94 @@
+"""The queue clusters' sentinel: a process that dies suddenly takes the whole set of
+processes and their queues with it, and a fresh set starts at once.
+
+django-q2's sentinel replaces a dead worker, pusher or monitor with a new one on the
+same ``multiprocessing`` queues. Those queues are guarded by locks shared across the
+processes: an idle worker waits for its next task inside ``task_queue.get()`` holding
+the queue's reader lock, a process putting a result holds its writer lock. Killed
+there, the process never releases it, and every other worker, the replacement
+included, waits on it forever: the node's writes stayed ``queued`` until a restart.
+No lock of a killed process can be recovered, so this sentinel does not reuse them:
+on any death it kills the cluster's other processes (a job they were running is
+re-run from its start and commits once: memories.jobs), starts new ones on new
+queues, and queues the catch-up both clusters already rely on (a drain for every
+namespace with pending jobs, a webhook sweep), so the work resumes within seconds.
+A worker django-q2 retires itself (``recycle``) exits cleanly and is replaced as usual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+
+from django.db import connections
+from django_q import cluster as django_q_cluster
+from django_q.conf import Conf
+from django_q.queues import Queue
+
+logger = logging.getLogger("gitloom.queue")
+
+_RECYCLED = -2  # django-q2's timer value for a worker that retired itself
+
+
+class RenewingSentinel(django_q_cluster.Sentinel):
+    def reincarnate(self, process) -> None:
+        current = [*self.pool, self.pusher, self.monitor]
+        if not any(process is each for each in current):
+            return  # one of a set already replaced
+        if process in self.pool and int(process.timer.value) == _RECYCLED:
+            super().reincarnate(process)
+            return
+        logger.critical(
+            "A queue process (%s, pid %s) died (exit code %s); starting the queue's "
+            "processes afresh on new queues.",
+            _role(self, process),
+            process.pid,
+            process.exitcode,
+        )
+        self.renew()
+
+    def renew(self) -> None:
+        for each in [*self.pool, self.pusher, self.monitor]:
+            if each is not None and each.is_alive():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(each.pid, signal.SIGKILL)
+        for each in [*self.pool, self.pusher, self.monitor]:
+            if each is not None:
+                each.join(timeout=5)
+        for queue in (self.task_queue, self.result_queue):
+            queue.cancel_join_thread()  # nothing of the old queues is waited for
+        self.task_queue = Queue(maxsize=Conf.QUEUE_LIMIT) if Conf.QUEUE_LIMIT else Queue()
+        self.result_queue = Queue()
+        self.event_out = django_q_cluster.Event()
+        self.spawn_cluster()
+        self.reincarnations += 1
+        _catch_up()
+
+
+def _role(sentinel, process) -> str:
+    if process is sentinel.pusher:
+        return "pusher"
+    if process is sentinel.monitor:
+        return "monitor"
+    return "worker"
+
+
+def _catch_up() -> None:
+    """Queue what a lost task would have done: both are idempotent."""
+    from accounts.webhooks.lane import enqueue_sweep
+    from memories.jobs import requeue_pending
+
+    try:
+        requeue_pending()
+        enqueue_sweep()
+    except Exception:  # noqa: BLE001 - the minute's schedule does it again
+        logger.exception("Could not queue the catch-up after renewing the queue.")
+    finally:
+        connections.close_all()  # the next fork must not share this connection
+
+
+def install() -> None:
+    """Make every cluster started in this process use this sentinel."""
+    django_q_cluster.Sentinel = RenewingSentinel
