@@ -115,3 +115,20 @@ def test_another_accounts_endpoint_is_not_found(dashboard, db):
     assert dashboard.get(f"/v1/webhooks/{theirs['id']}").status_code == 404
     assert dashboard.get("/v1/webhooks").json()["webhooks"] == []
     assert dashboard.get(f"/v1/webhooks/{theirs['id']}/deliveries").status_code == 404
+
+
+@pytest.mark.parametrize("bad", ["1", "not-a-uuid", "%C3%A9"])
+def test_an_id_that_is_not_a_uuid_is_not_found_on_the_api_and_the_dashboard(dashboard, bad):
+    created = register(dashboard, "http://127.0.0.1:9/hooks", events=["job.done"])
+    for path, code in (
+        (f"/v1/webhooks/{bad}", "webhook_not_found"),
+        (f"/v1/webhooks/{bad}/deliveries", "webhook_not_found"),
+        (f"/v1/webhooks/{created['id']}/deliveries/{bad}/resend", "delivery_not_found"),
+    ):
+        method = dashboard.post if path.endswith("resend") else dashboard.get
+        kwargs = {"HTTP_X_CSRFTOKEN": csrf_token(dashboard)} if method == dashboard.post else {}
+        answer = method(path, **kwargs)
+        assert answer.status_code == 404 and answer.json()["error"]["code"] == code, path
+    assert dashboard.get(f"/webhooks/{bad}/").status_code == 404
+    resend = f"/webhooks/{created['id']}/deliveries/{bad}/resend/"
+    assert dashboard.post(resend, HTTP_X_CSRFTOKEN=csrf_token(dashboard)).status_code == 404
