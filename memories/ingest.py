@@ -33,6 +33,7 @@ from memories.models import Job
 from memories.pipeline_types import Message
 from memories.transcripts import payload_messages
 from namespaces import repository
+from namespaces.errors import InvalidMemory
 from namespaces.memory_format import render_memory
 from retrieval.services import after_repository_change
 
@@ -151,7 +152,9 @@ def _job_attempt(job: Job) -> Job:
         files = {**result.created, **result.rewritten}
         if not files:
             return job_done(job=job, commit="", created=[], rewritten=[], linked=[])
-        rendered = {path: render_memory(memory) for path, memory in files.items()}
+        rendered = _render_each(job, files)
+        if not rendered:
+            return job_done(job=job, commit="", created=[], rewritten=[], linked=[])
         commit = repository.repository_commit(
             prefix=prefix,
             apply=lambda snap: rendered,
@@ -172,8 +175,8 @@ def _job_attempt(job: Job) -> Job:
         return job_done(
             job=job,
             commit=commit.commit,
-            created=sorted(result.created),
-            rewritten=sorted(result.rewritten),
+            created=sorted(p for p in result.created if p in rendered),
+            rewritten=sorted(p for p in result.rewritten if p in rendered),
             linked=linked,
         )
     except GitLoomError as exc:
@@ -182,6 +185,18 @@ def _job_attempt(job: Job) -> Job:
     except Exception:
         logger.exception("job %s failed unexpectedly", job.public_id)
         return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
+
+
+def _render_each(job: Job, files: dict) -> dict[str, bytes]:
+    """Each memory's file; one that cannot be written (a field the format refuses) is
+    left out and logged, and never fails the job's other facts."""
+    rendered = {}
+    for path, memory in files.items():
+        try:
+            rendered[path] = render_memory(memory)
+        except InvalidMemory as exc:
+            logger.warning("job %s: left out %s: %s", job.public_id, path, exc.message)
+    return rendered
 
 
 def said_at(messages: list[Message]) -> datetime | None:
