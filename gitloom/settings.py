@@ -344,7 +344,9 @@ Q_CLUSTER = {
 # --- Webhooks (accounts/webhooks, docs/API.md "Webhooks") ------------------------------
 # Deliveries run on a queue of their own (django-q2 cluster "gitloom-webhooks") with
 # this many workers, started beside the jobs' by qcluster / serve.
-GITLOOM_WEBHOOK_WORKERS = env_int("GITLOOM_WEBHOOK_WORKERS", 1)
+# Two by default: a receiver that answers slowly holds one worker for at most one
+# attempt's deadline (below), and another account's deliveries go out on the other.
+GITLOOM_WEBHOOK_WORKERS = env_int("GITLOOM_WEBHOOK_WORKERS", 2)
 # Attempts per delivery; the waits between them grow 4x from the base, each capped and
 # jittered +-20%: 30 s, 2 min, 8 min, 32 min, 2.1 h, 8.5 h, 12 h (~23.5 h in all).
 GITLOOM_WEBHOOK_MAX_ATTEMPTS = env_int("GITLOOM_WEBHOOK_MAX_ATTEMPTS", 8)
@@ -355,6 +357,9 @@ GITLOOM_WEBHOOK_BACKOFF_CAP = env_float("GITLOOM_WEBHOOK_BACKOFF_CAP", 12 * 3600
 GITLOOM_WEBHOOK_DISABLE_AFTER = env_int("GITLOOM_WEBHOOK_DISABLE_AFTER", 5)
 GITLOOM_WEBHOOK_CONNECT_TIMEOUT = env_float("GITLOOM_WEBHOOK_CONNECT_TIMEOUT", 5.0)
 GITLOOM_WEBHOOK_READ_TIMEOUT = env_float("GITLOOM_WEBHOOK_READ_TIMEOUT", 10.0)
+# Seconds one delivery attempt may take in all (connect, send, the whole answer): a
+# receiver trickling its answer is cut off here, whatever each read takes.
+GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT = env_float("GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT", 15.0)
 # Bytes of a receiver's answer read (the rest is dropped unread).
 GITLOOM_WEBHOOK_RESPONSE_BYTES = env_int("GITLOOM_WEBHOOK_RESPONSE_BYTES", 4096)
 # Local development and tests only: allow http:// URLs and loopback/private addresses.

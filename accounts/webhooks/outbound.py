@@ -6,7 +6,10 @@ multicast, reserved or the cloud metadata range), and the request goes to the ch
 address itself, with the name kept for ``Host`` and TLS (SNI and the certificate
 check), so a name that resolves differently a moment later (DNS rebinding) cannot
 steer it elsewhere. The check runs at registration and again at every attempt.
-Connect and read timeouts; redirects are not followed (a 3xx is a failed attempt);
+Connect and read timeouts, and a total deadline per attempt
+(``GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT``: a receiver trickling its answer a byte at a time
+never trips a per-read timeout, so the whole exchange runs under ``asyncio.timeout``
+with httpx's async client, which cancels it cleanly); redirects are not followed (a 3xx is a failed attempt);
 proxies from the environment are not used; at most ``GITLOOM_WEBHOOK_RESPONSE_BYTES``
 of the answer are read. ``GITLOOM_WEBHOOK_ALLOW_LOCAL`` allows ``http://`` and local
 addresses, for development and tests.
@@ -14,6 +17,7 @@ addresses, for development and tests.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 import time
@@ -111,9 +115,10 @@ def post(*, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         "User-Agent": "GitLoom-Webhooks/1",
     }
     limit = settings.GITLOOM_WEBHOOK_RESPONSE_BYTES
-    try:
-        with (
-            httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client,
+
+    async def exchange() -> tuple[int, bytes]:
+        async with (
+            httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False) as client,
             client.stream(
                 "POST",
                 pinned,
@@ -123,19 +128,25 @@ def post(*, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
             ) as response,
         ):
             read = b""
-            for chunk in response.iter_raw():
+            async for chunk in response.aiter_raw():
                 read += chunk
                 if len(read) >= limit:
                     break
-            text = read[:limit].decode("utf-8", "replace")[:500]
-            error = (
-                f"redirect not followed ({response.status_code})"
-                if (300 <= response.status_code < 400)
-                else ""
-            )
-            return outcome(status_code=response.status_code, response=text, error=error)
+            return response.status_code, read
+
+    async def within_deadline() -> tuple[int, bytes]:
+        async with asyncio.timeout(settings.GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT):
+            return await exchange()
+
+    try:
+        status_code, read = asyncio.run(within_deadline())
+    except TimeoutError:
+        return outcome(status_code=None, error="timeout (attempt)")
     except httpx.TimeoutException as exc:
         kind = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
         return outcome(status_code=None, error=f"timeout ({kind})")
     except httpx.HTTPError as exc:
         return outcome(status_code=None, error=f"connection failed: {type(exc).__name__}")
+    text = read[:limit].decode("utf-8", "replace")[:500]
+    error = f"redirect not followed ({status_code})" if (300 <= status_code < 400) else ""
+    return outcome(status_code=status_code, response=text, error=error)
