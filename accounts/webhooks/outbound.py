@@ -44,10 +44,42 @@ class Outcome:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: NAT64 (RFC 6052, the
+# well-known and the local-use prefix) and the deprecated IPv4-compatible ::a.b.c.d.
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+# Link-local, where clouds answer their instance metadata (169.254.169.254, and
+# fd00:ec2::254 on AWS over IPv6): never a webhook, even for local development.
+_NEVER = (
+    ipaddress.ip_network("169.254.0.0/16"),
+    ipaddress.ip_network("fe80::/10"),
+    ipaddress.ip_network("fd00:ec2::254/128"),
+)
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """Every IPv4 address an IPv6 address carries (mapped, 6to4, Teredo, NAT64,
+    IPv4-compatible): each must pass the check too."""
+    found = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if any(ip in net for net in _NAT64) or (ip in _V4_COMPATIBLE and int(ip) > 1):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
 def _address_allowed(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded:
+            return all(_address_allowed(str(v4)) for v4 in embedded)
+    if any(ip in net for net in _NEVER if net.version == ip.version):
+        return False
     if settings.GITLOOM_WEBHOOK_ALLOW_LOCAL:
         return not ip.is_multicast and not ip.is_unspecified
     return ip.is_global and not ip.is_multicast
