@@ -29,6 +29,8 @@ v1_patterns = [
 ]
 
 urlpatterns = [
+    # "/v1" without its slash is the API's root too (APPEND_SLASH answered an HTML 301).
+    path("v1", ApiRootApi.as_view()),
     path("v1/", include(v1_patterns)),
     path("admin/", admin.site.urls),
     # The dashboard: each app mounts its own pages.

@@ -12,6 +12,7 @@ endpoint) is ``503 service_unavailable`` (or the dependency's own code) with
 from __future__ import annotations
 
 import logging
+import re
 import sys
 
 from django.core.exceptions import DisallowedHost
@@ -209,8 +210,12 @@ def api_server_error(request, *args, **kwargs) -> JsonResponse:
     return error_json_response(unavailable(sys.exc_info()[1]) or ServerError())
 
 
+# /v1 paths however typed: "/v1", "//v1/whoami", "/V1/whoami" answer in JSON too.
+_API_PATH = re.compile(r"^/+v1(?:/|$)", re.IGNORECASE)
+
+
 def _is_api(request) -> bool:
-    return request.path.startswith("/v1/")
+    return bool(_API_PATH.match(request.path))
 
 
 def handler404(request, exception=None):
