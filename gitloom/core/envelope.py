@@ -237,6 +237,23 @@ def handler400(request, exception=None):
 def handler500(request):
     if _is_api(request):
         return api_server_error(request)
+    error = unavailable(sys.exc_info()[1])
+    if error is not None:
+        # A dashboard page (sign-in included) during an outage: the 503 page, not a 500.
+        # The page is rendered for nobody: reading the session needs the database too.
+        from django.contrib.auth.models import AnonymousUser
+
+        from gitloom.core.dashboard import error_page
+
+        request.user = AnonymousUser()
+        try:
+            response = error_page(request, error=error)
+        except Exception:  # noqa: BLE001 - the page itself needed the database
+            from django.http import HttpResponse
+
+            response = HttpResponse(error.message, status=503, content_type="text/plain")
+        response["Retry-After"] = str(error.retry_after)
+        return response
     from django.views.defaults import server_error
 
     return server_error(request)
