@@ -12,7 +12,8 @@ on any death it kills the cluster's other processes (a job they were running is
 re-run from its start and commits once: memories.jobs), starts new ones on new
 queues, and queues the catch-up both clusters already rely on (a drain for every
 namespace with pending jobs, a webhook sweep), so the work resumes within seconds.
-A worker django-q2 retires itself (``recycle``) exits cleanly and is replaced as usual.
+A process that exits cleanly (a worker django-q2 retires, a pusher that leaves after a
+broker error) or a worker past its timeout is replaced as django-q2 does.
 """
 
 from __future__ import annotations
@@ -29,15 +30,16 @@ from django_q.queues import Queue
 
 logger = logging.getLogger("gitloom.queue")
 
-_RECYCLED = -2  # django-q2's timer value for a worker that retired itself
-
 
 class RenewingSentinel(django_q_cluster.Sentinel):
     def reincarnate(self, process) -> None:
         current = [*self.pool, self.pusher, self.monitor]
         if not any(process is each for each in current):
             return  # one of a set already replaced
-        if process in self.pool and int(process.timer.value) == _RECYCLED:
+        if process.exitcode in (None, 0):
+            # Alive (a worker past its timeout, which django-q2 ends itself), retired
+            # (recycle), or a pusher that left after a broker error: none was killed
+            # holding a lock, so django-q2's replacement on the same queues is right.
             super().reincarnate(process)
             return
         logger.critical(
