@@ -22,8 +22,9 @@ import contextlib
 import logging
 import os
 import signal
+import time
 
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 from django_q import cluster as django_q_cluster
 from django_q.conf import Conf
 from django_q.queues import Queue
@@ -31,7 +32,35 @@ from django_q.queues import Queue
 logger = logging.getLogger("gitloom.queue")
 
 
+class PatientBroker:
+    """The cluster's broker as its pusher uses it, except that a dequeue which fails
+    because the database is away (a restart, an outage) waits a second and tries again
+    on a fresh connection. django-q2's pusher otherwise logged the failure, slept 10 s
+    and exited to be replaced, so the first tasks after the database came back waited
+    that long."""
+
+    def __init__(self, broker) -> None:
+        self._broker = broker
+
+    def __getattr__(self, name):
+        return getattr(self._broker, name)
+
+    def dequeue(self):
+        try:
+            return self._broker.dequeue()
+        except (OperationalError, InterfaceError) as exc:
+            logger.warning("The queue's database is away (%s); trying again.", str(exc)[:120])
+            connections.close_all()
+            time.sleep(1.0)
+            return None
+
+
 class RenewingSentinel(django_q_cluster.Sentinel):
+    def spawn_pusher(self):
+        return self.spawn_process(
+            django_q_cluster.pusher, self.task_queue, self.event_out, PatientBroker(self.broker)
+        )
+
     def reincarnate(self, process) -> None:
         current = [*self.pool, self.pusher, self.monitor]
         if not any(process is each for each in current):
