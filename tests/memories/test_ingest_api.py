@@ -279,3 +279,28 @@ def test_relative_dates_at_the_edges_of_the_accepted_range_never_fail_the_job(
     job = api.get(f"/v1/jobs/{response.json()['job']['id']}").json()["job"]
     assert job["status"] == "done", job
     assert job["result"]["created"]
+
+
+def test_one_fact_the_format_refuses_never_fails_the_others(api, ns, run_inline, model):
+    import json
+
+    from memories import prompts
+
+    def responder(request):
+        reply = pipeline_responder(request)
+        if request.system == prompts.EXTRACT_SYSTEM:
+            payload = json.loads(reply.body)
+            content = json.loads(payload["choices"][0]["message"]["content"])
+            # The model's first memory carries a cue no memory file can hold.
+            content["memories"][0]["cues"] = ["what camera\x07 did Priya buy"]
+            payload["choices"][0]["message"]["content"] = json.dumps(content)
+            reply = Reply.json(payload)
+        return reply
+
+    model.responder = responder
+    job = run_inline(api, TRANSCRIPT).json()["job"]
+    job = api.get(f"/v1/jobs/{job['id']}").json()["job"]
+    assert job["status"] == "done", job
+    assert len(job["result"]["created"]) == 1  # the other fact is kept
+    kept = api.get(f"/v1/memories/{job['result']['created'][0]}").json()
+    assert kept["sources"] == ["msg-2"]
