@@ -55,6 +55,10 @@ HEARTBEAT_SECONDS = 1.0
 # How often the event loop looks for requests past their deadline.
 DEADLINE_SWEEP_SECONDS = 0.25
 _RECV_BYTES = 64 * 1024
+# Largest request head (request line and headers) read: past it, 431. Above what
+# gunicorn's own limits let through in practice (a 4094-byte request line, fields of
+# 8190 bytes), so gunicorn still answers its 414/431 for what fits here.
+MAX_HEAD_BYTES = 64 * 1024
 
 
 class LastIdleFirstPool:
@@ -187,6 +191,10 @@ class _Limits:
         self.body_bytes = max(settings.GITLOOM_MAX_BODY_BYTES, settings.GITLOOM_MAX_IMPORT_BYTES)
 
 
+def _head_complete(buffer: bytearray) -> bool:
+    return b"\r\n\r\n" in buffer or b"\n\n" in buffer
+
+
 class _Reading:
     """One request being read by the event loop: the raw bytes so far, h11's view of
     them, and the moment it must be whole by."""
@@ -196,7 +204,7 @@ class _Reading:
     def __init__(self, deadline: float) -> None:
         self.buffer = bytearray()
         self.deadline = deadline
-        self.parser = h11.Connection(h11.SERVER)
+        self.parser = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
 class ThreadWorker(_GunicornThreadWorker):
@@ -328,7 +336,13 @@ class ThreadWorker(_GunicornThreadWorker):
                 elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                     break
         except (h11.RemoteProtocolError, ValueError):
-            pass  # gunicorn's parser answers it, as it always did
+            if len(reading.buffer) > MAX_HEAD_BYTES and not _head_complete(reading.buffer):
+                self._drop(conn, answer=True, status=431)
+                return
+            # gunicorn's parser answers it, as it always did, from the bytes read so
+            # far: the client's side is shut, so it cannot wait for more.
+            with contextlib.suppress(OSError):
+                conn.sock.shutdown(socket.SHUT_RD)
         self._hand_over(conn)
 
     def _hand_over(self, conn: _Conn) -> None:
@@ -366,14 +380,15 @@ class ThreadWorker(_GunicornThreadWorker):
             self._drop(oldest, answer=oldest.reading is not None and bool(oldest.reading.buffer))
             waiting = self._waiting_by_client.get(address)
 
-    def _drop(self, conn: _Conn, *, answer: bool) -> None:
-        """Close a connection waiting on its client; 408 if it began a request."""
+    def _drop(self, conn: _Conn, *, answer: bool, status: int = 408) -> None:
+        """Close a connection waiting on its client; 408 (or ``status``) if it began a
+        request."""
         self._stop_waiting(conn)
         conn.reading = None
         if answer:
             # A client whose buffer is full or that is gone is just closed.
             with contextlib.suppress(OSError):
-                util.write_error(conn.sock, 408, "Request Timeout", "")
+                util.write_error(conn.sock, status, "", "")
         self.nr_conns -= 1
         with contextlib.suppress(OSError):
             conn.sock.shutdown(socket.SHUT_RDWR)

@@ -186,3 +186,22 @@ def test_an_unknown_transfer_coding_is_a_json_400(service):
         )
         status, body = _response(sock)
     assert status == 400 and body["error"]["code"] == "unsupported_transfer_coding"
+
+
+def test_a_huge_or_malformed_head_is_answered_at_once_not_read_forever(service):
+    # Over the head limit, then nothing more: 431 at once, not after the deadline.
+    with _connect(service, "127.0.0.9") as sock:
+        started = time.monotonic()
+        lines = b"".join(b"X-Pad-%d: %s\r\n" % (i, b"a" * 1000) for i in range(70))
+        sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\n" + lines)
+        status, body = _response(sock)
+        assert status == 431 and body["error"]["code"] == "headers_too_large"
+        assert time.monotonic() - started < DEADLINE
+    # A whole head with a malformed line, the connection left open: gunicorn's 400 at
+    # once, not a wait for bytes that will not come.
+    with _connect(service, "127.0.0.9") as sock:
+        started = time.monotonic()
+        sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n")
+        status, body = _response(sock)
+        assert status == 400 and body["error"]["code"] == "bad_request"
+        assert time.monotonic() - started < DEADLINE
