@@ -372,6 +372,8 @@ class ThreadWorker(_GunicornThreadWorker):
                 return
 
     def _bound_client(self, address: str) -> None:
+        if self._limits.per_client <= 0:
+            return  # no bound (behind a proxy every client has the proxy's address)
         waiting = self._waiting_by_client.get(address)
         while waiting is not None and len(waiting) > self._limits.per_client:
             _, oldest = next(iter(waiting.items()))
