@@ -245,7 +245,10 @@ class ThreadWorker(_GunicornThreadWorker):
         self._read_next_request(conn, registered=True)
 
     def finish_request(self, conn, fs) -> None:
-        result = fs.result() if not fs.cancelled() else False
+        try:
+            result = fs.result() if not fs.cancelled() else False
+        except Exception:  # noqa: BLE001 - gunicorn's own finish_request closes it below
+            result = False
         if result and self.alive and conn.parser.unreader.buf.getvalue():
             # A pipelined request already (partly) read: finish reading it here too.
             self._read_next_request(
@@ -279,6 +282,10 @@ class ThreadWorker(_GunicornThreadWorker):
         self._next_sweep = now + DEADLINE_SWEEP_SECONDS
         for conn in [c for c in self._reading.values() if c.reading.deadline <= now]:
             self._drop(conn, answer=True)
+        if not self.alive:
+            # Stopping: a connection that has sent nothing yet is not waited for.
+            for conn in [c for c in self._reading.values() if not c.reading.buffer]:
+                self._drop(conn, answer=False)
 
     def _read_next_request(self, conn: _Conn, *, registered: bool, data: bytes = b"") -> None:
         conn.sock.setblocking(False)
