@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import secrets
+import unicodedata
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import CharField, F, Func, Value
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from accounts.authentication import KEY_PREFIX, hash_secret
@@ -35,12 +38,47 @@ def account_create(*, account_id: str) -> Account:
         raise AccountExists() from None
 
 
+# Characters that show as nothing (zero-width spaces and joiners, the soft hyphen, BOM,
+# bidi marks: Unicode's "format" class) or are controls: a name holding one looks like
+# another person's.
+_INVISIBLE = {"Cc", "Cf", "Co", "Cn", "Zl", "Zp"}
+
+
+def username_clean(username: str) -> str:
+    """A new username as it is stored: NFKC-normalised (fullwidth ``ＤＡＶＥ`` is
+    ``DAVE``, as sign-in reads it), with no invisible character; else
+    ``InvalidUsername``. Existing users' names are never rewritten."""
+    name = unicodedata.normalize("NFKC", str(username)).strip()
+    if any(unicodedata.category(char) in _INVISIBLE for char in name):
+        raise InvalidUsername("A username cannot hold invisible or control characters.")
+    return name
+
+
+def _username_taken(username: str) -> bool:
+    """Whether a user's name equals ``username`` once both are NFKC-normalised and
+    case-folded (Postgres's ``normalize`` and ``lower``), so ``carol``, ``Carol`` and
+    ``ｃａｒｏｌ`` are one name."""
+    User = get_user_model()
+
+    def key(expression):
+        return Lower(
+            Func(expression, function="normalize", template="%(function)s(%(expressions)s, NFKC)")
+        )
+
+    return (
+        User.objects.annotate(name_key=key(F("username")))
+        .filter(name_key=key(Value(username, output_field=CharField())))
+        .exists()
+    )
+
+
 @transaction.atomic
 def account_signup(*, account_id: str, username: str, password: str, email: str = ""):
     """A person signs up: a user, a new account, and their owner membership."""
     validate_slug(account_id, what="account id")
     User = get_user_model()
-    if User.objects.filter(username__iexact=username).exists():
+    username = username_clean(username)
+    if _username_taken(username):
         raise UsernameTaken()
     user = User(username=username, email=email)
     _check_password(password, user=user)
@@ -77,7 +115,10 @@ def membership_add(
     User = get_user_model()
     user = User.objects.filter(username=username).first()
     if user is None:
-        if User.objects.filter(username__iexact=username).exists():
+        username = username_clean(username)
+        user = User.objects.filter(username=username).first()
+    if user is None:
+        if _username_taken(username):
             raise UsernameTaken()
         if not username or len(username) > 150:
             raise InvalidUsername("A username is 1-150 characters.")

@@ -14,6 +14,7 @@ class JobAdmin(admin.ModelAdmin):
         "namespace_name",
         "status",
         "created",
+        "waiting",
         "finished",
         "attempts",
         "extractor",
@@ -33,6 +34,11 @@ class JobAdmin(admin.ModelAdmin):
     date_hierarchy = "created"
     readonly_fields = [f.name for f in Job._meta.fields]
     actions = ["retry_failed"]
+
+    @admin.display(description="age (waiting or running)")
+    def waiting(self, job: Job) -> str:
+        age = job.age_seconds
+        return "—" if age is None else f"{age:.0f} s"
 
     def has_add_permission(self, request):
         # Jobs are accepted by POST /v1/memories, which validates the transcript first.

@@ -36,6 +36,7 @@ from memories.pipeline_types import Message
 from memories.relinks import relink, relinked
 from memories.transcripts import payload_messages
 from namespaces import repository
+from namespaces.errors import InvalidMemory
 from namespaces.memory_format import render_memory
 from namespaces.repository import moved_trailers
 from retrieval.services import after_repository_change
@@ -183,9 +184,11 @@ def _job_attempt(job: Job) -> Job:
             relink(memory, result.moved)
         if not files:
             return job_done(job=job, commit="", created=[], rewritten=[], linked=[])
-        rendered: dict[str, bytes | None] = {
-            path: render_memory(memory) for path, memory in files.items()
-        }
+        rendered: dict[str, bytes | None] = dict(_render_each(job, files))
+        # a move whose new file could not be written keeps its old one
+        result.moved = {old: new for old, new in result.moved.items() if new in rendered}
+        if not rendered:
+            return job_done(job=job, commit="", created=[], rewritten=[], linked=[])
         rendered.update({old: None for old in result.moved})  # a file that followed its fact
 
         def apply(snap):
@@ -218,8 +221,8 @@ def _job_attempt(job: Job) -> Job:
         return job_done(
             job=job,
             commit=commit.commit,
-            created=sorted(result.created),
-            rewritten=sorted(result.rewritten),
+            created=sorted(p for p in result.created if p in rendered),
+            rewritten=sorted(p for p in result.rewritten if p in rendered),
             linked=linked,
             moved=result.moved,
         )
@@ -229,6 +232,18 @@ def _job_attempt(job: Job) -> Job:
     except Exception:
         logger.exception("job %s failed unexpectedly", job.public_id)
         return job_failed(job=job, code=JobInternalError.code, message=JobInternalError.message)
+
+
+def _render_each(job: Job, files: dict) -> dict[str, bytes]:
+    """Each memory's file; one that cannot be written (a field the format refuses) is
+    left out and logged, and never fails the job's other facts."""
+    rendered = {}
+    for path, memory in files.items():
+        try:
+            rendered[path] = render_memory(memory)
+        except InvalidMemory as exc:
+            logger.warning("job %s: left out %s: %s", job.public_id, path, exc.message)
+    return rendered
 
 
 def said_at(messages: list[Message]) -> datetime | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.utils import timezone
 
 from accounts.models import Account
 from namespaces.models import Namespace
@@ -59,3 +60,11 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.public_id} ({self.status})"
+
+    @property
+    def age_seconds(self) -> float | None:
+        """Seconds since it was accepted, while it waits or runs; None once finished.
+        A queued job that keeps ageing is how a stuck queue shows."""
+        if self.status not in (self.Status.QUEUED, self.Status.RUNNING) or self.created is None:
+            return None
+        return round((timezone.now() - self.created).total_seconds(), 1)

@@ -104,6 +104,20 @@ def job_get_for_account(*, account: Account, job_id: str) -> Job:
         raise JobNotFound() from None
 
 
+def jobs_waiting_summary() -> tuple[int, float | None]:
+    """How many jobs are queued (not yet started) on this deployment, and the oldest
+    one's age in seconds (None when there are none)."""
+    from django.db.models import Count, Min
+    from django.utils import timezone
+
+    row = Job.objects.filter(status=Job.Status.QUEUED).aggregate(
+        n=Count("seq"), oldest=Min("created")
+    )
+    if not row["n"]:
+        return 0, None
+    return row["n"], (timezone.now() - row["oldest"]).total_seconds()
+
+
 def job_list(*, namespace: Namespace) -> QuerySet[Job]:
     return Job.objects.filter(namespace=namespace).select_related("namespace").order_by("-seq")
 

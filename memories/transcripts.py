@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import UTC, datetime
 
 from django.conf import settings
 
@@ -12,6 +13,15 @@ from memories.errors import InvalidTranscript
 from memories.pipeline_types import Message
 
 ROLES = {"user", "assistant", "system", "tool"}
+# Control characters (C0 but tab and line breaks, DEL, C1: ESC, BEL, \x01, \x9b ...) in a
+# message's content: terminal escapes and noise, never part of a fact, and a memory's
+# cues and header cannot hold them (one such cue failed the whole job). Removed here,
+# before the job is queued.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Timestamps are kept this far from the calendar's ends (years 1 and 9999), so relative
+# dates counted from them ("on Friday", "next year", "in ten years") cannot overflow.
+_EARLIEST = datetime(100, 1, 1, tzinfo=UTC)
+_LATEST = datetime(9899, 12, 31, 23, 59, 59, tzinfo=UTC)
 MAX_MESSAGES = 1000
 MAX_MESSAGE_CHARS = 32_000
 MAX_ID_CHARS = 200
@@ -44,6 +54,9 @@ def validate_transcript(*, messages: object, session_id: object, metadata: objec
             raise _bad(f"{where}.content must be a non-empty string.")
         if "\x00" in content:
             raise _bad(f"{where}.content contains a NUL character.")
+        content = _CONTROL.sub("", content)
+        if not content.strip():
+            raise _bad(f"{where}.content must be a non-empty string.")
         if len(content) > MAX_MESSAGE_CHARS:
             raise PayloadTooLarge(f"{where}.content is over {MAX_MESSAGE_CHARS} characters.")
         total += len(content)
@@ -92,7 +105,11 @@ def _timestamp(value: object, where: str) -> str:
     try:
         in_utc = as_utc(parsed)  # documented: naive is UTC
     except OverflowError:  # 9999-12-31T23:59:59-14:00 is past the last representable UTC time
-        raise _bad(f"{where}.timestamp {value!r} is outside the supported range.") from None
+        in_utc = None
+    if in_utc is None or not _EARLIEST <= in_utc <= _LATEST:
+        raise _bad(
+            f"{where}.timestamp {value!r} is outside the supported range (years 0100 to 9899)."
+        )
     # The speaker's own offset is kept: "tomorrow" said on Tuesday 21:30 at -05:00 is
     # Wednesday, though it is already Wednesday in UTC (memories.model_extractor).
     kept = parsed if parsed.tzinfo is not None else in_utc

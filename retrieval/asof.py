@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from django.utils.dateparse import parse_datetime
@@ -65,6 +65,10 @@ class AsOf:
         return self.said if self.by == "said" and self.said is not None else self.time
 
 
+# Postgres's (and ISO 8601's practical) limit on a UTC offset: +-15:59.
+_MAX_OFFSET = timedelta(hours=16)
+
+
 def parse_as_of(value: str) -> str | datetime:
     """A commit id (7-40 hex digits, a unique prefix) or an ISO-8601 time in the extended
     format (``2026-07-31``, ``2026-07-31T09:12:00Z``; without an offset it is UTC).
@@ -80,12 +84,23 @@ def parse_as_of(value: str) -> str | datetime:
                 when = datetime.fromisoformat(text)
         except ValueError:
             when = None
+    if when is not None:
+        # In UTC: Postgres refuses an offset past +-15:59 (a 500 before), and a time
+        # whose UTC is past year 9999 or before year 1 is no time at all.
+        offset = when.utcoffset()
+        try:
+            if offset is not None and abs(offset) >= _MAX_OFFSET:
+                when = None
+            else:
+                when = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+        except (OverflowError, ValueError):
+            when = None
     if when is None:
         raise InvalidAsOf(
             "as_of must be a commit id (7 to 40 hex digits) or an ISO-8601 time, "
             "e.g. 2026-07-31T09:12:00Z."
         )
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+    return when
 
 
 def as_of_resolve(*, namespace, value: str, by: str = "stored") -> AsOf:

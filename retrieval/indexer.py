@@ -41,6 +41,19 @@ from retrieval.scope import namespace_scope
 logger = logging.getLogger("gitloom.retrieval")
 
 TEXT_SEARCH_CONFIG = "english"
+# Characters that show as nothing (zero-width space, non-joiner and joiner, word
+# joiner, BOM, soft hyphen, Mongolian vowel separator): inside a word they split it for
+# the parser ("Nikon\u2060 Z6" was no match for "Nikon"), so the text BM25 reads drops
+# them. The stored body keeps them.
+INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
+_INVISIBLE_SQL = "E'" + "".join(f"\\u{ord(c):04x}" for c in INVISIBLE_CHARS) + "'"
+
+
+def drop_invisible(text: str) -> str:
+    """``text`` without ``INVISIBLE_CHARS``, as the index reads it."""
+    return text.translate(dict.fromkeys(map(ord, INVISIBLE_CHARS)))
+
+
 # Rows per INSERT statement: keeps one statement's parameter (a JSON array) a few MB.
 BATCH = 500
 
@@ -627,6 +640,8 @@ def document_terms_sql(*, cue_text: str, body: str) -> str:
     (``v.tsv``: cues weight A, body weight B) and its lengths in terms (``lengths.cues``,
     ``lengths.body``). The indexer's INSERT uses it, and so does ``bench_retrieve``'s
     bulk load, so both build documents the same way."""
+    cue_text = f"translate({cue_text}, {_INVISIBLE_SQL}, '')"
+    body = f"translate({body}, {_INVISIBLE_SQL}, '')"
     return f"""CROSS JOIN LATERAL (
     SELECT setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', {cue_text}), 'A')
         || setweight(to_tsvector('{TEXT_SEARCH_CONFIG}', {body}), 'B') AS tsv

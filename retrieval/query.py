@@ -46,7 +46,7 @@ from retrieval.asof import SETTING as AS_OF_SETTING
 from retrieval.asof import AsOf, as_of_statement
 from retrieval.dates import query_date_span
 from retrieval.embeddings import vector_literal
-from retrieval.indexer import TEXT_SEARCH_CONFIG
+from retrieval.indexer import TEXT_SEARCH_CONFIG, drop_invisible
 from retrieval.models import cue_partition
 from retrieval.names import name_tags
 from retrieval.scope import scoped_overlapped, scoped_query
@@ -341,7 +341,7 @@ def fused_search(
     filtered = bool(tiers) or bool(tags)
     bound = {
         "namespace_id": int(namespace.pk),
-        "query": query,
+        "query": drop_invisible(query),
         "embedding": None,
         "now": now or (as_of.clock if as_of else timezone.now()),
         "tiers": sorted(set(tiers)) or None,

@@ -56,12 +56,22 @@ def _write_json_error(sock, status_int, reason, mesg) -> None:
         GitLoomError,
         HeadersTooLarge,
         PermissionDenied,
+        RequestTooSlow,
         ServerError,
+        UnsupportedTransferCoding,
         UriTooLong,
     )
 
-    by_status = {414: UriTooLong, 431: HeadersTooLarge, 403: PermissionDenied}
-    if status_int >= 500:
+    by_status = {
+        414: UriTooLong,
+        431: HeadersTooLarge,
+        403: PermissionDenied,
+        408: RequestTooSlow,
+        # gunicorn answers an unknown transfer coding (``xchunked``) 501: the client's
+        # mistake, so a declared 400, not the 500 every other 5xx here is.
+        501: UnsupportedTransferCoding,
+    }
+    if status_int >= 500 and status_int not in by_status:
         error: GitLoomError = ServerError()
     else:
         error = by_status.get(status_int, GitLoomError)(str(mesg)[:500] or None)

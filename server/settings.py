@@ -262,6 +262,17 @@ GITLOOM_IMPORT_INLINE_BYTES = env_int("GITLOOM_IMPORT_INLINE_BYTES", 16 * 1024)
 # holding its worker thread. Only serve's web workers apply it: jobs (large imports
 # included) and commands such as reindex may run longer statements.
 GITLOOM_REQUEST_STATEMENT_TIMEOUT = env_float("GITLOOM_REQUEST_STATEMENT_TIMEOUT", 30.0)
+# Slow clients (server/web_worker.py): a request's headers must arrive within this
+# many seconds of its first byte being awaited, and its body within the second figure
+# of its headers, or the connection is answered 408 and closed; a worker thread never
+# waits on a client's bytes. A response that makes no progress for the third figure
+# (a client that stopped reading) is cut off.
+GITLOOM_HTTP_HEADER_TIMEOUT = env_float("GITLOOM_HTTP_HEADER_TIMEOUT", 10.0)
+GITLOOM_HTTP_BODY_TIMEOUT = env_float("GITLOOM_HTTP_BODY_TIMEOUT", 60.0)
+GITLOOM_HTTP_SEND_TIMEOUT = env_float("GITLOOM_HTTP_SEND_TIMEOUT", 10.0)
+# Unanswered or idle connections one client address may hold per web worker; a new
+# one beyond it closes that address's longest-waiting one.
+GITLOOM_HTTP_CONNECTIONS_PER_CLIENT = env_int("GITLOOM_HTTP_CONNECTIONS_PER_CLIENT", 64)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(GITLOOM_MAX_BODY_BYTES, GITLOOM_MAX_IMPORT_BYTES) + 1024
 
 # --- Object storage ----------------------------------------------------------------
@@ -330,6 +341,9 @@ GITLOOM_JOB_TIMEOUT = env_int("GITLOOM_JOB_TIMEOUT", 600)
 GITLOOM_INDEX_STEP_FILES = env_int("GITLOOM_INDEX_STEP_FILES", 1000)
 # Seconds after which a job no worker finished is handed out again (above the timeout).
 GITLOOM_JOB_RETRY = env_int("GITLOOM_JOB_RETRY", 720)
+# A job queued (not started) longer than this many seconds makes serve log that the
+# queue looks stuck (checked every 30 s).
+GITLOOM_QUEUE_STUCK_SECONDS = env_float("GITLOOM_QUEUE_STUCK_SECONDS", 120.0)
 Q_CLUSTER = {
     "name": "gitloom",
     "orm": "default",
@@ -365,7 +379,9 @@ GITLOOM_READY_QUEUE_SECONDS = env_float("GITLOOM_READY_QUEUE_SECONDS", 15.0)
 # --- Webhooks (accounts/webhooks, docs/API.md "Webhooks") ------------------------------
 # Deliveries run on a queue of their own (django-q2 cluster "gitloom-webhooks") with
 # this many workers, started beside the jobs' by qcluster / serve.
-GITLOOM_WEBHOOK_WORKERS = env_int("GITLOOM_WEBHOOK_WORKERS", 1)
+# Two by default: a receiver that answers slowly holds one worker for at most one
+# attempt's deadline (below), and another account's deliveries go out on the other.
+GITLOOM_WEBHOOK_WORKERS = env_int("GITLOOM_WEBHOOK_WORKERS", 2)
 # Attempts per delivery; the waits between them grow 4x from the base, each capped and
 # jittered +-20%: 30 s, 2 min, 8 min, 32 min, 2.1 h, 8.5 h, 12 h (~23.5 h in all).
 GITLOOM_WEBHOOK_MAX_ATTEMPTS = env_int("GITLOOM_WEBHOOK_MAX_ATTEMPTS", 8)
@@ -376,6 +392,9 @@ GITLOOM_WEBHOOK_BACKOFF_CAP = env_float("GITLOOM_WEBHOOK_BACKOFF_CAP", 12 * 3600
 GITLOOM_WEBHOOK_DISABLE_AFTER = env_int("GITLOOM_WEBHOOK_DISABLE_AFTER", 5)
 GITLOOM_WEBHOOK_CONNECT_TIMEOUT = env_float("GITLOOM_WEBHOOK_CONNECT_TIMEOUT", 5.0)
 GITLOOM_WEBHOOK_READ_TIMEOUT = env_float("GITLOOM_WEBHOOK_READ_TIMEOUT", 10.0)
+# Seconds one delivery attempt may take in all (connect, send, the whole answer): a
+# receiver trickling its answer is cut off here, whatever each read takes.
+GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT = env_float("GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT", 15.0)
 # Bytes of a receiver's answer read (the rest is dropped unread).
 GITLOOM_WEBHOOK_RESPONSE_BYTES = env_int("GITLOOM_WEBHOOK_RESPONSE_BYTES", 4096)
 # Local development and tests only: allow http:// URLs and loopback/private addresses.

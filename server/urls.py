@@ -30,6 +30,8 @@ v1_patterns = [
 ]
 
 urlpatterns = [
+    # "/v1" without its slash is the API's root too (APPEND_SLASH answered an HTML 301).
+    path("v1", ApiRootApi.as_view()),
     path("v1/", include(v1_patterns)),
     # For load balancers, orchestrators and Prometheus (docs/design/operations.md).
     path("healthz", views.healthz, name="healthz"),

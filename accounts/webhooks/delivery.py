@@ -50,9 +50,9 @@ def backoff(attempt: int) -> float:
 
 def _lease() -> timedelta:
     # Longer than one batch can take (its requests run at once, each bounded by the
-    # timeouts), so a live sender never loses its claim; a dead one's ends soon after.
-    timeouts = settings.GITLOOM_WEBHOOK_CONNECT_TIMEOUT + settings.GITLOOM_WEBHOOK_READ_TIMEOUT
-    return timedelta(seconds=2 * timeouts + 5)
+    # attempt's deadline), so a live sender never loses its claim; a dead one's ends soon
+    # after.
+    return timedelta(seconds=2 * settings.GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT + 5)
 
 
 def _claim(account_id: str) -> list[Delivery]:

@@ -6,7 +6,10 @@ multicast, reserved or the cloud metadata range), and the request goes to the ch
 address itself, with the name kept for ``Host`` and TLS (SNI and the certificate
 check), so a name that resolves differently a moment later (DNS rebinding) cannot
 steer it elsewhere. The check runs at registration and again at every attempt.
-Connect and read timeouts; redirects are not followed (a 3xx is a failed attempt);
+Connect and read timeouts, and a total deadline per attempt
+(``GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT``: a receiver trickling its answer a byte at a time
+never trips a per-read timeout, so the whole exchange runs under ``asyncio.timeout``
+with httpx's async client, which cancels it cleanly); redirects are not followed (a 3xx is a failed attempt);
 proxies from the environment are not used; at most ``GITLOOM_WEBHOOK_RESPONSE_BYTES``
 of the answer are read. ``GITLOOM_WEBHOOK_ALLOW_LOCAL`` allows ``http://`` and local
 addresses, for development and tests.
@@ -14,6 +17,7 @@ addresses, for development and tests.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 import time
@@ -47,10 +51,42 @@ class Outcome:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: NAT64 (RFC 6052, the
+# well-known and the local-use prefix) and the deprecated IPv4-compatible ::a.b.c.d.
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+# Link-local, where clouds answer their instance metadata (169.254.169.254, and
+# fd00:ec2::254 on AWS over IPv6): never a webhook, even for local development.
+_NEVER = (
+    ipaddress.ip_network("169.254.0.0/16"),
+    ipaddress.ip_network("fe80::/10"),
+    ipaddress.ip_network("fd00:ec2::254/128"),
+)
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """Every IPv4 address an IPv6 address carries (mapped, 6to4, Teredo, NAT64,
+    IPv4-compatible): each must pass the check too."""
+    found = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if any(ip in net for net in _NAT64) or (ip in _V4_COMPATIBLE and int(ip) > 1):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
 def _address_allowed(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded:
+            return all(_address_allowed(str(v4)) for v4 in embedded)
+    if any(ip in net for net in _NEVER if net.version == ip.version):
+        return False
     if settings.GITLOOM_WEBHOOK_ALLOW_LOCAL:
         return not ip.is_multicast and not ip.is_unspecified
     return ip.is_global and not ip.is_multicast
@@ -120,9 +156,10 @@ def post(*, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         "User-Agent": "GitLoom-Webhooks/1",
     }
     limit = settings.GITLOOM_WEBHOOK_RESPONSE_BYTES
-    try:
-        with (
-            httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client,
+
+    async def exchange() -> tuple[int, bytes]:
+        async with (
+            httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False) as client,
             client.stream(
                 "POST",
                 pinned,
@@ -132,19 +169,25 @@ def post(*, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
             ) as response,
         ):
             read = b""
-            for chunk in response.iter_raw():
+            async for chunk in response.aiter_raw():
                 read += chunk
                 if len(read) >= limit:
                     break
-            text = read[:limit].decode("utf-8", "replace")[:500]
-            error = (
-                f"redirect not followed ({response.status_code})"
-                if (300 <= response.status_code < 400)
-                else ""
-            )
-            return outcome(status_code=response.status_code, response=text, error=error)
+            return response.status_code, read
+
+    async def within_deadline() -> tuple[int, bytes]:
+        async with asyncio.timeout(settings.GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT):
+            return await exchange()
+
+    try:
+        status_code, read = asyncio.run(within_deadline())
+    except TimeoutError:
+        return outcome(status_code=None, error="timeout (attempt)")
     except httpx.TimeoutException as exc:
         kind = "connect" if isinstance(exc, httpx.ConnectTimeout) else "read"
         return outcome(status_code=None, error=f"timeout ({kind})")
     except httpx.HTTPError as exc:
         return outcome(status_code=None, error=f"connection failed: {type(exc).__name__}")
+    text = read[:limit].decode("utf-8", "replace")[:500]
+    error = f"redirect not followed ({status_code})" if (300 <= status_code < 400) else ""
+    return outcome(status_code=status_code, response=text, error=error)

@@ -3,6 +3,8 @@ the caller will read loaded (related rows fetched later, outside it, are invisib
 
 from __future__ import annotations
 
+import uuid
+
 from django.db.models import Count, Q
 
 from accounts.errors import DeliveryNotFound, WebhookNotFound
@@ -22,8 +24,18 @@ def endpoint_list(*, account: Account) -> list[Endpoint]:
         )
 
 
+def _uuid(value, missing: type[Exception]) -> uuid.UUID:
+    """An id as the UUID it must be; anything else is the same 404 as a missing one
+    (Django's lookup raised ValidationError on ``1``: a 500)."""
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        raise missing() from None
+
+
 def endpoint_get(*, account: Account, endpoint_id) -> Endpoint:
     """By public id; the same 404 for "missing" and "not yours"."""
+    endpoint_id = _uuid(endpoint_id, WebhookNotFound)
     with account_scope(account.id):
         try:
             return Endpoint.objects.get(account=account, public_id=endpoint_id)
@@ -51,6 +63,7 @@ def delivery_list(*, endpoint: Endpoint, limit: int = DELIVERIES_SHOWN) -> list[
 
 
 def delivery_get(*, endpoint: Endpoint, delivery_id) -> Delivery:
+    delivery_id = _uuid(delivery_id, DeliveryNotFound)
     with account_scope(endpoint.account_id):
         try:
             # Everything a caller reads is loaded here, in the scope: a lazy load

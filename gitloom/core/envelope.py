@@ -12,6 +12,7 @@ endpoint) is ``503 service_unavailable`` (or the dependency's own code) with
 from __future__ import annotations
 
 import logging
+import re
 import sys
 
 from django.core.exceptions import DisallowedHost
@@ -212,8 +213,12 @@ def api_server_error(request, *args, **kwargs) -> JsonResponse:
     return error_json_response(unavailable(sys.exc_info()[1]) or ServerError())
 
 
+# /v1 paths however typed: "/v1", "//v1/whoami", "/V1/whoami" answer in JSON too.
+_API_PATH = re.compile(r"^/+v1(?:/|$)", re.IGNORECASE)
+
+
 def _is_api(request) -> bool:
-    return request.path.startswith("/v1/")
+    return bool(_API_PATH.match(request.path))
 
 
 def handler404(request, exception=None):
@@ -235,6 +240,23 @@ def handler400(request, exception=None):
 def handler500(request):
     if _is_api(request):
         return api_server_error(request)
+    error = unavailable(sys.exc_info()[1])
+    if error is not None:
+        # A dashboard page (sign-in included) during an outage: the 503 page, not a 500.
+        # The page is rendered for nobody: reading the session needs the database too.
+        from django.contrib.auth.models import AnonymousUser
+
+        from gitloom.core.dashboard import error_page
+
+        request.user = AnonymousUser()
+        try:
+            response = error_page(request, error=error)
+        except Exception:  # noqa: BLE001 - the page itself needed the database
+            from django.http import HttpResponse
+
+            response = HttpResponse(error.message, status=503, content_type="text/plain")
+        response["Retry-After"] = str(error.retry_after)
+        return response
     from django.views.defaults import server_error
 
     return server_error(request)

@@ -120,7 +120,7 @@ class NoAccount(PermissionDenied):
     code, message = "no_account", "This user belongs to no active account."
 
 
-# --- 404, 405, 406, 409, 413, 415, 429 ---------------------------------------------
+# --- 404, 405, 406, 408, 409, 413, 415, 429 ---------------------------------------------
 
 
 class NotFound(GitLoomError):
@@ -141,6 +141,20 @@ class MethodNotAllowed(GitLoomError):
 
 class NotAcceptable(GitLoomError):
     code, status, message = "not_acceptable", 406, "This endpoint answers JSON."
+
+
+class RequestTooSlow(GitLoomError):
+    # Answered by the web worker itself: the headers or body did not arrive in time.
+    code, status, message = (
+        "request_too_slow",
+        408,
+        "The request's headers or body did not arrive in time.",
+    )
+
+
+class UnsupportedTransferCoding(GitLoomError):
+    # Answered by the HTTP server (gunicorn) itself, before Django sees the request.
+    code, message = "unsupported_transfer_coding", "Only the chunked transfer coding is accepted."
 
 
 class Conflict(GitLoomError):

@@ -6,7 +6,8 @@ The codes come from the classes themselves (``gitloom.core.errors``), gathered f
 places so each is written once:
 
 - ``COMMON``: what any authenticated ``/v1/`` call can meet (an unknown Host, no or a
-  bad credential, a session without an account, a throttle, an outage, a bug);
+  bad credential, a session without an account, a throttle, an outage, a bug, and the
+  HTTP server's own 400/408/414/431);
 - ``BODY``: what any call that sends a JSON body can meet (malformed JSON, too large,
   not JSON, a schema violation);
 - a view's ``errors`` attribute (every method of that view, e.g. the namespace lookup)
@@ -26,6 +27,7 @@ from gitloom.core.errors import (
     AuthenticationFailed,
     EmptyBody,
     GitLoomError,
+    HeadersTooLarge,
     InvalidInput,
     MalformedJson,
     NoAccount,
@@ -35,9 +37,12 @@ from gitloom.core.errors import (
     PayloadTooLarge,
     PermissionDenied,
     RateLimited,
+    RequestTooSlow,
     ServerError,
     ServiceUnavailable,
     UnsupportedMediaType,
+    UnsupportedTransferCoding,
+    UriTooLong,
 )
 
 COMMON: tuple[type[GitLoomError], ...] = (
@@ -50,6 +55,13 @@ COMMON: tuple[type[GitLoomError], ...] = (
     RateLimited,
     ServerError,
     ServiceUnavailable,
+    # Answered by the HTTP server before the application (gunicorn_conf, web_worker):
+    # a request line or headers over their limits, a request too slow to arrive, a
+    # transfer coding other than chunked.
+    UriTooLong,
+    HeadersTooLarge,
+    RequestTooSlow,
+    UnsupportedTransferCoding,
 )
 BODY: tuple[type[GitLoomError], ...] = (
     MalformedJson,

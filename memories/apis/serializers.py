@@ -212,6 +212,12 @@ class JobSerializer(serializers.Serializer):
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
     attempts = serializers.IntegerField()
+    age_seconds = serializers.FloatField(
+        allow_null=True,
+        read_only=True,
+        help_text="seconds since it was accepted, while queued or running (a job that "
+        "keeps ageing in `queued` means the queue is stuck); null once finished",
+    )
     extractor = serializers.CharField(
         allow_blank=True, help_text="`offline` or the model that ran it; empty until it runs"
     )

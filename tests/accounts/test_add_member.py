@@ -60,6 +60,8 @@ def test_an_existing_user_keeps_their_password_and_gains_the_account(person):
         (("acme", "dana", "--password-stdin"), "12345678\n", "too common"),
         (("acme", "dana"), "", "pass --password-stdin"),
         (("acme", "not a name!", "--password-stdin"), PASSWORD, "Enter a valid username"),
+        (("acme", "dana\u200b", "--password-stdin"), PASSWORD, "invisible"),
+        (("acme", "dana\u00ad", "--password-stdin"), PASSWORD, "invisible"),
     ],
 )
 def test_refusals_say_why_and_add_no_one(args, stdin, says):
@@ -76,3 +78,10 @@ def test_adding_the_same_person_twice_is_refused(person):
         add_member("pats-co", "pat")
     with pytest.raises(CommandError, match="username is taken"):
         add_member("pats-co", "PAT", "--password-stdin", stdin=PASSWORD)
+
+
+def test_a_name_that_only_looks_like_an_existing_users_is_refused(person):
+    call_command("create_account", "acme", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="taken"):
+        add_member("acme", "ＰＡＴ", "--password-stdin", stdin=PASSWORD + "\n")
+    assert not person.memberships.filter(account_id="acme").exists()

@@ -214,3 +214,39 @@ def test_a_person_without_an_account_is_told_what_to_do_and_an_operator_gets_the
     operator.force_login(users.create_superuser("root", password="correct-horse-42"))
     sent = operator.get("/namespaces/")
     assert sent.status_code == 302 and sent["Location"] == "/admin/"
+
+
+@pytest.mark.parametrize(
+    ("username", "says"),
+    [
+        ("pat\u200b", "invisible"),  # zero-width space
+        ("pat\u00ad", "invisible"),  # soft hyphen
+        ("p\u2060at", "invisible"),  # word joiner
+        ("ＰＡＴ", "That username is taken."),  # fullwidth: PAT once NFKC-normalised
+        ("PAT", "That username is taken."),
+    ],
+)
+def test_signup_refuses_a_username_that_only_looks_different(person, username, says):
+    client = Client(enforce_csrf_checks=True)
+    response = csrf_post(
+        client,
+        "/signup/",
+        {"account_id": "look-alike", "username": username, "password": "tangerine-kite-77"},
+    )
+    assert response.status_code == 400
+    assert says in response.text
+    assert not Account.objects.filter(id="look-alike").exists()
+
+
+def test_a_fullwidth_username_is_stored_as_sign_in_reads_it_and_signs_in_either_way():
+    client = Client(enforce_csrf_checks=True)
+    response = csrf_post(
+        client,
+        "/signup/",
+        {"account_id": "wide-co", "username": "ＤＡＶＥ", "password": "tangerine-kite-77"},
+    )
+    assert response.status_code == 302
+    for typed in ("ＤＡＶＥ", "DAVE"):
+        again = Client(enforce_csrf_checks=True)
+        answer = csrf_post(again, "/login/", {"username": typed, "password": "tangerine-kite-77"})
+        assert answer.status_code == 302, typed

@@ -56,6 +56,13 @@ def test_the_secret_is_shown_once_and_kept_only_sealed(dashboard):
         "https://10.1.2.3/hooks",  # private
         "https://169.254.169.254/latest/meta-data",  # cloud metadata
         "https://[::1]/hooks",
+        # IPv6 forms that carry a loopback or private IPv4 address
+        "https://[64:ff9b::7f00:1]/hooks",  # NAT64 of 127.0.0.1
+        "https://[64:ff9b:1::a01:203]/hooks",  # local-use NAT64 of 10.1.2.3
+        "https://[2002:7f00:1::]/hooks",  # 6to4 of 127.0.0.1
+        "https://[::127.0.0.1]/hooks",  # IPv4-compatible
+        "https://[::ffff:10.1.2.3]/hooks",  # IPv4-mapped
+        "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hooks",  # Teredo, client 127.0.0.1
         "https://user:pw@example.com/hooks",
         "ftp://example.com/",
         "not a url",
@@ -67,6 +74,30 @@ def test_a_webhook_url_must_be_https_and_public(dashboard, settings, url):
     assert response.status_code == 400, response.json()
     assert response.json()["error"]["code"] == "invalid_webhook_url"
     assert dashboard.get("/v1/webhooks").json()["webhooks"] == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://169.254.169.254/latest/meta-data",
+        "http://169.254.10.1/hooks",
+        "http://[::ffff:169.254.169.254]/latest",
+        "http://[64:ff9b::a9fe:a9fe]/latest",  # NAT64 of 169.254.169.254
+        "http://[fd00:ec2::254]/latest",  # AWS's IPv6 metadata address
+    ],
+)
+def test_the_metadata_range_is_refused_even_when_local_addresses_are_allowed(
+    dashboard, settings, url
+):
+    settings.GITLOOM_WEBHOOK_ALLOW_LOCAL = True
+    response = session_post(dashboard, "/v1/webhooks", {"url": url, "events": ["job.done"]})
+    assert response.status_code == 400, response.json()
+    assert response.json()["error"]["code"] == "invalid_webhook_url"
+    # Loopback itself stays allowed for local development.
+    allowed = session_post(
+        dashboard, "/v1/webhooks", {"url": "http://127.0.0.1:9/hooks", "events": ["job.done"]}
+    )
+    assert allowed.status_code == 201
 
 
 def test_unknown_events_and_bad_namespace_names_are_refused(dashboard):
@@ -115,3 +146,20 @@ def test_another_accounts_endpoint_is_not_found(dashboard, db):
     assert dashboard.get(f"/v1/webhooks/{theirs['id']}").status_code == 404
     assert dashboard.get("/v1/webhooks").json()["webhooks"] == []
     assert dashboard.get(f"/v1/webhooks/{theirs['id']}/deliveries").status_code == 404
+
+
+@pytest.mark.parametrize("bad", ["1", "not-a-uuid", "%C3%A9"])
+def test_an_id_that_is_not_a_uuid_is_not_found_on_the_api_and_the_dashboard(dashboard, bad):
+    created = register(dashboard, "http://127.0.0.1:9/hooks", events=["job.done"])
+    for path, code in (
+        (f"/v1/webhooks/{bad}", "webhook_not_found"),
+        (f"/v1/webhooks/{bad}/deliveries", "webhook_not_found"),
+        (f"/v1/webhooks/{created['id']}/deliveries/{bad}/resend", "delivery_not_found"),
+    ):
+        method = dashboard.post if path.endswith("resend") else dashboard.get
+        kwargs = {"HTTP_X_CSRFTOKEN": csrf_token(dashboard)} if method == dashboard.post else {}
+        answer = method(path, **kwargs)
+        assert answer.status_code == 404 and answer.json()["error"]["code"] == code, path
+    assert dashboard.get(f"/webhooks/{bad}/").status_code == 404
+    resend = f"/webhooks/{created['id']}/deliveries/{bad}/resend/"
+    assert dashboard.post(resend, HTTP_X_CSRFTOKEN=csrf_token(dashboard)).status_code == 404

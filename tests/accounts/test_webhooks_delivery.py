@@ -6,6 +6,7 @@ test_webhooks_queue.py."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from django.db import connection
@@ -116,6 +117,23 @@ def test_a_hanging_receiver_times_out_and_the_delivery_is_retried(dashboard, key
     attempts = _attempts("dash")
     assert [a.status_code for a in attempts][-1] == 204 and len(attempts) >= 2
     assert len(set(receiver.ids())) == 1  # the same message each time
+
+
+def test_a_receiver_trickling_its_answer_is_cut_off_at_the_attempts_deadline(
+    dashboard, key_api, receiver, settings
+):
+    # One byte a second: a read timeout (1.5 s here) never fires; the attempt's does.
+    settings.GITLOOM_WEBHOOK_READ_TIMEOUT = 1.5
+    settings.GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT = 2.5
+    register(dashboard, receiver.url, events=["namespace.created"])
+    receiver.mode = "trickle"
+    _namespace(key_api, "user-1")
+    started = time.monotonic()
+    send_due("dash", horizon=0)
+    first = _attempts("dash")[0]
+    assert first.error == "timeout (attempt)" and first.status_code is None
+    assert 2400 <= first.latency_ms < 4000
+    assert time.monotonic() - started < 6
 
 
 def test_an_endpoint_answering_500_forever_is_disabled_and_the_account_told(

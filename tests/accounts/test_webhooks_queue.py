@@ -27,7 +27,8 @@ from tests.support.webhook_receiver import Receiver
 
 pytestmark = pytest.mark.slow
 
-READ_TIMEOUT = 3  # seconds the lane waits for a receiver's answer
+READ_TIMEOUT = 3  # seconds the lane waits for each read of a receiver's answer
+ATTEMPT_TIMEOUT = 5  # seconds one attempt may take in all
 
 
 def _start_cluster(cluster_dir: Path, log) -> subprocess.Popen:
@@ -40,7 +41,8 @@ def _start_cluster(cluster_dir: Path, log) -> subprocess.Popen:
         DATABASE_URL=f"postgresql://{db['USER']}@/{db['NAME']}?host={host}",
         GITLOOM_DATA_DIR=str(cluster_dir),
         GITLOOM_WORKERS="2",
-        GITLOOM_WEBHOOK_WORKERS="1",
+        GITLOOM_WEBHOOK_WORKERS="2",
+        GITLOOM_WEBHOOK_ATTEMPT_TIMEOUT=str(ATTEMPT_TIMEOUT),
         GITLOOM_WEBHOOK_ALLOW_LOCAL="1",
         GITLOOM_WEBHOOK_BACKOFF_BASE="0.5",
         GITLOOM_WEBHOOK_BACKOFF_CAP="3",
@@ -277,3 +279,37 @@ def test_a_hanging_receiver_does_not_hold_up_jobs(app, dashboard):
     # per event it emits (job.done, memory.created), and the jobs queued behind it too.
     assert figures["hanging"][0] < figures["without"][0] + READ_TIMEOUT
     assert figures["hanging"][2] < figures["without"][2] + READ_TIMEOUT
+
+
+def test_one_accounts_trickling_receiver_does_not_delay_another_accounts_delivery(
+    app, dashboard, cluster
+):
+    from rest_framework.test import APIClient
+
+    from accounts.services import account_signup
+    from tests.accounts.helpers_webhooks import session_post
+
+    rival = APIClient(enforce_csrf_checks=True)
+    rival.force_login(
+        account_signup(account_id="rival", username="rick", password="correct-horse-42")
+    )
+    with Receiver("trickle") as slow, Receiver() as prompt:
+        slow.hang_for = 60  # one byte a second, under every read timeout
+        register(rival, slow.url, events=["namespace.created"])
+        register(dashboard, prompt.url, events=["namespace.created"])
+        assert session_post(rival, "/v1/namespaces", {"name": "slow"}).status_code == 201
+        _until(lambda: slow.received, 30, "the trickling receiver was never called")
+        sent = time.monotonic()
+        assert app.post("/v1/namespaces", {"name": "prompt"}, format="json").status_code == 201
+        _until(lambda: prompt.received, 15, "the other account's delivery waited")
+        waited = time.monotonic() - sent
+        # The slow receiver's attempt ended at its deadline, not after its 60 s.
+        with account_scope("rival"):
+            first = _until(
+                lambda: Attempt.objects.filter(error="timeout (attempt)").first(),
+                ATTEMPT_TIMEOUT + 15,
+                "the trickling attempt never ended",
+            )
+        print(f"\nanother account's delivery went out {waited:.2f} s after its event")
+    assert waited < 5
+    assert first.latency_ms < (ATTEMPT_TIMEOUT + 2) * 1000

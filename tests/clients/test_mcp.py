@@ -257,6 +257,13 @@ def test_a_fresh_agent_over_http_remembers_reads_and_forgets(service, mcp_http, 
         assert "invalid_as_of" in await refused(
             client, "search", query="camera", namespace="user-8213", as_of="last week"
         )
+        assert "invalid_as_of" in await refused(
+            client,
+            "search",
+            query="camera",
+            namespace="user-8213",
+            as_of="2026-01-01T00:00:00+16:00",
+        )
 
         # The job's one memory was forgotten: there is nothing left to revert.
         text = await refused(client, "revert_job", job_id=job["id"])

@@ -131,5 +131,9 @@ def test_as_of_shows_the_memory_as_it_was_at_a_past_commit(page_client, notes):
     bad = page_client.get("/namespaces/notes/retrieve/", {**query, "as_of": "last tuesday"})
     assert bad.status_code == 400
     assert bad.context["form"].errors["as_of"][0].startswith("as_of must be a commit id")
+    offset = {**query, "as_of": "2026-01-01T00:00:00+16:00"}  # past Postgres's +-15:59
+    bad = page_client.get("/namespaces/notes/retrieve/", offset)
+    assert bad.status_code == 400
+    assert bad.context["form"].errors["as_of"][0].startswith("as_of must be a commit id")
     early = page_client.get("/namespaces/notes/retrieve/", {**query, "as_of": "2001-01-01"})
     assert early.status_code == 400 and "is before this namespace" in early.text

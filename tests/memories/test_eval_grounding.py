@@ -89,6 +89,4 @@ def test_the_day_a_statement_was_made_is_grounded_only_as_when_it_was_said():
     bought = "Rosa: finally got a kettle that works"
     assert check("Rosa bought a kettle on 2026-03-10.", bought) == ["2026-03-10"]
     # "as of" another day than any message's is still reported
-    assert check("Rosa has been a nurse for six years as of 2026-02-01.", said) == [
-        "2026-02-01"
-    ]
+    assert check("Rosa has been a nurse for six years as of 2026-02-01.", said) == ["2026-02-01"]

@@ -117,6 +117,19 @@ def test_an_empty_idempotency_key_is_refused_not_ignored(api, ns, run_inline, ke
             "invalid_transcript",
         ),
         ({"messages": [{"role": "user", "content": "x" * 40_000}]}, 413, "payload_too_large"),
+        # nothing left once its control characters are removed
+        ({"messages": [{"role": "user", "content": "\x1b\x07 \x01"}]}, 400, "invalid_transcript"),
+        # relative dates counted from these would overflow the calendar
+        (
+            {"messages": [{"role": "user", "content": "x", "timestamp": "9999-12-31T23:00:00Z"}]},
+            400,
+            "invalid_transcript",
+        ),
+        (
+            {"messages": [{"role": "user", "content": "x", "timestamp": "0001-01-01T00:00:00Z"}]},
+            400,
+            "invalid_transcript",
+        ),
         ({"messages": [{"role": "user", "content": "x"}], "surprise": 1}, 400, "invalid"),
         (
             {"namespace": "nope", "messages": [{"role": "user", "content": "x"}]},
@@ -145,6 +158,28 @@ def test_a_write_or_search_in_a_namespace_never_created_says_how_to_create_it(ap
         assert error["code"] == "namespace_not_found"
         assert 'POST /v1/namespaces {"name": ' in error["message"], error
     assert api.get("/v1/namespaces").json()["namespaces"] == []
+
+
+@pytest.mark.parametrize("control", ["\x1b", "\x07", "\x01", "\x9b", "\x85", "\x7f"])
+def test_control_characters_are_removed_and_every_fact_is_kept(api, ns, run_inline, control):
+    body = {
+        "messages": [
+            {
+                "role": "user",
+                "content": f"I bought a Nikon{control} Z6 camera in Pune.",
+                "id": "m1",
+            },
+            {"role": "user", "content": "My sister Asha teaches chemistry in Lyon.", "id": "m2"},
+        ]
+    }
+    response = run_inline(api, body)
+    assert response.status_code == 202, response.json()
+    job = api.get(f"/v1/jobs/{response.json()['job']['id']}").json()["job"]
+    assert job["status"] == "done", job
+    bodies = [api.get(f"/v1/memories/{path}").json()["body"] for path in job["result"]["created"]]
+    assert any("Nikon Z6" in text for text in bodies), bodies
+    assert any("chemistry" in text for text in bodies), bodies
+    assert not any(control in text for text in bodies)
 
 
 def test_another_account_cannot_see_a_job(api, other_api, ns, run_inline):
@@ -244,3 +279,41 @@ def test_no_session_is_null_everywhere_a_session_is_shown(api, ns, run_inline):
     assert origin["session_id"] is None and origin["job"]["session_id"] is None
     listed = api.get("/v1/jobs?namespace=default").json()["jobs"][0]
     assert listed["session_id"] is None
+
+
+@pytest.mark.parametrize("stamp", ["9899-12-31T23:59:59Z", "0100-01-01T00:00:00Z"])
+def test_relative_dates_at_the_edges_of_the_accepted_range_never_fail_the_job(
+    api, ns, run_inline, stamp
+):
+    text = "I bought a kayak on Friday and I sell it next year, in ten years at the latest."
+    body = {"messages": [{"role": "user", "content": text, "timestamp": stamp}]}
+    response = run_inline(api, body)
+    assert response.status_code == 202, response.json()
+    job = api.get(f"/v1/jobs/{response.json()['job']['id']}").json()["job"]
+    assert job["status"] == "done", job
+    assert job["result"]["created"]
+
+
+def test_one_fact_the_format_refuses_never_fails_the_others(api, ns, run_inline, model):
+    import json
+
+    from memories import prompts
+
+    def responder(request):
+        reply = pipeline_responder(request)
+        if request.system == prompts.EXTRACT_SYSTEM:
+            payload = json.loads(reply.body)
+            content = json.loads(payload["choices"][0]["message"]["content"])
+            # The model's first memory carries a cue no memory file can hold.
+            content["memories"][0]["cues"] = ["what camera\x07 did Priya buy"]
+            payload["choices"][0]["message"]["content"] = json.dumps(content)
+            reply = Reply.json(payload)
+        return reply
+
+    model.responder = responder
+    job = run_inline(api, TRANSCRIPT).json()["job"]
+    job = api.get(f"/v1/jobs/{job['id']}").json()["job"]
+    assert job["status"] == "done", job
+    assert len(job["result"]["created"]) == 1  # the other fact is kept
+    kept = api.get(f"/v1/memories/{job['result']['created'][0]}").json()
+    assert kept["sources"] == ["msg-2"]

@@ -52,3 +52,37 @@ def test_upkeep_merges_small_packs_and_keeps_every_memory(api, account, fresh_ob
     assert after.commit == before.commit
     assert sorted(after.paths()) == sorted(before.paths()) and len(after.paths()) == 6
     assert api.get("/v1/memories").json()["memories"][0]["path"] == "facts/notes/note-0.md"
+
+
+def test_a_waiting_jobs_age_shows_in_the_api_the_dashboard_and_the_admin(dashboard, admin_client):
+    from datetime import timedelta
+
+    from django.urls import reverse
+    from django.utils import timezone
+    from rest_framework.test import APIClient
+
+    from accounts.models import Account
+    from accounts.services import api_key_create
+    from memories.models import Job
+    from memories.services import job_accept
+    from namespaces.services import namespace_create
+
+    account = Account.objects.get(id="dash")
+    namespace = namespace_create(account=account, name="default")
+    job, _ = job_accept(
+        namespace=namespace,
+        messages=[{"role": "user", "content": "Dana keeps bees on the roof in Lyon."}],
+    )
+    # Accepted ten minutes ago and never started: a stuck queue.
+    Job.objects.filter(pk=job.pk).update(created=timezone.now() - timedelta(minutes=10))
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_create(account=account, name='t')[1]}")
+    listed = api.get("/v1/jobs?namespace=default").json()["jobs"][0]
+    assert 600 <= listed["age_seconds"] < 660
+    assert 600 <= api.get(f"/v1/jobs/{job.public_id}").json()["job"]["age_seconds"] < 660
+    page = dashboard.get(reverse("dash-jobs", args=["default"])).content.decode()
+    assert ">600 s<" in page or ">601 s<" in page, page
+    admin = admin_client.get("/admin/memories/job/").content.decode()
+    assert "600 s" in admin or "601 s" in admin
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, finished=timezone.now())
+    assert api.get(f"/v1/jobs/{job.public_id}").json()["job"]["age_seconds"] is None

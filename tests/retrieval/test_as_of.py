@@ -181,6 +181,12 @@ def test_as_of_a_time_reads_the_last_commit_made_by_then(api, timeline):
         ("g" * 40, 400, "invalid_as_of"),
         ("2026-13-45T00:00:00Z", 400, "invalid_as_of"),
         ("x" * 5000, 400, "invalid_as_of"),  # not `invalid` from a length limit
+        # Offsets Postgres cannot hold, and times whose UTC is outside years 1-9999
+        # (each was a 500).
+        ("2026-01-01T00:00:00+16:00", 400, "invalid_as_of"),
+        ("2026-01-01T00:00:00-23:59", 400, "invalid_as_of"),
+        ("9999-12-31T23:59:59-15:00", 400, "invalid_as_of"),
+        ("0001-01-01T00:00:00+15:00", 400, "invalid_as_of"),
         ("0" * 39 + "1", 404, "as_of_not_found"),
         ("deadbeef", 404, "as_of_not_found"),
         ("2001-01-01T00:00:00Z", 404, "as_of_before_history"),

@@ -95,6 +95,16 @@ def test_a_word_no_memory_has_finds_nothing_lexically(api, physics):
     assert lexical(api, "neutrino") == []
 
 
+@pytest.mark.parametrize("invisible", ["\u2060", "\u200b", "\u00ad", "\ufeff"])
+def test_an_invisible_character_inside_a_word_does_not_hide_it(api, notes, invisible):
+    path = "facts/camera/nikon-00000009.md"
+    write(notes, {path: memory(cues=["what camera do I own"], body=f"Nikon{invisible} Z6 camera")})
+    assert [hit[0] for hit in lexical(api, "Nikon")] == [path]
+    assert [hit[0] for hit in lexical(api, f"Ni{invisible}kon")] == [path]
+    # The memory itself is kept as it was written.
+    assert invisible in api.get(f"/v1/memories/{path}?namespace=notes").json()["body"]
+
+
 @pytest.fixture
 def rocks(notes):
     """8 memories: "pebble" in all of them (1-3 times), "basalt" in m4 and m5 only."""

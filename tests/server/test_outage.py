@@ -115,6 +115,25 @@ def test_every_call_is_503_with_retry_after_while_the_database_is_down(
     _assert_unavailable(
         *_request(port, "GET", "/v1/namespaces", headers={"Cookie": "sessionid=" + "a" * 32})
     )
+    # Signing in to the dashboard is the 503 page too, not a 500 (the form itself
+    # needs no database).
+    status, headers, body = _request(port, "GET", "/login/")
+    assert status == 200, body
+    cookie = headers["Set-Cookie"].split(";", 1)[0]
+    token = body.decode().split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
+    status, headers, body = _request(
+        port,
+        "POST",
+        "/login/",
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": cookie,
+            "Referer": f"http://127.0.0.1:{port}/login/",
+        },
+        body=f"csrfmiddlewaretoken={token}&username=pat&password=correct-horse-42",
+    )
+    assert status == 503 and int(headers["Retry-After"]) > 0, body
+    assert b"Temporarily unavailable" in body
     # What needs no database still answers as usual.
     status, _, body = _request(port, "GET", "/v1/whoami")
     assert status == 401 and json.loads(body)["error"]["code"] == "not_authenticated"

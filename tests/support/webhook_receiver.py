@@ -1,8 +1,9 @@
 """A real HTTP webhook receiver on loopback (http.server in a thread) for the tests.
 
 ``mode`` decides how it answers: ``ok`` (204), ``error`` (500), ``hang`` (reads the
-request, then says nothing until ``hang_for`` seconds pass), ``redirect`` (307 to
-``redirect_to``). ``stop()`` takes it down (connections refused) and ``start()`` brings
+request, then says nothing until ``hang_for`` seconds pass), ``trickle`` (its answer's
+status line and headers one byte a second, for ``hang_for`` seconds), ``redirect`` (307
+to ``redirect_to``). ``stop()`` takes it down (connections refused) and ``start()`` brings
 it back on the same port. Every request that reached it is kept in ``received``.
 """
 
@@ -61,6 +62,20 @@ class Receiver:
                 mode = receiver.mode
                 if mode == "hang":
                     receiver._released.wait(receiver.hang_for)
+                    return
+                if mode == "trickle":
+                    # Every read the sender makes gets a byte within a second: a
+                    # per-read timeout never fires.
+                    head = b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 10_000
+                    until = time.monotonic() + receiver.hang_for
+                    for byte in head:
+                        if time.monotonic() > until or receiver._released.wait(1.0):
+                            return
+                        try:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                        except OSError:
+                            return
                     return
                 if mode == "redirect":
                     self.send_response(307)

@@ -22,6 +22,7 @@ from accounts.webhooks.lane import start_webhook_cluster
 from gitloom.core.checks import vector_problem_message, vector_self_check
 from gitloom.core.warm import process_warm_up
 from retrieval.embeddings import embedder_load, embedder_warm_up
+from server import queue_sentinel
 from server.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
 from server.operations import QUEUE_APPLICATION_NAME
 
@@ -52,6 +53,8 @@ class Command(QClusterCommand):
         # A killed cluster takes its sentinel and workers with it (server.lifetime).
         multiprocessing_children_end_with_parent()
         cluster_stops_once()
+        # A queue process's sudden death renews the whole set (server.queue_sentinel).
+        queue_sentinel.install()
         # django-q2's own handle() starts one cluster; this starts the webhook lane's
         # first, then the jobs' (whose signal handlers then stop both).
         settings.SECRET_KEY  # noqa: B018 - django-q2 signs tasks with it: fail early

@@ -13,7 +13,9 @@ still uses it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import logging
 import os
 import shutil
 import signal
@@ -40,6 +42,9 @@ READY_TIMEOUT_SECONDS = 180
 STOP_TIMEOUT_SECONDS = 15.0
 # How often serve checks that the embedded Postgres is still running.
 POSTGRES_CHECK_SECONDS = 2.0
+# How often serve looks at the queue's oldest waiting job, and the age past which it
+# says in the log that the queue looks stuck.
+QUEUE_CHECK_SECONDS = 30.0
 
 
 class Child:
@@ -146,13 +151,20 @@ def _api_url(host: str, port: int) -> str:
 
 def _run_queue() -> None:
     import multiprocessing
+    from multiprocessing.connection import wait
 
     call_command("qcluster")
-    # qcluster returns once its sentinel runs, leaving the interpreter's exit to wait for
-    # it; a forked child leaves through os._exit, so it waits here instead (the
-    # cluster's SIGTERM handler stops the sentinel, which ends this wait).
-    for process in multiprocessing.active_children():
-        process.join()
+    # qcluster returns once its sentinels (the jobs' and the webhooks' clusters) run,
+    # leaving the interpreter's exit to wait for them; a forked child leaves through
+    # os._exit, so it waits here instead (the cluster's SIGTERM handler stops the
+    # sentinels, which ends this wait). A sentinel that died (killed) leaves the other
+    # cluster running alone: this process ends too, and serve starts the queue afresh.
+    sentinels = multiprocessing.active_children()
+    while sentinels:
+        wait([process.sentinel for process in sentinels])
+        if any(process.exitcode not in (None, 0) for process in sentinels):
+            raise SystemExit(1)
+        sentinels = [process for process in sentinels if process.is_alive()]
 
 
 class Command(BaseCommand):
@@ -256,9 +268,14 @@ class Command(BaseCommand):
                 else:
                     self.stdout.write(self._banner(host, port, elapsed, mcp_port=mcp_port))
                 self.stdout.flush()
-            next_check = 0.0
-            while not stopping and all(child.poll() is None for child in children):
+            next_check = next_queue_check = 0.0
+            while not stopping:
+                if not self._restart_queue(children):
+                    break
                 time.sleep(0.5)
+                if not no_queue and time.monotonic() >= next_queue_check:
+                    next_queue_check = time.monotonic() + QUEUE_CHECK_SECONDS
+                    self._report_stuck_queue()
                 if settings.EMBEDDED_POSTGRES and time.monotonic() >= next_check:
                     next_check = time.monotonic() + POSTGRES_CHECK_SECONDS
                     self._supervise_postgres()
@@ -289,6 +306,43 @@ class Command(BaseCommand):
         # app): 10-13 s on a busy 2-core machine after everything had stopped. Frozen
         # objects are left to the process's end, which frees them at once.
         gc.freeze()
+
+    def _restart_queue(self, children: list[Child]) -> bool:
+        """False if a service process exited; a queue process that did (killed, or its
+        cluster lost a sentinel) is started again at once, and the log says so."""
+        for index, child in enumerate(children):
+            if child.poll() is None:
+                continue
+            if child.name != "queue":
+                return False
+            # Whatever of its process group is left (a sentinel's workers) goes with it.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.pid, signal.SIGKILL)
+            self.stderr.write(
+                f"The queue process exited (code {child.returncode}); started it again."
+            )
+            connections.close_all()
+            children[index] = Child("queue", _run_queue)
+        return True
+
+    def _report_stuck_queue(self) -> None:
+        """Say in the log when jobs have waited unstarted longer than
+        ``GITLOOM_QUEUE_STUCK_SECONDS`` (their age is in /v1/jobs, the dashboard and
+        the admin too)."""
+        from memories.selectors import jobs_waiting_summary
+
+        try:
+            waiting, oldest = jobs_waiting_summary()
+        except Exception:  # noqa: BLE001 - the database is down: _supervise_postgres says so
+            return
+        finally:
+            connections.close_all()
+        if oldest is not None and oldest > settings.GITLOOM_QUEUE_STUCK_SECONDS:
+            logging.getLogger("gitloom.queue").warning(
+                "The queue looks stuck: %d job(s) waiting, the oldest for %.0f s.",
+                waiting,
+                oldest,
+            )
 
     def _supervise_postgres(self) -> None:
         """Restart the embedded Postgres if it died, and say so in the log."""
