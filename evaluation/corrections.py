@@ -2,7 +2,7 @@
 
 A harness at the management-command level (it drives accounts, namespaces, the write
 path and retrieval through their public services). Each case of the corpus
-(``tests/memories/data/corrections.json`` by default) goes into a fresh namespace of the
+(``tests/evaluation/data/corrections.json`` by default) goes into a fresh namespace of the
 account ``eval-corrections``: its earlier sessions are posted one job each through the
 real queue path, then its update session. A **correction** case is right when the update
 job rewrote exactly the file that held ``target`` (and created nothing that restates the
@@ -37,7 +37,7 @@ from namespaces.services import namespace_create, namespace_delete
 from retrieval.selectors import retrieve
 
 ACCOUNT_ID = "eval-corrections"
-DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "memories" / "data" / "corrections.json"
+DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "evaluation" / "data" / "corrections.json"
 
 
 @dataclass

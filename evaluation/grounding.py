@@ -1,6 +1,6 @@
 """Did anyone say it? The paraphrase-tolerant measure of ``eval_writepath``.
 
-The "never said" measure (``writepath_eval.unsaid_grams``: word 4-grams of a rewrite
+The "never said" measure (``evaluation.writepath.unsaid_grams``: word 4-grams of a rewrite
 that no message holds) suits the offline extractor, which quotes what was said; a model
 paraphrases, and every paraphrase trips it. This one asks only what a paraphrase must
 keep: every **name**, **number** and **date** a memory states occurs in its source

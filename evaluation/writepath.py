@@ -38,7 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from memories.management.grounding import said_of, ungrounded
+from evaluation.grounding import said_of, ungrounded
 
 ACCOUNT_ID = "eval-writepath"
 JOB_TIMEOUT = 600.0  # seconds a job may take before the run gives up on it

@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from gitloom.core.errors import GitLoomError
 from gitloom.core.times import as_utc
-from memories.candidates import memory_candidates
 from memories.errors import InvalidArchive, JobAttemptsExhausted, JobInternalError
+from memories.extraction.candidates import memory_candidates
+from memories.extraction.types import Message
 from memories.imports import memory_import, upload_delete, upload_get
 from memories.job_states import (
     job_done,
@@ -30,7 +31,6 @@ from memories.job_states import (
     job_started,
 )
 from memories.models import Job
-from memories.pipeline_types import Message
 from memories.relinks import relink, relinked
 from memories.transcripts import payload_messages
 from namespaces import repository
@@ -136,7 +136,7 @@ def _job_attempt(job: Job) -> Job:
         # bare gunicorn) would pay it. (No torch: the service's requirements have none;
         # thinc loads it only where requirements-dev.txt installed it.) serve and
         # qcluster import it before they fork their workers, so those share it.
-        from memories.pipeline import default_extractor, run_pipeline
+        from memories.extraction import default_extractor, run_pipeline
 
         snapshot = repository.repository_snapshot(prefix=prefix)
         extractor = default_extractor()

@@ -14,7 +14,7 @@ frees the lock, and django-q2 redelivers the unacknowledged task after ``Q_CLUST
 ``Gitloom-Job`` trailer) in the repository, so its commit appears exactly once. A job
 whose attempts keep ending that way (every start counts in ``attempts``) is failed with
 ``job_attempts_exhausted`` once it has been started ``GITLOOM_JOB_MAX_ATTEMPTS`` times
-(``memories.ingest.job_run``), and the drain moves on to the namespace's next job.
+(``memories.conversation_jobs.job_run``), and the drain moves on to the namespace's next job.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
 
-from memories.ingest import job_run
+from memories.conversation_jobs import job_run
 from memories.models import Job
 from namespaces.errors import WriteConflict
 

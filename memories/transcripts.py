@@ -9,7 +9,7 @@ from django.conf import settings
 from gitloom.core.errors import InvalidInput, PayloadTooLarge
 from gitloom.core.times import as_utc
 from memories.errors import InvalidTranscript
-from memories.pipeline_types import Message
+from memories.extraction.types import Message
 
 ROLES = {"user", "assistant", "system", "tool"}
 MAX_MESSAGES = 1000
@@ -94,7 +94,7 @@ def _timestamp(value: object, where: str) -> str:
     except OverflowError:  # 9999-12-31T23:59:59-14:00 is past the last representable UTC time
         raise _bad(f"{where}.timestamp {value!r} is outside the supported range.") from None
     # The speaker's own offset is kept: "tomorrow" said on Tuesday 21:30 at -05:00 is
-    # Wednesday, though it is already Wednesday in UTC (memories.model_extractor).
+    # Wednesday, though it is already Wednesday in UTC (memories.extraction.model.extractor).
     kept = parsed if parsed.tzinfo is not None else in_utc
     return kept.isoformat().replace("+00:00", "Z")
 

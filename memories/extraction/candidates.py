@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memories.pipeline_types import ExistingMemory
+from memories.extraction.types import ExistingMemory
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_texts
 from retrieval.query import fused_search

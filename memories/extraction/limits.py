@@ -1,6 +1,6 @@
 """A memory's field limits in the pipeline, and the two helpers that keep to them:
 ``merge`` (lists without repeats, first spelling wins) and ``clip`` (text to a length).
-Shared by the stages (``memories.pipeline``) and the model's output checks."""
+Shared by the stages (``memories.extraction.pipeline``) and the model's output checks."""
 
 from __future__ import annotations
 

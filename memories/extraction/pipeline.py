@@ -20,8 +20,8 @@ transcript, never on how big the namespace is:
 :func:`run_pipeline` does all four and returns a :class:`PipelineResult`. It performs no
 writes: the caller commits ``created`` and ``rewritten`` in one commit, or nothing when
 this raises (``ModelOutputInvalid``, ``ModelUnavailable``). The extractors are their
-own modules: ``memories.model_extractor`` (its answers' shapes in
-``memories.model_output``) and ``memories.offline``.
+own modules: ``memories.extraction.model.extractor`` (its answers' shapes in
+``memories.extraction.model.output``) and ``memories.extraction.offline``.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from datetime import UTC, datetime
 from gitloom.core.errors import GitLoomError
 from gitloom.core.times import as_utc
 from memories.errors import DuplicateMessageId, InvalidMessageId
-from memories.llm import Usage, model_client
-from memories.model_extractor import ModelExtractor
-from memories.offline import STOPWORDS, OfflineExtractor
-from memories.pipeline_types import (
+from memories.extraction.limits import MAX_BODY_CHARS, MAX_CUES, MAX_TAGS, clip, merge
+from memories.extraction.offline import STOPWORDS
+from memories.extraction.renames import rewritten_path
+from memories.extraction.types import (
     Candidate,
     CandidateLookup,
     Decision,
@@ -47,9 +47,8 @@ from memories.pipeline_types import (
     MemoryLink,
     Message,
     PipelineResult,
+    Usage,
 )
-from memories.renames import rewritten_path
-from memories.text_limits import MAX_BODY_CHARS, MAX_CUES, MAX_TAGS, clip, merge
 from namespaces.memory_format import (
     MAX_FIELD_CHARS,
     Link,
@@ -172,7 +171,7 @@ def assemble(
     path_of: dict[str, str] = {}  # draft or candidate key -> the path that now holds it
 
     # Reconcile: rewrite existing files, keeping their creation time and links. A
-    # rewrite that changed what the file is about moves it (``memories.renames``).
+    # rewrite that changed what the file is about moves it (``memories.extraction.renames``).
     size_of = topic_sizes if callable(topic_sizes) else lambda key: topic_sizes.get(key, 0)
     added: Counter[str] = Counter()
     taken = {c.memory.path for c in candidates}
@@ -279,12 +278,6 @@ def assemble(
         memory.related.append(Link(type=link.type, path=target))
         result.links.append(MemoryLink(source=source, type=link.type, target=target))
     return result
-
-
-def default_extractor() -> Extractor:
-    """The configured model's extractor, or the offline one when no model is configured."""
-    client = model_client()
-    return ModelExtractor(client) if client is not None else OfflineExtractor()
 
 
 # --- helpers ------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A memory's path names its fact (``facts/bristol/i-live-in-bristol-….md``). When a
 rewrite changes what the memory is about, the file moves to a path that names the new
-fact, in the same commit (``memories.ingest`` records the move in the commit's
+fact, in the same commit (``memories.conversation_jobs`` records the move in the commit's
 ``Gitloom-Moved`` trailer, which history and blame follow). Both extractors go through
 :func:`rewritten_path`: a model's rewrite may carry a new title and topic; a rewrite
 without them (the offline extractor's) moves only when the old name states a value the
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from memories.offline.words import STOPWORDS
+from memories.extraction.offline.words import STOPWORDS
 from namespaces.memory_format import new_memory_path, slugify
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -1,8 +1,8 @@
 """The data the ingestion pipeline passes between its stages, and what an extractor is.
 
 Plain frozen dataclasses and one protocol, in a module of their own so the pipeline
-(``memories.pipeline``), the extractors (its model extractor, ``memories.offline``) and
-the candidate lookup (``memories.candidates``) import them without importing each
+(``memories.extraction.pipeline``), the extractors (its model extractor, ``memories.extraction.offline``) and
+the candidate lookup (``memories.extraction.candidates``) import them without importing each
 other.
 """
 
@@ -13,9 +13,43 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from memories import prompts
-from memories.llm import Usage
 from namespaces.memory_format import Memory
+
+
+def _model_prompt_version() -> str:
+    # Every job records the model prompts' version, the offline engine's too (as it
+    # always has). Imported on use: the model engine's package imports these types.
+    from memories.extraction.model.prompts import PROMPT_VERSION
+
+    return PROMPT_VERSION
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens spent; ``calls`` counts HTTP requests that reached the model and answered."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            calls=self.calls + other.calls,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "calls": self.calls,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +151,7 @@ class PipelineResult:
     links: list[MemoryLink] = field(default_factory=list)
     sources: dict[str, list[str]] = field(default_factory=dict)  # path -> this job's ids
     extractor: str = "offline"
-    prompt_version: str = prompts.PROMPT_VERSION
+    prompt_version: str = field(default_factory=_model_prompt_version)
     usage: Usage = field(default_factory=Usage)
     session_id: str | None = None
 

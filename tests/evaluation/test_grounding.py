@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memories.management.grounding import Said, said_of, ungrounded
+from evaluation.grounding import Said, said_of, ungrounded
 
 TUESDAY = datetime(2026, 3, 10, 21, 30, tzinfo=UTC)
 

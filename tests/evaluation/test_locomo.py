@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from memories.management.locomo import (
+from evaluation.locomo import (
     ACCOUNT_ID,
     Conversation,
     Session,

@@ -9,8 +9,8 @@ from datetime import UTC, date, datetime
 import pytest
 from django.core.management import call_command
 
-from memories.management.writepath_eval import question_shaped, unsaid_grams
-from memories.management.writepath_rebase import rebase_scenario, shift_text
+from evaluation.writepath import question_shaped, unsaid_grams
+from evaluation.writepath_rebase import rebase_scenario, shift_text
 
 TINY = {
     "version": 1,

@@ -102,7 +102,7 @@ def test_a_big_import_from_the_dashboard_is_queued_too(
 def test_an_import_whose_worker_died_after_its_commit_is_finished_once_by_the_rerun(
     api, ns, import_inline, monkeypatch
 ):
-    from memories import ingest
+    from memories import conversation_jobs as ingest
     from memories.models import Job
 
     real_done, died = ingest.job_done, []
@@ -171,7 +171,7 @@ def test_an_import_whose_indexing_outlasts_half_the_job_timeout_pauses_and_ends_
 def test_a_half_indexed_import_is_not_seen_until_it_is_whole_and_a_rerun_finishes_it(
     api, ns, import_inline, settings, monkeypatch
 ):
-    from memories import ingest
+    from memories import conversation_jobs as ingest
     from memories.models import Job
     from retrieval import indexer
 

@@ -47,7 +47,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
-from memories.management.locomo import DEFAULT_DATA, locomo_missing
+from evaluation.locomo import DEFAULT_DATA, locomo_missing
 from retrieval import embeddings
 
 IMPORTS = {

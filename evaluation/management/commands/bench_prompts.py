@@ -65,12 +65,12 @@ _WORD = re.compile(r"\w+")
 
 
 def _answer(request: dict) -> dict:
-    from memories import prompts
+    from memories.extraction.model import EXTRACT_SYSTEM
 
     messages = request.get("messages") or []
     system = next((m["content"] for m in messages if m["role"] == "system"), "")
     user = next((m["content"] for m in messages if m["role"] == "user"), "")
-    if system != prompts.EXTRACT_SYSTEM:
+    if system != EXTRACT_SYSTEM:
         return {"links": [], "rewrites": []}
     lines = [json.loads(line) for line in user.split("\n\n", 1)[0].splitlines()[1:]]
     return {
@@ -144,10 +144,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", dest="as_json", action="store_true")
 
     def handle(self, *args, as_json, **options):
-        from memories.llm import ModelClient
-        from memories.model_extractor import ModelExtractor
-        from memories.pipeline import run_pipeline
-        from memories.pipeline_types import ExistingMemory, Message
+        from memories.extraction import ExistingMemory, Message, run_pipeline
+        from memories.extraction.model import ModelClient, ModelExtractor
         from namespaces.memory_format import Memory
 
         stamp = datetime(2026, 3, 1, tzinfo=UTC)

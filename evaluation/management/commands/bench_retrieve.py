@@ -59,7 +59,7 @@ from django.db import connection
 from django.test import override_settings
 
 from accounts.models import Account
-from memories.management.locomo import DEFAULT_DATA, locomo_missing
+from evaluation.locomo import DEFAULT_DATA, locomo_missing
 from namespaces.memory_format import TIERS as MEMORY_TIERS
 from namespaces.models import Namespace
 from retrieval.embeddings import embed_query, embed_texts

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from memories.management.correction_eval import evaluate, load_corpus
+from evaluation.corrections import evaluate, load_corpus
 
 
 class Command(BaseCommand):

@@ -17,7 +17,7 @@ Modes (default ``both``):
 
 ``turns``
     one memory per turn (dialogue id in ``sources``; cues, links and body as
-    ``memories.management.locomo.CUES_DESCRIPTION`` says), put in through the import service;
+    ``evaluation.locomo.CUES_DESCRIPTION`` says), put in through the import service;
 ``pipeline``
     each session posted as one transcript through the write path (job accept, the
     namespace queue drained in-process) with the configured extractor: the offline one
@@ -25,7 +25,7 @@ Modes (default ``both``):
 
 Every question of categories 1-4 is asked through the retrieval selector three times
 (lexical only, semantic only, fused) and scored by recall@5 and recall@10 of its
-evidence turns among the ``sources`` of the results; see ``memories/management/locomo.py``.
+evidence turns among the ``sources`` of the results; see ``evaluation/locomo.py``.
 ``--param NAME=VALUE`` overrides a field of ``retrieval.query.FusionParams`` for every
 query (default: the service's own defaults, i.e. what ``/v1/retrieve`` does).
 ``--clock`` is the time the questions are asked at, which a memory's age (its tier's
@@ -59,7 +59,7 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from memories.management.locomo import (
+from evaluation.locomo import (
     ARM_SETS,
     CATEGORIES,
     CUES_DESCRIPTION,

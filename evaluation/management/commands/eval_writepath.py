@@ -32,7 +32,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from memories.management.writepath_eval import (
+from evaluation.writepath import (
     ApiError,
     InProcessApi,
     RemoteApi,
@@ -43,7 +43,7 @@ from memories.management.writepath_eval import (
     run_scenario,
     score_scenario,
 )
-from memories.management.writepath_rebase import rebase_scenario
+from evaluation.writepath_rebase import rebase_scenario
 
 # (figure, label) rows of the summary table, shown overall and per category
 ROWS = [

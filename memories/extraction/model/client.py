@@ -37,7 +37,6 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -45,38 +44,11 @@ from django.conf import settings
 
 from gitloom.core.times import as_utc
 from memories.errors import ModelOutputInvalid, ModelRequestRefused, ModelUnavailable
+from memories.extraction.types import Usage
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Tokens spent; ``calls`` counts HTTP requests that reached the model and answered."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            calls=self.calls + other.calls,
-        )
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens,
-            "calls": self.calls,
-        }
 
 
 class ModelClient:

@@ -1,9 +1,9 @@
 """The model extractor: Extract+Cue and Relate+Reconcile through an OpenAI-compatible
-model (``memories.llm``), one call per chunk of transcript and one relate call.
+model (``memories.extraction.model.client``), one call per chunk of transcript and one relate call.
 
-The system prompts are ``memories.prompts``; the user parts are built here
+The system prompts are ``memories.extraction.model.prompts``; the user parts are built here
 (``transcript_prompt``, ``relate_prompt``); the answers' shapes and checks are
-``memories.model_output``; the stages around it are ``memories.pipeline``'s."""
+``memories.extraction.model.output``; the stages around it are ``memories.extraction.pipeline``'s."""
 
 from __future__ import annotations
 
@@ -15,18 +15,24 @@ from typing import Any
 from django.conf import settings
 
 from gitloom.core.times import as_utc
-from memories import prompts
-from memories.llm import ModelClient, Usage
-from memories.model_output import ExtractOutput, RelateOutput, validate_extract, validate_relate
-from memories.pipeline_types import (
+from memories.extraction.limits import clip
+from memories.extraction.model import prompts
+from memories.extraction.model.client import ModelClient
+from memories.extraction.model.output import (
+    ExtractOutput,
+    RelateOutput,
+    validate_extract,
+    validate_relate,
+)
+from memories.extraction.types import (
     Candidate,
     CandidateLookup,
     Decision,
     Draft,
     ExistingMemory,
     Message,
+    Usage,
 )
-from memories.text_limits import clip
 
 
 class ModelExtractor:

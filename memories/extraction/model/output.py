@@ -13,12 +13,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from memories.pipeline_types import (
+from memories.extraction.limits import MAX_BODY_CHARS, clip, merge
+from memories.extraction.types import (
     Decision,
     DraftLink,
     Rewrite,
 )
-from memories.text_limits import MAX_BODY_CHARS, clip, merge
 from namespaces.memory_format import (
     LINK_TYPE_RE,
     MAX_FIELD_CHARS,

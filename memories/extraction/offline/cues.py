@@ -13,9 +13,9 @@ import re
 
 from spacy.tokens import Token
 
-from memories.offline.facets import PRONOUN, Reading
-from memories.offline.language import parse
-from memories.offline.words import (
+from memories.extraction.offline.facets import PRONOUN, Reading
+from memories.extraction.offline.language import parse
+from memories.extraction.offline.words import (
     ENDING_VERBS,
     FEELINGS,
     HEDGE,

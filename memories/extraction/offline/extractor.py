@@ -3,7 +3,7 @@
 It keeps the whole write path working on a fresh machine and always says it is the
 offline one (``name == "offline"``; jobs and commits carry that name).
 
-* **Extract** (``memories.offline.statements``): a user's (or a named speaker's)
+* **Extract** (``memories.extraction.offline.statements``): a user's (or a named speaker's)
   statements, one fact each; the assistant's, system and tool messages are not the
   user's facts. A named speaker's memories read ``Name: ...`` and are tagged with the
   name in lower case.
@@ -12,13 +12,13 @@ offline one (``name == "offline"``; jobs and commits carry that name).
   for something dated after the day it was said (not a move or a new job: where one
   lives or works stays true), ``working`` for a hedged plan ("I
   might ..."), which fades fast; ``facts`` otherwise.
-* **Cue** (``memories.offline.cues``): questions from the parse, the question the
+* **Cue** (``memories.extraction.offline.cues``): questions from the parse, the question the
   statement answers (the message before it, asked in the speaker's person, on its own;
   that message is one of its sources too), the statement, and what the message said
   around it that is no fact of its own (``statements.leftovers``), never in the body.
 * **Relate**: memories naming the same person, place or thing (``same-entity``);
   neighbours from one message (``same-context``); a reply ``follows`` what it answers.
-* **Reconcile** (``memories.offline.reconcile``): a new value for the same facet of the
+* **Reconcile** (``memories.extraction.offline.reconcile``): a new value for the same facet of the
   same subject rewrites the one memory that held it, or, when more than one could be
   meant, is stored with a ``supersedes`` link to each; an ending ("I left Unilever")
   supersedes the memories naming what ended. A restatement adds its source to the
@@ -35,14 +35,13 @@ from dataclasses import replace
 from datetime import date, datetime
 
 from gitloom.core.times import as_utc
-from memories.llm import Usage
-from memories.offline.cues import answered_question, cues_for
-from memories.offline.facets import PRONOUN, Facet, Reading, read
-from memories.offline.language import parse
-from memories.offline.reconcile import reconcile
-from memories.offline.statements import Statement, leftovers, statements
-from memories.offline.words import RELATIONS, good_label
-from memories.pipeline_types import Candidate, Decision, Draft, DraftLink, Message
+from memories.extraction.offline.cues import answered_question, cues_for
+from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
+from memories.extraction.offline.language import parse
+from memories.extraction.offline.reconcile import reconcile
+from memories.extraction.offline.statements import Statement, leftovers, statements
+from memories.extraction.offline.words import RELATIONS, good_label
+from memories.extraction.types import Candidate, Decision, Draft, DraftLink, Message, Usage
 
 logger = logging.getLogger("gitloom.memories")
 
@@ -51,7 +50,7 @@ CONFIDENCE = 0.6  # rules are less sure than a model
 MAX_LINKS_PER_MEMORY = 6
 MAX_CUE_CHARS = 250  # below the format's 300 per cue
 MAX_CONTEXT_CUES = 2
-MAX_MEMORY_CUES = 12  # memories.pipeline keeps this many
+MAX_MEMORY_CUES = 12  # memories.extraction.pipeline keeps this many
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
 # a liking is read from the parse (a like:<thing> facet); these words say it outright
 _RETRACTS = re.compile(

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Token
 
-from memories.offline.language import parse
-from memories.offline.words import (
+from memories.extraction.offline.language import parse
+from memories.extraction.offline.words import (
     CORRECTION,
     ENDING_PARTICLES,
     ENDING_VERBS,
@@ -377,7 +377,7 @@ def _count(tokens: list[Token], first_person: bool) -> Facet | None:
 def _role(tokens: list[Token]) -> Facet | None:
     """ "I'm a junior designer at Pentagram": what I am, the noun with its modifiers
     ("junior designer"). The reconciler compares it only between statements that name
-    the same workplace (``memories.offline.reconcile.correction``)."""
+    the same workplace (``memories.extraction.offline.reconcile.correction``)."""
     for verb in tokens:
         if verb.lemma_.lower() != "be" or verb.pos_ not in ("AUX", "VERB"):
             continue

@@ -1,7 +1,7 @@
 """Reconcile without a model: which new statement replaces which memory, and how.
 
 A correction is a new value for the same (subject, attribute) facet
-(``memories.offline.facets``) said by the same speaker. When exactly one memory the
+(``memories.extraction.offline.facets``) said by the same speaker. When exactly one memory the
 index offers holds that facet, it is rewritten: the new statement, then, in brackets,
 the old statement's words that the new one does not contradict ("... it was $1,400
 (for a Herman Miller Aeron chair from the Design Within Reach store)"), each piece as
@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 
 from spacy.tokens import Token
 
-from memories.offline.facets import PRONOUN, Facet, Reading, names
-from memories.offline.facets import without_speaker as speaker_free
-from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
+from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
+from memories.extraction.offline.facets import without_speaker as speaker_free
+from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
 
 SUPERSEDES = "supersedes"
 _MARKED_ATTRIBUTES = (

@@ -1,6 +1,6 @@
 """A message's statements worth keeping, one fact each, in the speaker's words.
 
-Read from the parse of each sentence (``memories.offline.language``):
+Read from the parse of each sentence (``memories.extraction.offline.language``):
 
 * a **question**, a request ("Can you suggest ...", "Give me ..."), a greeting, a
   reaction or a passing feeling ("I'm so nervous", "That's what sold me") states no
@@ -17,7 +17,7 @@ Read from the parse of each sentence (``memories.offline.language``):
   sentence with a ``:`` heading and several items) stays one statement.
 
 Each statement keeps its words as said; a resolved date is written beside its phrase
-("on Friday (2026-03-13)") by ``memories.offline.dates``.
+("on Friday (2026-03-13)") by ``memories.extraction.offline.dates``.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from datetime import date
 
 from spacy.tokens import Doc, Span, Token
 
-from memories.offline.dates import Resolved, resolve_dates
-from memories.offline.language import parse
-from memories.offline.words import (
+from memories.extraction.offline.dates import Resolved, resolve_dates
+from memories.extraction.offline.language import parse
+from memories.extraction.offline.words import (
     CORRECTION,
     FEELINGS,
     HEDGE,
@@ -1229,7 +1229,7 @@ def leftovers(
     about ..."), which a later question may still ask after. Each comes with the index
     of the kept statement said before it (0 when none was), whose memory takes it as
     a cue, never into its body. Questions are not taken: they are the next message's
-    context (``memories.offline.cues.answered_question``)."""
+    context (``memories.extraction.offline.cues.answered_question``)."""
     if not kept:
         return []
     token = _SPEAKERS.set(frozenset(speakers))

@@ -39,9 +39,9 @@ class Command(QClusterCommand):
         # Forked workers must not inherit this process's database connection.
         connection.close()
         embedder_load()
-        # The extraction pipeline too (spaCy), which memories.ingest imports only when
+        # The extraction pipeline too (spaCy), which memories.conversation_jobs imports only when
         # a job runs: imported here, the forked workers share it.
-        import memories.pipeline  # noqa: F401
+        import memories.extraction.pipeline  # noqa: F401
 
         post_spawn.connect(_warm_worker, dispatch_uid="gitloom-warm-worker")
         # A killed cluster takes its sentinel and workers with it (server.lifetime).

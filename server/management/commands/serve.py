@@ -348,9 +348,9 @@ class _Loader:
 
 def _import_pipeline() -> None:
     """Import the extraction pipeline (spaCy and what it brings) before the workers are
-    forked, so they share it; memories.ingest imports it only when a job runs, so that
+    forked, so they share it; memories.conversation_jobs imports it only when a job runs, so that
     commands which run no job do not pay for it."""
-    import memories.pipeline  # noqa: F401
+    import memories.extraction.pipeline  # noqa: F401
 
 
 def _wait_until_ready(ready_dir: Path, expected: dict[str, int], children, stopping) -> bool:
