@@ -41,9 +41,19 @@ __all__ = [
     "PipelineResult",
     "Usage",
     "default_extractor",
+    "import_engines",
     "memory_candidates",
     "run_pipeline",
 ]
+
+
+def import_engines() -> None:
+    """Import the pipeline and both engines now (spaCy, the model client: seconds of
+    imports), for a process about to fork workers that will run jobs: they share them.
+    Every other process imports them when its first job runs."""
+    import memories.extraction.model
+    import memories.extraction.offline
+    import memories.extraction.pipeline  # noqa: F401
 
 
 def default_extractor() -> Extractor:

@@ -439,7 +439,7 @@ def test_reverting_the_job_that_moved_a_file_puts_it_back_where_it_was(api, say)
 
 
 def test_a_rerun_after_a_crash_reports_the_move_its_commit_made(api, say):
-    from memories.conversation_jobs import job_run
+    from memories.jobs import job_run
     from memories.models import Job
 
     (old,) = say("I live in Bristol.")["result"]["created"]
