@@ -124,7 +124,7 @@ class InvalidMatch(InvalidInput):
     code, message = "invalid_match", "The text to purge must be 3 to 200 characters."
 
 
-# --- the model endpoint (memories/llm.py) ---------------------------------------
+# --- the model endpoint (memories/extraction/model/client.py) ---------------------------------------
 
 
 class ModelOutputInvalid(GitLoomError):

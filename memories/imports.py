@@ -3,7 +3,7 @@
 ``memory_import`` validates every file, makes one commit (or none when nothing
 changes) and brings the index up to it. A small import runs inside its request; a big
 one is queued (``memories.services.import_accept``) and run by the queue through
-``memories.ingest``, which calls ``memory_import`` on the upload kept in object storage
+``memories.import_jobs``, which calls ``memory_import`` on the upload kept in object storage
 (``upload_put``/``upload_take``) and then indexes the commit in steps, within the job's
 time. Running it again after a crash is safe: the same files or bundle make no second
 commit, and the index is brought up either way.
@@ -138,7 +138,7 @@ def memory_import(
     namespace's other files alone. A bundle brings in its history (see
     ``repository_import_bundle``). Either way every file is validated first. ``kind``
     ``auto`` tells a bundle by its header. ``index=False`` leaves bringing the index up
-    to the caller (an import job does it in steps, ``memories.ingest``).
+    to the caller (an import job does it in steps, ``memories.import_jobs``).
     """
     prefix = namespace.storage_prefix
     # A queued import names its job, as an ingest's commit does: blame and history then

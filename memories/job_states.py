@@ -10,7 +10,7 @@ A job that stops itself to go on later (``job_paused``: a large import's indexin
 stays ``running``. A job found ``running`` again (its worker died, or it paused) goes
 through ``job_started`` once more,
 which counts the attempt, or, after ``GITLOOM_JOB_MAX_ATTEMPTS`` starts, ``job_failed``
-(``memories.ingest``). ``job_extracted`` records which extractor and prompt did the
+(``memories.jobs.job_run``). ``job_extracted`` records which extractor and prompt did the
 work, and what it cost, while the job runs. A job row is created ``queued`` by
 ``memories.services.job_accept``. Each function is one UPDATE of the row, and returns
 the job as the row now is.
@@ -39,7 +39,7 @@ def job_started(*, job: Job) -> Job:
 
 def job_paused(*, job: Job) -> Job:
     """A running job that stopped on its own with its work so far saved, to go on in
-    its namespace's next drain (an import indexing in steps, ``memories.ingest``): it
+    its namespace's next drain (an import indexing in steps, ``memories.import_jobs``): it
     stays ``running``, and this start is not counted among its attempts, which count
     the starts that ended without the job's say (a crash, a kill, the timeout)."""
     Job.objects.filter(pk=job.pk).update(attempts=max(0, job.attempts - 1))

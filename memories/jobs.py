@@ -14,7 +14,7 @@ frees the lock, and django-q2 redelivers the unacknowledged task after ``Q_CLUST
 ``Gitloom-Job`` trailer) in the repository, so its commit appears exactly once. A job
 whose attempts keep ending that way (every start counts in ``attempts``) is failed with
 ``job_attempts_exhausted`` once it has been started ``GITLOOM_JOB_MAX_ATTEMPTS`` times
-(``memories.ingest.job_run``), and the drain moves on to the namespace's next job.
+(:func:`job_run`), and the drain moves on to the namespace's next job.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
 
-from memories.ingest import job_run
+from gitloom.core.metrics import JOB_SECONDS, JOBS_FINISHED
+from gitloom.core.tracing import traced
+from memories.conversation_jobs import conversation_job_run
+from memories.errors import JobAttemptsExhausted
+from memories.import_jobs import import_job_run
+from memories.job_states import job_failed, job_started
 from memories.models import Job
 from namespaces.errors import WriteConflict
 
@@ -123,6 +128,69 @@ def drain_namespace(namespace_id: int) -> bool:
     if _next_job(namespace_id) is not None:
         enqueue_drain(namespace_id=namespace_id)
     return job is not None
+
+
+def job_span_attributes(*, job: Job) -> dict:
+    return {"gitloom.job.kind": "import" if "import" in job.payload else "ingest"}
+
+
+def job_span_result(job: Job) -> dict:
+    return {
+        "gitloom.job.status": job.status,
+        "gitloom.job.attempt": job.attempts,
+        "gitloom.job.extractor": job.extractor,
+        **({"error.type": job.error_code} if job.error_code else {}),
+    }
+
+
+@traced("gitloom.job", attributes=job_span_attributes, result=job_span_result)
+def job_run(*, job: Job) -> Job:
+    """Run one job: pipeline, one commit, index. Safe to call again after a crash.
+
+    A job found ``running`` was started before and never finished: its worker died
+    (killed, out of memory, its database backend crashed) or was stopped at the queue's
+    timeout. After ``GITLOOM_JOB_MAX_ATTEMPTS`` such starts it fails instead of running
+    again, so one poisonous job cannot hold its namespace's queue forever.
+    """
+    if job.status == Job.Status.RUNNING and job.attempts >= settings.GITLOOM_JOB_MAX_ATTEMPTS:
+        exhausted = JobAttemptsExhausted(
+            f"The job was started {job.attempts} times and each attempt stopped before it "
+            "finished (its worker crashed, ran out of memory or timed out); it will not be "
+            "tried again."
+        )
+        job = job_failed(job=job, code=exhausted.code, message=exhausted.message)
+        _log_job_end(job, duration_ms=0)
+        return job
+    job = job_started(job=job)
+    logger.info(
+        "job started namespace=%s job=%s attempt=%d", job.namespace, job.public_id, job.attempts
+    )
+    started = time.monotonic()
+    job = import_job_run(job) if "import" in job.payload else conversation_job_run(job)
+    if job.status != Job.Status.RUNNING:  # a paused job said so itself
+        _log_job_end(job, duration_ms=round((time.monotonic() - started) * 1000))
+    return job
+
+
+def _log_job_end(job: Job, *, duration_ms: int) -> None:
+    result = job.result or {}
+    failed = job.status == Job.Status.FAILED
+    JOBS_FINISHED.labels(job.status, job.error_code).inc()
+    JOB_SECONDS.labels(job.status).observe(duration_ms / 1000)
+    logger.log(
+        logging.WARNING if failed else logging.INFO,
+        "job %s namespace=%s job=%s attempt=%d duration_ms=%d created=%d rewritten=%d "
+        "extractor=%s%s",
+        job.status,
+        job.namespace,
+        job.public_id,
+        job.attempts,
+        duration_ms,
+        len(result.get("created", [])),
+        len(result.get("rewritten", [])),
+        job.extractor or "-",
+        f" error={job.error_code}" if failed else "",
+    )
 
 
 @contextmanager

@@ -1,6 +1,6 @@
-"""Links that follow a moved file (``memories.renames`` decides the moves).
+"""Links that follow a moved file (``memories.extraction.renames`` decides the moves).
 
-Kept apart from ``memories.renames`` because the job runner imports this at start-up,
+Kept apart from ``memories.extraction.renames`` because the job runner imports this at start-up,
 and that one brings the offline extractor's language pipeline with its stopwords.
 """
 

@@ -4,7 +4,8 @@ reverting a job (``memories.reverts``).
 Every write is one commit through ``namespaces.repository`` followed, synchronously, by
 ``retrieval.services.after_repository_change`` (the namespace's recorded head, then the
 index), so a write reported done is visible to ``/v1/retrieve``. A job accepted here is
-run by the queue (``memories.jobs``) through ``memories.ingest``.
+run by the queue (``memories.jobs``) through ``memories.conversation_jobs`` (a
+conversation) or ``memories.import_jobs`` (an import).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from django.conf import settings
 from gitloom.core.errors import InvalidInput, PayloadTooLarge
 from gitloom.core.times import as_utc
 from memories.errors import InvalidTranscript
-from memories.pipeline_types import Message
+from memories.extraction.types import Message
 
 ROLES = {"user", "assistant", "system", "tool"}
 # Control characters (C0 but tab and line breaks, DEL, C1: ESC, BEL, \x01, \x9b ...) in a
@@ -111,7 +111,7 @@ def _timestamp(value: object, where: str) -> str:
             f"{where}.timestamp {value!r} is outside the supported range (years 0100 to 9899)."
         )
     # The speaker's own offset is kept: "tomorrow" said on Tuesday 21:30 at -05:00 is
-    # Wednesday, though it is already Wednesday in UTC (memories.model_extractor).
+    # Wednesday, though it is already Wednesday in UTC (memories.extraction.model.extractor).
     kept = parsed if parsed.tzinfo is not None else in_utc
     return kept.isoformat().replace("+00:00", "Z")
 

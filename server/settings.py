@@ -98,6 +98,7 @@ INSTALLED_APPS = [
     "namespaces",
     "memories",
     "retrieval",
+    "evaluation",  # the eval_* and bench_* commands (docs/EVAL.md)
 ]
 
 if sys.argv[1:2] == ["mcp"]:

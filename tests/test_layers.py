@@ -3,17 +3,20 @@
 The rule is written in docs/design/README.md ("Layers"). Bottom up:
 
     gitloom (the ground: gitloom.core) <- accounts <- namespaces <- namespaces.memory_format
-        <- retrieval <- memories <- server (the shell)
+        <- retrieval <- memories <- evaluation <- server (the shell)
 
 A domain module is any module of those packages except the top of the house: apis,
 views, admin, urls (``urls*.py``), forms, management commands (everything under
-``management/``, the evaluation harnesses included), migrations, and the process entry
+``management/``), migrations, and the process entry
 points (settings, wsgi, gunicorn's config). A domain module may import its own layer
 and the layers below it; imports inside functions count too. The file format is a leaf:
 it imports nothing of the project but the core and its own error class (declared in
 namespaces/errors.py, which imports only the core). The ground imports no app, and no
 module of an app (the top of its house included) imports the shell: both hold for
-every module, not only domain ones. The pipeline imports no engine's internals.
+every module, not only domain ones. Of the write path's two engines
+(memories/extraction/model/, memories/extraction/offline/) a module outside
+memories/extraction imports only what the engine's package exports, and the pipeline
+imports neither.
 
 ``python tests/test_layers.py`` prints the app graph (with ``--all``: every module,
 the top of the house included) and each import behind an edge (``-v``).
@@ -34,9 +37,10 @@ LAYERS = (
     "namespaces.memory_format",
     "retrieval",
     "memories",
+    "evaluation",
     "server",
 )
-APPS = ("gitloom", "server", "accounts", "namespaces", "retrieval", "memories")
+APPS = ("gitloom", "server", "accounts", "namespaces", "retrieval", "memories", "evaluation")
 TOP_MODULES = {"apis", "views", "admin", "forms"}
 ENTRY_POINTS = {"server.settings", "server.wsgi", "server.gunicorn_conf"}
 
@@ -204,63 +208,109 @@ def test_no_app_imports_the_project_shell():
     assert into_shell == [], "\n".join(into_shell)
 
 
-# The write path's engines: the one name the pipeline may take from each engine's front
-# (the stage that picks the engine), and the modules that are an engine's internals.
-ENGINE_FRONTS = {
-    "memories.offline": {"OfflineExtractor"},
-    "memories.model_extractor": {"ModelExtractor"},
-}
-ENGINE_PACKAGES = ("memories.offline",)  # each module under it is internal
-ENGINE_MODULES = ("memories.prompts", "memories.model_output")
+# The write path's two engines. Outside memories.extraction a module may take from an
+# engine only the names its package exports (its __all__), never a module inside it; the
+# pipeline takes nothing from either: the engine is picked in memories/extraction/__init__.py.
+EXTRACTION = "memories.extraction"
+ENGINES = ("memories.extraction.model", "memories.extraction.offline")
+PIPELINE = "memories.extraction.pipeline"
 
 
-def _internal(module: str) -> bool:
-    return module in ENGINE_MODULES or any(module.startswith(f"{p}.") for p in ENGINE_PACKAGES)
+def _engine_of(module: str) -> str | None:
+    return next((e for e in ENGINES if module == e or module.startswith(f"{e}.")), None)
 
 
-def engine_internals_imported(path: Path) -> list[str]:
-    """``line: module.name`` for each import of an engine's internals in the file: a
-    module inside an engine, or from an engine's front anything but the engine."""
+def _front(engine: str, root: Path) -> set[str]:
+    """The names an engine's package exports: its ``__all__``."""
+    init = root.joinpath(*engine.split("."), "__init__.py")
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def engine_imports(module: str, path: Path) -> list[tuple[int, str, bool]]:
+    """(line, dotted name, inside?) for each import from an engine in the file, nested
+    ones too; ``inside`` when it names a module inside the engine or a name its package
+    does not export."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             pairs = [(alias.name, "") for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level:
-            pairs = [(node.module or "", alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            pairs = [(base, alias.name) for alias in node.names]
         else:
             continue
-        for module, name in pairs:
-            dotted = f"{module}.{name}" if name else module
-            if module in ENGINE_FRONTS:
-                bad = name not in ENGINE_FRONTS[module]
-            else:  # `from memories.offline.words import X`, `from memories import prompts`
-                bad = _internal(module) or bool(name) and _internal(dotted)
-            if bad:
-                found.append((node.lineno, dotted))
-    return [f"{line}: {dotted}" for line, dotted in sorted(found)]
+        for imported, name in pairs:
+            engine = _engine_of(imported)
+            if engine is None:
+                # `from memories.extraction import model` imports the engine's package
+                engine = _engine_of(f"{imported}.{name}") if name else None
+                if engine is None:
+                    continue
+                found.append((node.lineno, f"{imported}.{name}", False))
+                continue
+            dotted = f"{imported}.{name}" if name else imported
+            inside = imported != engine or bool(name) and name not in _front(engine, ROOT)
+            found.append((node.lineno, dotted, inside))
+    return found
 
 
-def test_the_pipeline_imports_no_engines_internals():
-    # The pipeline's stages call an engine through the Extractor interface
-    # (memories.pipeline_types); what an engine needs inside (the offline extractor's
-    # word lists, the model's prompts and output schemas) stays inside it.
-    found = engine_internals_imported(ROOT / "memories" / "pipeline.py")
-    assert found == [], "memories/pipeline.py imports an engine's internals:\n" + "\n".join(found)
+def engine_internals_outside() -> list[str]:
+    """``module:line -> name`` for each module outside memories.extraction that imports
+    an engine's internals."""
+    return [
+        f"{module}:{line} -> {dotted}"
+        for module, path in modules().items()
+        if not (module == EXTRACTION or module.startswith(f"{EXTRACTION}."))
+        for line, dotted, inside in engine_imports(module, path)
+        if inside
+    ]
 
 
-def test_the_engine_check_sees_an_internal_import(tmp_path):
-    sample = tmp_path / "pipeline.py"
+def test_no_module_outside_extraction_imports_an_engines_internals():
+    # The jobs, the evaluations and the shell call an engine by what its package
+    # exports (ModelExtractor, ModelClient, the prompts' identity, OfflineExtractor):
+    # its prompts, output schemas and word lists stay inside it.
+    found = engine_internals_outside()
+    assert found == [], "an engine's internals imported from outside it:\n" + "\n".join(found)
+
+
+def test_the_pipeline_imports_no_engine():
+    # The stages call an engine through the Extractor protocol (memories.extraction.types);
+    # which engine runs is chosen in memories/extraction/__init__.py, not here.
+    path = modules()[PIPELINE]
+    found = [f"{line}: {dotted}" for line, dotted, _ in engine_imports(PIPELINE, path)]
+    assert found == [], "memories/extraction/pipeline.py imports an engine:\n" + "\n".join(found)
+
+
+def test_the_engine_checks_see_an_engine_import(tmp_path):
+    sample = tmp_path / "sample.py"
     sample.write_text(
-        "from memories.offline import OfflineExtractor\n"
-        "from memories.model_extractor import ModelExtractor\n"
-        "from memories.offline import STOPWORDS\n"
-        "def f():\n    from memories.offline.words import STOPWORDS\n"
-        "from memories import prompts\n"
+        "from memories.extraction.offline import OfflineExtractor\n"
+        "from memories.extraction.model import ModelExtractor, prompts\n"
+        "from memories.extraction.offline import NAME, statements\n"
+        "def f():\n    from memories.extraction.offline.words import STOPWORDS\n"
+        "import memories.extraction.model.output\n"
+        "from memories.extraction import model\n"
+        "from memories.extraction import run_pipeline\n"
     )
-    assert engine_internals_imported(sample) == [
-        "3: memories.offline.STOPWORDS",
-        "5: memories.offline.words.STOPWORDS",
-        "6: memories.prompts",
+    assert engine_imports("memories.sample", sample) == [
+        (1, "memories.extraction.offline.OfflineExtractor", False),
+        (2, "memories.extraction.model.ModelExtractor", False),
+        (2, "memories.extraction.model.prompts", True),
+        (3, "memories.extraction.offline.NAME", False),
+        (3, "memories.extraction.offline.statements", True),
+        (6, "memories.extraction.model.output", True),
+        (7, "memories.extraction.model", False),
+        (5, "memories.extraction.offline.words.STOPWORDS", True),
     ]
 
 

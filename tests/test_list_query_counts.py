@@ -104,7 +104,7 @@ def test_jobs_list_endpoint_queries_do_not_grow(api, account, django_assert_num_
 
 
 def _run_job(namespace, text: str):
-    from memories.ingest import job_run
+    from memories.jobs import job_run
     from memories.services import job_accept
 
     job, _ = job_accept(
@@ -300,7 +300,7 @@ def test_job_page_and_its_revert_page_queries_do_not_grow_with_its_messages(
     person,  # noqa: F811
     django_assert_num_queries,
 ):
-    from memories.ingest import job_run
+    from memories.jobs import job_run
     from memories.services import job_accept
     from namespaces.services import namespace_create
 

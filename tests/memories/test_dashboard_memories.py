@@ -197,7 +197,7 @@ def _accept(person, text: str):
 
 
 def test_jobs_list_their_status_commit_and_the_memories_they_touched(page_client, person, notes):
-    from memories.ingest import job_run
+    from memories.jobs import job_run
 
     job = job_run(
         job=_accept(person, "I bought a Fujifilm X100V camera in Tokyo for 1200 dollars.")
@@ -223,7 +223,7 @@ def test_jobs_list_their_status_commit_and_the_memories_they_touched(page_client
 def test_a_memory_page_shows_each_lines_job_and_the_messages_that_produced_it(
     page_client, person, notes
 ):
-    from memories.ingest import job_run
+    from memories.jobs import job_run
 
     job = job_run(
         job=_accept(person, "I bought a Fujifilm X100V camera in Tokyo for 1200 dollars.")
@@ -252,7 +252,7 @@ def test_a_memory_page_shows_each_lines_job_and_the_messages_that_produced_it(
 
 
 def test_a_failed_job_shows_its_error_in_words(page_client, person, notes, settings):
-    from memories.ingest import job_run
+    from memories.jobs import job_run
 
     settings.GITLOOM_LLM_BASE_URL = "http://127.0.0.1:9/v1"  # nothing listens there
     settings.GITLOOM_LLM_MODEL = "any"

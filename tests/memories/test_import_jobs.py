@@ -102,10 +102,11 @@ def test_a_big_import_from_the_dashboard_is_queued_too(
 def test_an_import_whose_worker_died_after_its_commit_is_finished_once_by_the_rerun(
     api, ns, import_inline, monkeypatch
 ):
-    from memories import ingest
+    from memories import import_jobs
+    from memories.jobs import job_run
     from memories.models import Job
 
-    real_done, died = ingest.job_done, []
+    real_done, died = import_jobs.job_done, []
 
     def worker_killed_after_commit(**kwargs):
         if not died:
@@ -113,12 +114,12 @@ def test_an_import_whose_worker_died_after_its_commit_is_finished_once_by_the_re
             raise KeyboardInterrupt  # not an error the job handles: the process is gone
         return real_done(**kwargs)
 
-    monkeypatch.setattr(ingest, "job_done", worker_killed_after_commit)
+    monkeypatch.setattr(import_jobs, "job_done", worker_killed_after_commit)
     with pytest.raises(KeyboardInterrupt):
         import_inline(api, tar_gz(_files(30)))
     job = Job.objects.get()
     assert job.status == Job.Status.RUNNING
-    ingest.job_run(job=job)  # the queue hands the job out again
+    job_run(job=job)  # the queue hands the job out again
 
     done = api.get(f"/v1/jobs/{job.public_id}").json()["job"]
     assert done["status"] == "done" and done["commit"], done
@@ -171,7 +172,7 @@ def test_an_import_whose_indexing_outlasts_half_the_job_timeout_pauses_and_ends_
 def test_a_half_indexed_import_is_not_seen_until_it_is_whole_and_a_rerun_finishes_it(
     api, ns, import_inline, settings, monkeypatch
 ):
-    from memories import ingest
+    from memories.jobs import job_run
     from memories.models import Job
     from retrieval import indexer
 
@@ -207,7 +208,7 @@ def test_a_half_indexed_import_is_not_seen_until_it_is_whole_and_a_rerun_finishe
     as_of = api.get(f"/v1/retrieve?query=Leica camera body&limit=100&as_of={indexed}").json()
     assert {hit["content"] for hit in as_of["results"]} == old[2]
 
-    ingest.job_run(job=job)  # the queue hands the job out again: it goes on from step 3
+    job_run(job=job)  # the queue hands the job out again: it goes on from step 3
     done = api.get(f"/v1/jobs/{job.public_id}").json()["job"]
     assert done["status"] == "done" and done["commit"] == commit, done
     assert len(done["result"]["created"]) == 37 and len(done["result"]["rewritten"]) == 3

@@ -239,7 +239,7 @@ def test_rate_limited_model_is_retried_then_succeeds(api, ns, run_inline, model)
 def test_rerun_after_a_crash_finds_its_commit_and_does_not_apply_twice(api, ns, settings):
     """A worker died after committing but before recording it: the re-run adopts it."""
     from accounts.models import Account
-    from memories.ingest import job_run
+    from memories.jobs import job_run
     from memories.models import Job
     from memories.services import job_accept
     from namespaces import repository

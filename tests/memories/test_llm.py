@@ -8,7 +8,8 @@ from django.test import override_settings
 from pydantic import BaseModel
 
 from memories.errors import ModelOutputInvalid, ModelUnavailable
-from memories.llm import ModelClient, Usage, model_client
+from memories.extraction import Usage
+from memories.extraction.model import ModelClient, model_client
 from tests.support.model_server import ModelServer, Reply
 
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from memories import prompts
+from memories.extraction.model import RELATE_SYSTEM
 from tests.support.model_server import ModelServer, Reply
 
 
@@ -101,7 +101,7 @@ def test_the_prompts_ask_for_cues_in_the_askers_voice_and_say_what_a_good_memory
     assert "NEXT occurrence for a plan and its LAST for a past event" in system
     assert "A weekend is its date range" in system
     # the reconcile prompt: current value only, a replacement apart, retire, rename
-    relate = prompts.RELATE_SYSTEM
+    relate = RELATE_SYSTEM
     assert "CURRENT value only" in relate and "never fold it in" in relate
     assert '"memories": []' in relate and '"supersedes"' in relate
     assert '"title"' in relate and '"topic"' in relate
@@ -439,7 +439,7 @@ def test_reverting_the_job_that_moved_a_file_puts_it_back_where_it_was(api, say)
 
 
 def test_a_rerun_after_a_crash_reports_the_move_its_commit_made(api, say):
-    from memories.ingest import job_run
+    from memories.jobs import job_run
     from memories.models import Job
 
     (old,) = say("I live in Bristol.")["result"]["created"]

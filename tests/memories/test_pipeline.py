@@ -8,12 +8,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memories import prompts
 from memories.errors import ModelOutputInvalid
-from memories.llm import ModelClient
-from memories.model_extractor import ModelExtractor
-from memories.pipeline import run_pipeline
-from memories.pipeline_types import ExistingMemory, Message
+from memories.extraction.model import PROMPT_VERSION, ModelClient, ModelExtractor
+from memories.extraction.pipeline import run_pipeline
+from memories.extraction.types import ExistingMemory, Message
 from namespaces.memory_format import Link, Memory, parse_memory, render_memory
 from tests.support.model_server import ModelServer, Reply, pipeline_responder
 
@@ -111,7 +109,7 @@ def test_a_roster_is_extracted_as_one_memory_citing_its_message(server, extracto
     assert parse_memory(render_memory(created), path=path) == created  # a valid file
     assert result.rewritten == {} and result.links == []
     assert result.extractor == "scripted-model"
-    assert result.prompt_version == prompts.PROMPT_VERSION
+    assert result.prompt_version == PROMPT_VERSION
     assert result.session_id == "sess-1"
     # One draft and nothing in the namespace: nothing to relate, so one model call.
     assert result.usage.calls == 1 and result.usage.total_tokens == 480

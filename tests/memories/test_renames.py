@@ -1,11 +1,11 @@
-"""Where a rewritten memory lives (memories/renames.py): its own path unless its name no
+"""Where a rewritten memory lives (memories/extraction/renames.py): its own path unless its name no
 longer fits the text. No database."""
 
 from __future__ import annotations
 
 import pytest
 
-from memories.renames import derived_title, rewritten_path
+from memories.extraction.renames import derived_title, rewritten_path
 
 
 def moved(path, before, after, **given):

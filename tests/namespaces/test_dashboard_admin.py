@@ -109,7 +109,7 @@ def _job(person, text: str):
 
 
 def test_jobs_filter_by_status_and_failed_ones_can_be_retried(operator, person, notes, settings):
-    from memories.ingest import job_run
+    from memories.jobs import job_run
     from memories.models import Job
 
     done = job_run(job=_job(person, "I bought a Fujifilm X100V camera in Tokyo."))

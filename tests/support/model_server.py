@@ -303,9 +303,9 @@ def pipeline_responder(request: RecordedRequest) -> Reply:
     Relate: no links, no rewrites. Use with ``server.responder = pipeline_responder``
     (and ``server.delay`` for a slow model).
     """
-    from memories import prompts
+    from memories.extraction.model import EXTRACT_SYSTEM
 
-    if request.system == prompts.EXTRACT_SYSTEM:
+    if request.system == EXTRACT_SYSTEM:
         transcript = request.user.split("\n\n", 1)[0]  # what follows is KNOWN memories
         items = [json.loads(line) for line in transcript.splitlines()[1:] if line.strip()]
         memories = [

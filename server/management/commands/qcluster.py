@@ -21,6 +21,7 @@ from django_q.signals import post_spawn
 from accounts.webhooks.lane import start_webhook_cluster
 from gitloom.core.checks import vector_problem_message, vector_self_check
 from gitloom.core.warm import process_warm_up
+from memories.extraction import import_engines
 from retrieval.embeddings import embedder_load, embedder_warm_up
 from server import queue_sentinel
 from server.lifetime import cluster_stops_once, multiprocessing_children_end_with_parent
@@ -45,9 +46,9 @@ class Command(QClusterCommand):
             QUEUE_APPLICATION_NAME
         )
         embedder_load()
-        # The extraction pipeline too (spaCy), which memories.ingest imports only when
-        # a job runs: imported here, the forked workers share it.
-        import memories.pipeline  # noqa: F401
+        # The extraction pipeline and its engines too (spaCy), which a process otherwise
+        # imports when its first job runs: imported here, the forked workers share them.
+        import_engines()
 
         post_spawn.connect(_warm_worker, dispatch_uid="gitloom-warm-worker")
         # A killed cluster takes its sentinel and workers with it (server.lifetime).

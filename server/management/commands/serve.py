@@ -403,10 +403,12 @@ class _Loader:
 
 
 def _import_pipeline() -> None:
-    """Import the extraction pipeline (spaCy and what it brings) before the workers are
-    forked, so they share it; memories.ingest imports it only when a job runs, so that
-    commands which run no job do not pay for it."""
-    import memories.pipeline  # noqa: F401
+    """Import the extraction pipeline and its engines (spaCy and what it brings) before
+    the workers are forked, so they share them; a process otherwise imports them when its
+    first job runs, so that commands which run no job do not pay for them."""
+    from memories.extraction import import_engines
+
+    import_engines()
 
 
 def _wait_until_ready(ready_dir: Path, expected: dict[str, int], children, stopping) -> bool:

@@ -1,0 +1,771 @@
+"""Question-shaped cues, from the parse of a statement.
+
+A cue is written only where the parse gives a confident pattern, and its slot always
+holds a noun: who/what/where/when/how much + the statement's verb and the noun or name
+it is about ("what bike did I buy", "where did I buy the bike", "when is the retirement
+dinner", "who is my manager"). The statement itself is a cue too. A named speaker's
+statements are asked in the third person ("where does Caroline work").
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Token
+
+from memories.extraction.offline.facets import PRONOUN, Reading
+from memories.extraction.offline.language import parse
+from memories.extraction.offline.words import (
+    ENDING_VERBS,
+    FEELINGS,
+    HEDGE,
+    INTERJECTIONS,
+    RELATIONS,
+    VAGUE_NOUNS,
+    word_set,
+)
+
+MAX_CUES = 8
+MAX_ROSTER_ITEMS = 6
+_CUE_CHARS = 200
+_PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
+_WHERE_PREPS = word_set("at in from to near")
+_ACQUIRE = word_set("buy get order purchase pick adopt rent lease win")
+# what a person is "on" or "in": "I'm on the payments team" -> "what team am I on"
+_GROUPS = word_set("team squad crew band club group committee league class course program")
+_OFTEN = re.compile(
+    r"\b(?:once|twice|three times|every|each) (?:a |per )?(?:day|week|month|year|morning|"
+    r"evening|night|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+    r"|\b(?:daily|weekly|monthly)\b",
+    re.IGNORECASE,
+)
+_YOU = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
+
+
+def cues_for(
+    reading: Reading, *, who: str | None, asked: str = "", items: bool = False
+) -> list[str]:
+    """Cues for one statement: its questions, the assistant's question it answers (in
+    the speaker's person), then the statement itself; for a roster (``items``) each of
+    its items as said, since a question asks after one of them."""
+    if items:
+        return _roster_cues(reading.text)
+    cues: list[str] = []
+    for sent in reading.doc.sents:
+        cues.extend(_questions(list(sent), who))
+    for facet in reading.facets:
+        cues.extend(_facet_questions(facet.subject, facet.attribute, who))
+    if asked:
+        cues.append(asked)
+    prefix = f"{who}: " if who else ""  # a question names the person it asks about
+    sentences = [" ".join(s.text.split()) for s in reading.doc.sents if s.text.strip()]
+    statement = " ".join(reading.text.split())
+    if len(statement) <= _CUE_CHARS:
+        cues.append(prefix + statement)
+    # a question usually asks after one sentence of several, often not the first
+    if len(sentences) > 1 or len(statement) > _CUE_CHARS:
+        cues.extend(prefix + s[:_CUE_CHARS] for s in sentences)
+    seen: set[str] = set()
+    out = []
+    for cue in cues:
+        key = cue.casefold().rstrip("?. ")
+        if cue and key not in seen:
+            seen.add(key)
+            out.append(cue)
+    return out[:MAX_CUES]
+
+
+_LEAD_IN = re.compile(
+    r"^(?:(?:also|and|so|but|of course|sure thing|got it|great|perfect|nice|cool|absolutely|"
+    r"definitely|no problem|" + "|".join(sorted(INTERJECTIONS)) + r")[,!.]?\s+)+",
+    re.IGNORECASE,
+)
+
+
+def answered_question(question: str, *, who: str | None) -> str:
+    """The question a statement answers, asked as the speaker would ask it later
+    ("What do you drive?" -> "what do I drive", "Do you have any pets?" -> "do I have
+    any pets", "What concert was it?" as asked); "" when it is not one a later question
+    could name: it must name a thing (a noun or a name), ask one question, and not be
+    an offer ("Would you like ...", "Want me to ...") or about the asker."""
+    question = " ".join(question.split()).strip()
+    question = _LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
+    # "What do you do, if you don't mind me asking?": the courtesy is no part of it
+    question = re.sub(r",\s*if\b[^,?]*\?$", "?", question, flags=re.IGNORECASE)
+    if len(question) > 90 or not question.endswith("?"):
+        return ""
+    wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
+    yes_no = re.match(
+        r"^(?:(?:do|did|have|are|were|was|is|can|will) you|any|anything|got any)\b",
+        question,
+        re.IGNORECASE,
+    )
+    if not wh and not yes_no:
+        return ""
+    if _OFFER.search(question):
+        return ""  # the asker's offer, not a question about the speaker
+    if re.search(r"\b(?:and|or) (?:what|where|who|when|which|how)\b", question, re.IGNORECASE):
+        return ""  # two questions in one: neither is a cue on its own
+    if re.search(r"\b(?:I|me|my)\b", question) or (
+        re.search(r"\b(?:we|us)\b", question, re.IGNORECASE) and not _names_a_thing(question)
+    ):
+        # "What can I do for you?": about the asker, not the speaker; a "we" with a
+        # thing named ("How many cats are we dealing with?") is the speaker's
+        return ""
+    if not (wh and _YOU.search(question)) and not _names_a_thing(question):
+        return ""  # "What's going on?", "Did you just get it?": asks after nothing named
+    me, my = (who, f"{who}'s") if who else ("I", "my")
+    swap = {"you": me, "your": my, "yours": my, "yourself": me}
+
+    def replace(m: re.Match[str]) -> str:
+        return swap[m.group(1).lower()]
+
+    text = re.sub(r"\bare you\b", f"is {who}" if who else "am I", question, flags=re.IGNORECASE)
+    text = re.sub(r"\bwere you\b", f"was {who}" if who else "was I", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou(?:'|’)re\b", f"{who} is" if who else "I'm", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou(?:'|’)ve\b", f"{who} has" if who else "I've", text, flags=re.IGNORECASE)
+    if who:
+        text = re.sub(r"\bdo you\b", f"does {who}", text, flags=re.IGNORECASE)
+        text = re.sub(r"\bhave you\b", f"has {who}", text, flags=re.IGNORECASE)
+    text = _YOU.sub(replace, text).strip()
+    text = text[:1].lower() + text[1:]
+    # a wh- or do/did/are question is question-shaped as it stands; "any plans for the
+    # summer?" keeps its question mark
+    return text.rstrip("?").strip() if wh or not text.startswith(("any", "got")) else text
+
+
+_OFFER = re.compile(
+    r"\b(?:would you like|do you want|want me|shall i|should i|can i|let me|"
+    r"how about you|what about you|you too)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_a_thing(question: str) -> bool:
+    return any(
+        t.pos_ in ("NOUN", "PROPN")
+        and t.lemma_.lower() not in VAGUE_NOUNS
+        and t.lower_ not in ("you", "anything", "something")
+        for t in parse(question)
+    )
+
+
+def _roster_cues(text: str) -> list[str]:
+    if text.lstrip().startswith(("- ", "* ", "• ")):  # items without a heading
+        heading, rest = "", text
+    else:
+        heading, _, rest = text.partition(":")
+    lines = [line.strip(" -") for line in rest.split("\n") if line.strip(" -")]
+    if len(lines) <= 1:
+        lines = [
+            p.strip()
+            for p in re.split(r",\s*(?:and\s+)?|\s+and\s+(?=\w+\s+(?:is|are|does|do|'s)\b)", rest)
+            if p.strip()
+        ]
+    cues = [" ".join(text.split())[:_CUE_CHARS]]
+    title = re.sub(r"^(?:for|about|on)\s+", "", heading.strip(), flags=re.IGNORECASE)
+    words = title.split()
+    if (
+        0 < len(words) <= 5
+        and "\n" not in title
+        and not re.search(r"\b(?:is|are|do|does|did|split|'s)\b", title.lower().replace("'s ", " "))
+    ):
+        lowered = title[:1].lower() + title[1:]
+        article = "" if re.match(r"(?:my|our|the|his|her|their|\w+'s)\b", lowered) else "the "
+        cues.append(f"what is {article}{lowered}")
+    for line in lines[:MAX_ROSTER_ITEMS]:  # each item as said, then what it answers
+        said = f"{heading.strip()}: {line.rstrip('.')}" if heading.strip() else line.rstrip(".")
+        cues.append(said[:_CUE_CHARS])
+        cues += _item_questions(title, line.rstrip("."))
+    return list(dict.fromkeys(cues))
+
+
+def _item_questions(title: str, item: str) -> list[str]:
+    """The questions one roster item answers, from its parse: "Saturday evening: Bruno"
+    -> "who is on Saturday evening"; "Aisha does the bins" -> "what does Aisha do",
+    "who does the bins"; "Grace is bringing lasagna" -> "what is Grace bringing", "who is
+    bringing lasagna"; "Mondays I drive" -> "who drives on Mondays"; "350g water" in a
+    recipe -> "how much water is in my sourdough recipe". Nothing when the item is not
+    one of these shapes."""
+    key, colon, value = item.partition(":")
+    if colon and 0 < len(key.split()) <= 4 and value.strip():
+        names = parse(value.strip())
+        people = all(t.pos_ in ("PROPN", "CCONJ", "PUNCT") for t in names) and any(
+            t.pos_ == "PROPN" for t in names
+        )
+        key = key.strip()
+        key = (
+            key
+            if key[:1].isupper() and parse(key)[0].pos_ == "PROPN"
+            else key[:1].lower() + key[1:]
+        )
+        keyed = parse(key)
+        if not people and not any(
+            t.ent_type_ in ("DATE", "TIME") or t.like_num or t.pos_ == "PROPN" for t in keyed
+        ):
+            return []  # "monstera: every 10 days": not something one is "on"
+        if not people and all(
+            t.pos_ == "PROPN" and t.ent_type_ not in ("DATE", "TIME") for t in keyed
+        ):
+            return [f"what does {key} do"]  # "Leo: swimming on Mondays", not "what is on Leo"
+        return [f"{'who' if people else 'what'} is on {key}"]
+    doc = parse(item)
+    verb = next((t for t in doc if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        first = doc[0] if len(doc) else None
+        noun = next((t for t in doc if t.pos_ == "NOUN" and t.dep_ in ("ROOT", "appos")), None)
+        quantity = first is not None and (first.like_num or first.ent_type_ == "QUANTITY")
+        if quantity and noun is not None and title:
+            lowered = title[:1].lower() + title[1:]
+            words = [t.lower_ for t in noun.lefts if t.dep_ == "compound" and len(t) > 2]
+            return [f"how much {' '.join([*words, noun.lower_])} is in {lowered}"]
+        return []
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.lower_ in ("it", "this", "that", "there"):
+        return []
+    who = " ".join(t.text for t in subject.subtree)
+    obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    aux = next((c for c in verb.children if c.dep_ == "aux"), None)
+    out = []
+    if obj is not None and verb.lemma_ != "be":
+        thing = " ".join(t.text for t in obj.subtree)
+        if verb.tag_ == "VBG" and aux is not None:
+            be = {"'m": "am", "'re": "are", "'s": "is"}.get(aux.lower_, aux.lower_)
+            out += [f"what {be} {who} {verb.lower_}", f"who is {verb.lower_} {thing}"]
+        elif verb.tag_ in ("VBZ", "VBP"):
+            do = (
+                "do"
+                if subject.lower_ in ("i", "we", "you", "they") or subject.tag_ == "NNPS"
+                else "does"
+            )
+            out += [f"what {do} {who} {verb.lemma_.lower()}", f"who {_third(verb)} {thing}"]
+    elif obj is None and verb.tag_ in ("VBZ", "VBP"):
+        when = next(
+            (c for c in verb.children if c.dep_ == "npadvmod" or c.ent_type_ == "DATE"), None
+        )
+        if when is not None:
+            out.append(f"who {_third(verb)} on {when.text}")
+    return out
+
+
+def _third(verb: Token) -> str:
+    """The verb as "who ..." asks it: "drive" -> "drives", "do" -> "does"."""
+    if verb.tag_ == "VBZ":
+        return verb.lower_
+    lemma = verb.lemma_.lower()
+    if lemma in ("do", "go"):
+        return lemma + "es"
+    if lemma == "have":
+        return "has"
+    if lemma.endswith(("s", "sh", "ch", "x", "z")):
+        return lemma + "es"
+    if lemma.endswith("y") and lemma[-2:-1] not in "aeiou":
+        return lemma[:-1] + "ies"
+    return lemma + "s"
+
+
+def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
+    """(subject, do-form, possessive) for the speaker: I / do / my, or Name / does / Name's."""
+    if who:
+        return who, "does", f"{who}'s"
+    return ("we", "do", "our") if person == "we" else ("I", "do", "my")
+
+
+def _questions(tokens: list[Token], who: str | None) -> list[str]:
+    out: list[str] = []
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        return out
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    implicit = (
+        subject is None
+        and tokens[0].i == verb.i
+        and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
+    )
+    first_person = implicit or (subject is not None and subject.lower_ in ("i", "we"))
+    past = (
+        verb.tag_ == "VBD"
+        or implicit  # "Signed up for ...", "Got a Kindle": what I did
+        or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
+    )
+    person = subject.lower_ if subject is not None else "i"
+    me, do, my = _subject_words(who, person)
+    do = "did" if past else do
+    lemma = "get" if verb.lower_ == "got" else verb.lemma_.lower()  # tagged VB, its own lemma
+    if lemma == "get" and any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children):
+        lemma, do = "have", ("do" if do == "did" else do)  # "I've got an interview": I have one
+    obj = next((c for c in verb.children if c.dep_ in ("dobj",) and c.pos_ == "NOUN"), None)
+    if obj is not None and obj.lemma_.lower() in VAGUE_NOUNS:
+        obj = None
+    ents = list(tokens[0].doc.ents)
+    product = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "PROPN"), None)
+    if (
+        first_person
+        and product is not None
+        and lemma not in ("be", "have", "do")
+        and lemma not in ENDING_VERBS
+        and not HEDGE.search(reading_text(tokens))
+    ):
+        name = " ".join(t.text for t in product.subtree if t.pos_ in ("PROPN", "NUM"))
+        perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
+        out.append(f"what did {me} {lemma}" if past or perfect else f"what {do} {me} {lemma}")
+        if lemma not in ("do", "get") and not HEDGE.search(reading_text(tokens)):
+            out.append(
+                f"{'did' if past or perfect else do} {me} {lemma} {name}"
+            )  # "did I read Hyperion"
+        if any(e.label_ == "MONEY" for e in ents):
+            out.append(f"how much did the {name} cost")
+        if any(e.label_ in _PLACE for e in ents if e.root.head.lower_ in ("from", "at")):
+            out.append(f"where did {me} {lemma} the {name}")
+
+    if first_person and lemma not in ("be", "have") and verb.pos_ == "VERB":
+        if obj is not None:
+            noun = _noun_phrase(obj)
+            if lemma not in ("name", "call"):  # "what did we name the kitten" instead
+                out.append(f"what {noun} {do} {me} {lemma}")
+            for prep in (c for c in verb.children if c.dep_ == "prep"):
+                pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
+                if pobj is None:
+                    continue
+                if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
+                    out.append(f"where {do} {me} {lemma} {my} {noun}")
+                if pobj.ent_type_ == "MONEY" or (prep.lower_ == "for" and pobj.like_num):
+                    out.append(f"how much {'did' if past else 'does'} {my} {noun} cost")
+            if any(e.label_ == "DATE" for e in ents) and past:
+                out.append(f"when {do} {me} {lemma} {my} {noun}")
+        else:
+            for prep in (c for c in verb.children if c.dep_ == "prep"):
+                pobj = next((g for g in prep.children if g.dep_ in ("pobj", "dep")), None)
+                if pobj is None:
+                    continue
+                if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
+                    out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
+                    break
+                # a noun ("jazz" is sometimes tagged a verb, but it is the preposition's object)
+                if (
+                    pobj.pos_ in ("NOUN", "VERB")
+                    and pobj.lemma_.lower() not in VAGUE_NOUNS
+                    and prep.lower_ in ("to", "with", "on", "about")
+                ):
+                    out.append(f"what {do} {me} {lemma} {prep.lower_}")  # "what do I listen to"
+                    break
+            # "I climb at Boulder Barn": the parser may hang the place off the verb directly
+            place = next((c for c in verb.children if c.dep_ == "dep" and c.pos_ == "PROPN"), None)
+            if place is not None and not out:
+                out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
+    if first_person and lemma == "be":
+        attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        acomp = next((c for c in verb.children if c.dep_ == "acomp" and c.pos_ == "ADJ"), None)
+        be = "is" if who else ("are" if person == "we" else "am")
+        if attr is not None and any(e.label_ == "ORG" for e in ents):
+            out.append(f"what is {my} job")
+        if acomp is not None and acomp.lower_ not in FEELINGS:
+            prep = next((c for c in acomp.children if c.dep_ == "prep"), None)
+            if prep is not None:
+                out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
+            elif not any(c.dep_ == "xcomp" for c in acomp.children):  # not "able to ..."
+                out.append(f"{be} {me} {acomp.lower_}")  # "am I vegetarian"
+        for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("on", "in")):
+            group = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
+            if group is not None and group.lemma_.lower() in _GROUPS:
+                out.append(f"what {_noun_phrase(group)} {be} {me} {prep.lower_}")  # team I'm on
+    modal = next((c for c in verb.children if c.dep_ == "aux" and c.tag_ == "MD"), None)
+    thing = obj if obj is not None else product
+    if (
+        first_person
+        and thing is not None
+        and modal is not None
+        and modal.lower_ in ("might", "may")
+    ):
+        # a hedge asked as one: "I might buy a Peloton" -> "what might I buy"
+        out.append(f"what {modal.lower_} {me} {lemma}")
+    if first_person and lemma in ENDING_VERBS and product is not None and verb.tag_ == "VBD":
+        out.append(f"did {me} {lemma} {' '.join(t.text for t in product.subtree)}")  # left Unilever
+    if first_person and lemma == "have" and obj is not None:
+        out.append(f"what {_noun_phrase(obj)} {do} {me} have")
+    if lemma == "be":
+        out.extend(_dated_occasion(verb, who))
+    if subject is None and tokens[0].i == verb.i and verb.tag_ == "VBG":
+        out.extend(_dated_plan(verb, who))
+    if first_person and lemma in ("get", "have"):
+        out.extend(_got_done(verb, _asked(verb, do, me, lemma, who, person), who))
+    if first_person:
+        out.extend(_counted_named_dated(tokens, verb, lemma, me=me, do=do, my=my, past=past))
+        out.extend(_how_often_how_long(tokens, verb, lemma, me=me, do=do))
+    if subject is not None and not first_person:
+        out.extend(_about_someone(subject, verb, tokens, who))
+    for name in _person_names(tokens, subjects_only=True):
+        out.append(f"who is {name}")
+    if any(t.lemma_.lower() in ENDING_VERBS for t in tokens):
+        out.extend(f"what happened with {name}" for name in _person_names(tokens))
+    for other in tokens:  # "My friend Carla is obsessed ..., she's flying ...": Carla too
+        if (
+            other.dep_.startswith("nsubj")
+            and other is not subject
+            and other.i != getattr(subject, "i", -1)
+        ) and any(c.dep_ == "appos" and c.ent_type_ == "PERSON" for c in other.children):
+            out.extend(_about_someone(other, other.head, tokens, who))
+    return out
+
+
+def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
+    """ "do I go" for "I go", "am I going" for "I'm going" (what follows a wh-word)."""
+    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        be = "is" if who else ("are" if person == "we" else "am")
+        return f"{be} {me} {verb.lower_}"
+    particle = " ".join(c.lower_ for c in verb.children if c.dep_ == "prt")
+    return f"{do} {me} {lemma} {particle}".rstrip()  # "where did I sign up"
+
+
+def _dated_occasion(verb: Token, who: str | None) -> list[str]:
+    """ "Tomorrow is my first session at the gym" -> "when is my first session";
+    "Saturday is Maya's recital" -> "when is Maya's recital" (the parser makes the day
+    the subject or an adverb: either way the day is what "when" asks)."""
+    if not any(c.dep_ in ("nsubj", "npadvmod") and c.ent_type_ == "DATE" for c in verb.children):
+        return []
+    occasion = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+    if occasion is None or occasion.lemma_.lower() in VAGUE_NOUNS:
+        return []
+    owner = next((c for c in occasion.children if c.dep_ == "poss"), None)
+    if owner is None:
+        return []
+    if owner.lower_ in ("my", "our"):
+        whose = _subject_words(who, "we" if owner.lower_ == "our" else "i")[2]
+    elif owner.ent_type_ == "PERSON":
+        whose = f"{owner.text}'s"
+    else:
+        return []
+    ordinal = [c.lower_ for c in occasion.lefts if c.ent_type_ == "ORDINAL"]
+    return [f"when is {' '.join([whose, *ordinal, _noun_phrase(occasion)])}"]
+
+
+def _dated_plan(verb: Token, who: str | None) -> list[str]:
+    """A plan said without its subject: "Organising the team lunch for Thursday" -> "when
+    am I organising the team lunch"; "Going to Lisbon in May" -> "when am I going to
+    Lisbon"."""
+    if not any(t.ent_type_ == "DATE" for t in verb.subtree):
+        return []
+    after = []
+    for child in verb.children:
+        if child.i < verb.i or child.ent_type_ == "DATE":
+            continue
+        if (
+            child.dep_ == "dobj"
+            and child.pos_ == "NOUN"
+            and child.lemma_.lower() not in VAGUE_NOUNS
+        ):
+            after.append(" ".join(t.text for t in child.subtree if t.ent_type_ != "DATE"))
+        elif child.dep_ == "prep" and any(
+            g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ != "DATE" for g in child.children
+        ):
+            after.append(" ".join(_until_date(list(child.subtree))))
+        if after:
+            break
+    if not after:
+        return []
+    me = f"is {who}" if who else "am I"
+    return [f"when {me} {verb.lower_} {after[0]}"]
+
+
+def _until_date(tokens: list[Token]) -> list[str]:
+    """The words before a date phrase ("to Reykjavik in June" -> "to Reykjavik")."""
+    words = []
+    for n, token in enumerate(tokens):
+        if token.ent_type_ == "DATE" or (
+            token.pos_ == "ADP" and n + 1 < len(tokens) and tokens[n + 1].ent_type_ == "DATE"
+        ):
+            break
+        words.append(token.text)
+    return words
+
+
+def _got_done(verb: Token, asked: str, who: str | None) -> list[str]:
+    """A dated thing had done: "I'm getting my Mazda 3 serviced on Friday" -> "when am I
+    getting my Mazda 3 serviced"; "I got my teeth cleaned last week" -> "when did I get
+    my teeth cleaned"."""
+    done = next(
+        (c for c in verb.children if c.dep_ in ("advcl", "ccomp", "xcomp") and c.tag_ == "VBN"),
+        None,
+    )
+    if done is None or not any(t.ent_type_ == "DATE" for t in done.subtree):
+        return []
+    thing = next(
+        (c for c in done.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN")), None
+    )
+    if thing is None or thing.lemma_.lower() in VAGUE_NOUNS:
+        return []
+    owner = next(
+        (c for c in thing.children if c.dep_ == "poss" and c.lower_ in ("my", "our")), None
+    )
+    if owner is None:
+        return []
+    words = [t.text for t in thing.subtree if t.dep_ not in ("det", "poss") and t.i < done.i]
+    # a named speaker's "my" has no pronoun the cue could know: "the" asks it as well
+    whose = "the" if who else owner.lower_
+    return [f"when {asked} {whose} {' '.join(words)} {done.lower_}"]
+
+
+def _counted_named_dated(
+    tokens: list[Token], verb: Token, lemma: str, *, me: str, do: str, my: str, past: bool
+) -> list[str]:
+    """Questions about what a first-person statement counts, names or dates:
+    "We keep an aquarium with six neon tetras" -> "how many neon tetras do we have";
+    "We adopted a greyhound called Noodle" -> "what is our greyhound called"; "We finally
+    named the kitten" -> "what did we name the kitten"; "I've got a job interview at
+    Canva on Friday" -> "when is my job interview"; "we went apple picking at Carter
+    Hill Orchard last weekend" -> "where did we go apple picking", "when did we go apple
+    picking"."""
+    out: list[str] = []
+    inside = {t.i for t in tokens}
+    for noun in tokens:
+        if noun.pos_ != "NOUN" or noun.lemma_.lower() in VAGUE_NOUNS or noun.ent_type_:
+            continue
+        counted = next(
+            (c for c in noun.children if c.dep_ == "nummod" and c.ent_type_ in ("CARDINAL", "")),
+            None,
+        )
+        if counted is not None and counted.lower_ not in ("one", "1"):
+            have = "have" if lemma in ("have", "keep", "own", "be") else lemma
+            out.append(f"how many {_noun_phrase(noun, plural=True)} {do} {me} {have}")
+        called = next(
+            (
+                c
+                for c in noun.children
+                if c.dep_ == "acl"
+                and c.lower_ in ("called", "named")
+                and any(g.pos_ == "PROPN" for g in c.subtree)
+            ),
+            None,
+        )
+        if called is not None:
+            out.append(f"what is {my} {_noun_phrase(noun)} {called.lower_}")
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    if lemma in ("name", "call") and obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
+        out.append(f"what {'did' if past else do} {me} {lemma} the {_noun_phrase(obj)}")
+    dated = any(t.ent_type_ == "DATE" and t.i in inside for t in tokens)
+    if dated and lemma == "have" and obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
+        out.append(f"when is {my} {_noun_phrase(obj)}")
+    going = next(
+        (c for c in verb.children if c.dep_ in ("xcomp", "dobj") and c.tag_ == "VBG"), None
+    )
+    if lemma == "go" and going is not None:
+        activity = " ".join(t.lower_ for t in going.subtree if t.i <= going.i)
+        place = any(
+            g.pos_ == "PROPN" for c in going.subtree if c.dep_ == "prep" for g in c.children
+        )
+        go = "did" if past else do
+        if place:
+            out.append(f"where {go} {me} go {activity}")
+        if dated:
+            out.append(f"when {go} {me} go {activity}")
+    return out
+
+
+def _how_often_how_long(
+    tokens: list[Token], verb: Token, lemma: str, *, me: str, do: str
+) -> list[str]:
+    """ "I climb at Boulder Barn twice a week" -> "how often do I climb"; "We've been
+    married since 2015" -> "how long have we been married"; "I've known Sam for ten
+    years" -> "how long have I known Sam"."""
+    out: list[str] = []
+    text = " ".join(t.text for t in tokens)
+    if verb.pos_ == "VERB" and lemma not in ("be", "have", "do") and _OFTEN.search(text):
+        out.append(f"how often {do} {me} {lemma}")
+    perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
+    since = any(
+        t.lower_ in ("since", "for") and any(g.ent_type_ == "DATE" for g in t.subtree)
+        for t in verb.children
+        if t.dep_ == "prep"
+    )
+    if perfect and since and verb.tag_ == "VBN":
+        have = "has" if do == "does" else "have"
+        if verb.lemma_ == "be":
+            state = next((c for c in verb.children if c.dep_ in ("acomp", "attr")), None)
+            if state is not None and state.pos_ in ("ADJ", "VERB") and state.lower_ not in FEELINGS:
+                out.append(f"how long {have} {me} been {state.lower_}")
+        elif any(c.dep_ == "auxpass" for c in verb.children):
+            out.append(f"how long {have} {me} been {verb.lower_}")  # "been married since"
+        else:
+            obj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+            thing = (
+                " ".join(t.text for t in obj.subtree)
+                if obj is not None and obj.lower_ not in ("it", "them", "that")
+                else ""
+            )
+            if obj is None:  # "I've lived in Montreal since 2019": lived where
+                where = next((c for c in verb.children if _place_prep(c)), None)
+                if where is not None:
+                    thing = " ".join(_until_date(list(where.subtree)))
+            out.append(f"how long {have} {me} {verb.lower_} {thing}".strip())
+    return out
+
+
+def _place_prep(token: Token) -> bool:
+    """A preposition naming where, not when: "in Montreal", not "since 2019"."""
+    return (
+        token.dep_ == "prep"
+        and token.lower_ not in ("since", "for")
+        and any(g.dep_ == "pobj" and g.ent_type_ != "DATE" for g in token.children)
+    )
+
+
+def _person_names(tokens: list[Token], *, subjects_only: bool = False) -> list[str]:
+    """People the statement names. ``subjects_only``: those it is about (a subject, or
+    the name of one: "my partner Tomasz"); the small model also calls places and shops
+    PERSON ("Valencia", "Verde Kitchen"), which a "who is" cue must not ask after."""
+    doc = tokens[0].doc
+    names = []
+    for e in doc.ents:
+        if e.label_ != "PERSON" or not (tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i):
+            continue
+        if "\n" in e.text:
+            continue
+        root = e.root
+        about = root.dep_.startswith("nsubj") or (
+            root.dep_ in ("appos", "conj") and root.head.dep_.startswith("nsubj")
+        )
+        if about or not subjects_only:
+            names.append(e.text)
+    return names
+
+
+def reading_text(tokens: list[Token]) -> str:
+    return " ".join(t.text for t in tokens)
+
+
+def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:
+    out: list[str] = []
+    names = [t for t in subject.subtree if t.pos_ == "PROPN" and t.ent_type_ == "PERSON"]
+    relation = subject.lemma_.lower() if subject.lemma_.lower() in RELATIONS else None
+    owner = "my" if not who else f"{who}'s"
+    mine = any(t.lower_ in ("my", "our") for t in subject.subtree)
+    if relation and mine:
+        out.append(f"who is {owner} {relation}")
+        if names:
+            out.append(f"what is {owner} {relation}'s name")
+    if names:
+        name = " ".join(t.text for t in names[:2])
+        lemma = verb.lemma_.lower()
+        if lemma == "be":
+            out.append(f"who is {name}")
+            acomp = next((c for c in verb.children if c.dep_ == "acomp"), None)
+            prep = (
+                next((c for c in [*acomp.children, *verb.children] if c.dep_ == "prep"), None)
+                if acomp is not None
+                else None
+            )
+            if acomp is not None and prep is not None and acomp.lower_ not in FEELINGS:
+                out.append(f"what is {name} {acomp.lower_} {prep.lower_}")  # allergic to
+            attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+            if attr is not None and attr.pos_ == "NOUN" and attr.lemma_.lower() not in VAGUE_NOUNS:
+                out.append(f"what does {name} do")  # "My partner Tomasz is a vet"
+        elif lemma == "turn" and any(t.like_num for t in tokens):
+            out.append(f"how old is {name}")
+        elif verb.tag_ in ("VBZ", "VBP", "VBD") and not any(
+            c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children
+        ):
+            does = "did" if verb.tag_ == "VBD" else "does"
+            obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+            if obj is not None and any(t.ent_type_ == "DATE" for t in tokens):
+                out.append(f"when {does} {name} {lemma} {_noun_phrase(obj)}")
+            elif obj is not None:
+                out.append(f"what {does} {name} {lemma}")
+            if any(t.ent_type_ in _PLACE for t in tokens if t.head.lower_ in _WHERE_PREPS):
+                out.append(
+                    f"where {does} {name} {lemma}"
+                    + (" from" if any(t.lower_ == "from" for t in tokens) else "")
+                )
+    if (
+        subject.pos_ == "NOUN"
+        and not relation
+        and subject.ent_type_ not in ("DATE", "TIME")
+        and subject.lemma_.lower() not in VAGUE_NOUNS
+        and any(t.ent_type_ == "DATE" for t in tokens)
+        and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
+    ):
+        out.append(f"when {_asked_of(subject, verb)}")
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    if (
+        not out
+        and not names
+        and subject.pos_ == "NOUN"
+        and subject.lemma_.lower() not in VAGUE_NOUNS
+        and any(c.dep_ == "det" or c.dep_ == "poss" for c in subject.children)
+        and verb.tag_ in ("VBZ", "VBP", "VBD")
+        and obj is not None
+        and obj.lemma_.lower() not in VAGUE_NOUNS
+    ):
+        # "The doctor changed my prescriptions" -> "what did the doctor change"
+        does = "did" if verb.tag_ == "VBD" else ("do" if subject.tag_ == "NNS" else "does")
+        whose = (
+            "the"
+            if who
+            else next((c.lower_ for c in subject.children if c.dep_ in ("det", "poss")), "the")
+        )
+        out.append(f"what {does} {whose} {_noun_phrase(subject)} {verb.lemma_.lower()}")
+    return out
+
+
+def _asked_of(subject: Token, verb: Token) -> str:
+    """What "when" asks of a thing, in the statement's tense and with its verb: "is the
+    recital" (a date said of it), "is the engineer coming", "did the boiler pack in"."""
+    thing = f"the {_noun_phrase(subject)}"
+    lemma = verb.lemma_.lower()
+    particle = "".join(f" {c.lower_}" for c in verb.children if c.dep_ == "prt")
+    if lemma == "be" or verb.pos_ not in ("VERB", "AUX"):
+        return f"is {thing}"
+    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        return f"is {thing} {verb.lower_}{particle}"
+    passive = next((c for c in verb.children if c.dep_ == "auxpass"), None)
+    if passive is not None:  # "the parcel was delivered yesterday"
+        return f"{'was' if passive.tag_ == 'VBD' else 'is'} {thing} {verb.lower_}{particle}"
+    if verb.tag_ == "VBD" or _past_form(verb):
+        return f"did {thing} {lemma}{particle}"
+    if verb.tag_ in ("VBZ", "VBP"):
+        return f"{'does' if verb.tag_ == 'VBZ' else 'do'} {thing} {lemma}{particle}"
+    return f"is {thing}"
+
+
+def _past_form(verb: Token) -> bool:
+    """ "packed in", typed in lower case after a noun, may be tagged a base form."""
+    word = verb.lower_
+    return verb.tag_ in ("VB", "VBN") and len(word) > 4 and word.endswith("ed")
+
+
+def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]:
+    me = who or "I"
+    my = f"{who}'s" if who else "my"
+    do = "does" if who else "do"
+    if subject == "i" and attribute == "job":
+        return [f"where {do} {me} work", f"what is {my} job", f"what company {do} {me} work for"]
+    if subject == "i" and attribute == "home":
+        return [f"where {do} {me} live"]
+    if subject == "i" and attribute.startswith("like:"):
+        return [f"{do} {me} like {attribute[5:]}"]
+    if subject.startswith("my ") and attribute == "is":
+        words = subject.split()
+        if words[-1] in VAGUE_NOUNS or any(w in ("-", "go", "to") for w in words):
+            return []  # "My current one is ...", "My go-to coffee order is ...": no slot noun
+        if words[-1] in RELATIONS:
+            return [f"who is {my} {subject[3:]}"]
+        return [f"what is {my} {subject[3:]}"]
+    if subject == PRONOUN:
+        return []  # "actually it's £1,530": what "it" is was said before, no slot noun
+    if attribute == "price":
+        return [f"how much did the {subject} cost"]
+    if attribute == "colour":
+        return [f"what colour is the {subject}"]
+    return []
+
+
+def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
+    """The noun with its compound nouns ("road bike"), without articles or names; its
+    lemma unless ``plural`` (a count keeps "neon tetras")."""
+    words = [t.lower_ for t in noun.lefts if t.dep_ in ("compound", "amod") and t.pos_ == "NOUN"]
+    words += (
+        [t.lower_ for t in noun.lefts if t.dep_ == "amod" and t.pos_ == "ADJ"][-1:]
+        if plural
+        else []
+    )
+    head = noun.lower_ if plural or noun.tag_ != "NNS" else noun.lower_
+    return " ".join([*words, head])

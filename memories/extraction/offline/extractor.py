@@ -1,0 +1,434 @@
+"""The offline extractor: Extract, Cue, Relate and Reconcile on a parse, without a model.
+
+It keeps the whole write path working on a fresh machine and always says it is the
+offline one (``name == "offline"``; jobs and commits carry that name).
+
+* **Extract** (``memories.extraction.offline.statements``): a user's (or a named speaker's)
+  statements, one fact each; the assistant's, system and tool messages are not the
+  user's facts. A named speaker's memories read ``Name: ...`` and are tagged with the
+  name in lower case.
+* **Tier**: ``preferences`` for a liking (love, hate, prefer, favourite) said in the
+  present ("I loved Charlotte's Web as a kid" is a fact: it stays true), ``events``
+  for something dated after the day it was said (not a move or a new job: where one
+  lives or works stays true), ``working`` for a hedged plan ("I
+  might ..."), which fades fast; ``facts`` otherwise.
+* **Cue** (``memories.extraction.offline.cues``): questions from the parse, the question the
+  statement answers (the message before it, asked in the speaker's person, on its own;
+  that message is one of its sources too), the statement, and what the message said
+  around it that is no fact of its own (``statements.leftovers``), never in the body.
+* **Relate**: memories naming the same person, place or thing (``same-entity``);
+  neighbours from one message (``same-context``); a reply ``follows`` what it answers.
+* **Reconcile** (``memories.extraction.offline.reconcile``): a new value for the same facet of the
+  same subject rewrites the one memory that held it, or, when more than one could be
+  meant, is stored with a ``supersedes`` link to each; an ending ("I left Unilever")
+  supersedes the memories naming what ended. A restatement adds its source to the
+  memory it restates.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import date, datetime
+
+from gitloom.core.times import as_utc
+from memories.extraction.offline.cues import answered_question, cues_for
+from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
+from memories.extraction.offline.language import parse
+from memories.extraction.offline.reconcile import reconcile
+from memories.extraction.offline.statements import Statement, leftovers, statements
+from memories.extraction.offline.words import RELATIONS, good_label
+from memories.extraction.types import Candidate, Decision, Draft, DraftLink, Message, Usage
+
+logger = logging.getLogger("gitloom.memories")
+
+NAME = "offline"
+CONFIDENCE = 0.6  # rules are less sure than a model
+MAX_LINKS_PER_MEMORY = 6
+MAX_CUE_CHARS = 250  # below the format's 300 per cue
+MAX_CONTEXT_CUES = 2
+MAX_MEMORY_CUES = 12  # memories.extraction.pipeline keeps this many
+_TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
+# a liking is read from the parse (a like:<thing> facet); these words say it outright
+_RETRACTS = re.compile(
+    r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
+)
+_OPENING_PRONOUN = re.compile(r"^(?:He|She|(?P<own>His|Her))(?=['’\s])")
+# "my partner's grandad's name" names the grandad's name, not my partner: an owner
+# ("'s") is no person a later "he" could mean
+_MY_RELATION = re.compile(
+    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!['’]s\b)(?:,? (?P<name>[A-Z][\w'-]+))?"
+)
+_YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
+_SETTLING = frozenset(("move", "live", "relocate", "work", "join", "start"))
+_FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
+
+
+class OfflineExtractor:
+    """Deterministic Extract+Cue and Relate+Reconcile; see the module docstring."""
+
+    name = NAME
+
+    def __init__(self) -> None:
+        # extract() keeps what it read of each draft for relate(); the speakers' names
+        # are in nearly every memory of a conversation, so they link nothing.
+        self._speakers: set[str] = set()
+        self._readings: dict[str, Reading] = {}
+
+    def extract(self, *, messages: Sequence[Message], now: datetime) -> tuple[list[Draft], Usage]:
+        drafts: list[Draft] = []
+        by_body: dict[str, int] = {}
+        self._speakers = {m.name.casefold() for m in messages if m.name}
+        self._readings = {}
+        asked = ""  # the question the message before asked, if any
+        asker = ""  # that message's id
+        things: list[str] = []  # what the speaker's statements so far were about
+        last_said: dict[str, str] = {}  # each speaker's last statement, as said
+        people: dict[str, list[str]] = {}  # whom each speaker's last message named
+        for message in messages:
+            question, asked = asked, _last_question(message.content)
+            question_id, asker = asker, message.id
+            if not _speaks_facts(message):
+                continue
+            when = as_utc(message.timestamp or now)
+            # "wait actually it's £1,530": a reply that corrects answers no question
+            retracts = _RETRACTS.match(message.content)
+            answered = "" if retracts else answered_question(question, who=message.name)
+            said = statements(
+                message.content,
+                day=when.date(),
+                speakers=frozenset(self._speakers),
+                answers=bool(answered),
+                # a question that makes no cue may still be answered by a name ("Are you
+                # working towards anything?" "the Gloucester 10k")
+                asked=bool(question and not retracts),
+            )
+            speaker = message.name or ""
+            if said:
+                # "she's gluten-free" opening a reply: who "she" is, beside the word
+                said[0] = _with_referent(said[0], question, people.get(speaker, []))
+            people[speaker] = _people(said, self._speakers)
+            context: dict[int, list[str]] = {}
+            for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
+                context.setdefault(k, []).append(sentence)
+            for n, statement in enumerate(said):
+                # the first statement answers the question before it, its cue: that
+                # message is one it came from too
+                answers = answered if n == 0 and statement.kind == "fact" else ""
+                body = f"{message.name}: {statement.text}" if message.name else statement.text
+                seen = by_body.get(body.casefold())
+                if seen is not None:  # the same statement twice: one memory, both sources
+                    old = drafts[seen]
+                    if message.id not in old.sources:
+                        drafts[seen] = replace(
+                            old, sources=(*old.sources, message.id), when=max(old.when, when)
+                        )
+                    continue
+                reading = read(statement.plain)
+                before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
+                if before and _pronoun_object(reading):
+                    # "We split it: ...": what "it" is was said in the statement before
+                    context.setdefault(n, []).insert(0, before)
+                last_said[message.name or ""] = statement.plain
+                referent = _one_of(reading, things)
+                # "actually it's £1,530": asked what the memory it corrects was asked
+                inherited = _corrected_cues(reading, drafts, self._readings)
+                things.extend(_objects(reading))
+                key = f"n{len(drafts) + 1}"
+                self._readings[key] = reading
+                by_body[body.casefold()] = len(drafts)
+                tier = _tier(statement, reading, when.date())
+                drafts.append(
+                    Draft(
+                        key=key,
+                        tier=tier,
+                        topic=_topic(reading, self._speakers),
+                        title=" ".join(statement.plain.split()[:8]),
+                        body=body,
+                        tags=tuple(_tags(reading, self._speakers, who=message.name)),
+                        cues=_with_context(
+                            _cues(
+                                reading,
+                                who=message.name,
+                                # a hedge does not answer "what do you have?"
+                                asked=answers,
+                                items=statement.kind == "roster",
+                            )
+                            + (
+                                [f"what {referent} do I have"]
+                                if referent and not message.name
+                                else []
+                            )
+                            + inherited,
+                            _context_cues(context.get(n, []), who=message.name),
+                        ),
+                        sources=(
+                            (message.id, question_id)
+                            if answers and question_id and question_id != message.id
+                            else (message.id,)
+                        ),
+                        confidence=CONFIDENCE,
+                        when=when,
+                    )
+                )
+        return drafts, Usage()
+
+    def relate(
+        self,
+        *,
+        drafts: Sequence[Draft],
+        candidates: Sequence[Candidate],
+        candidates_for: Mapping[str, Sequence[str]],
+    ) -> tuple[Decision, Usage]:
+        readings = {d.key: self._readings.get(d.key) or read(d.body) for d in drafts}
+        readings.update({c.key: read(c.memory.text) for c in candidates})
+        rewrites, supersedes = reconcile(
+            drafts=drafts, candidates=candidates, candidates_for=candidates_for, readings=readings
+        )
+        # a supersedes link replaces any other link between the same pair
+        replaced = {(s.source, s.target) for s in supersedes}
+        links = [
+            *supersedes,
+            *(
+                link
+                for link in _relate(drafts, candidates, readings, self._speakers)
+                if (link.source, link.target) not in replaced
+            ),
+        ]
+        return Decision(links=tuple(links), rewrites=tuple(rewrites)), Usage()
+
+
+def _cues(reading: Reading, **kwargs) -> list[str]:
+    """Cues from the parse; a pattern the rules did not foresee costs that statement
+    its question cues, never the job (the statement itself stays a cue)."""
+    try:
+        return [c for c in (_clip_cue(cue) for cue in cues_for(reading, **kwargs)) if c]
+    except Exception:  # noqa: BLE001 - logged; the write goes on
+        logger.exception("offline cues failed for a statement; keeping it as its own cue")
+        return [" ".join(reading.text.split())[:200]]
+
+
+def _with_context(cues: list[str], context: list[str]) -> tuple[str, ...]:
+    """The statement's cues and its context cues, within the pipeline's cap per memory
+    (the context keeps its place; the last of the statement's own cues go first)."""
+    room = max(0, MAX_MEMORY_CUES - len(context))
+    return tuple(dict.fromkeys([*cues[:room], *context]))
+
+
+def _context_cues(sentences: list[str], *, who: str | None) -> list[str]:
+    """What the message said around a statement that is no fact of its own, as cues
+    (retrievable, never in the body): at most ``MAX_CONTEXT_CUES``, as said."""
+    prefix = f"{who}: " if who else ""
+    return [_clip_cue(prefix + s) for s in sentences[:MAX_CONTEXT_CUES]]
+
+
+def _clip_cue(text: str) -> str:
+    """At most ``MAX_CUE_CHARS`` (a cue is one header line of bounded length), cut at a
+    word."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
+
+
+def _corrected_cues(
+    reading: Reading, drafts: list[Draft], readings: dict[str, Reading]
+) -> list[str]:
+    """For a new value said of "it" (a price, a date), the question cues of the latest
+    statement before it with that attribute: it answers what that one answered."""
+    attributes = {f.attribute for f in reading.facets if f.subject == PRONOUN}
+    for draft in reversed(drafts):
+        earlier = readings.get(draft.key)
+        if earlier is not None and any(
+            f.attribute in attributes and f.subject != PRONOUN for f in earlier.facets
+        ):
+            # its questions, not its own words: those start with a capital
+            return [c for c in draft.cues if c[:1].islower()]
+    return []
+
+
+def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
+    """The people a message's statements name: names, and "my <relation>"."""
+    found: list[str] = []
+    for statement in said:
+        # "my nephew Luca" is Luca; "my dad" is "my dad"
+        relations = list(_MY_RELATION.finditer(statement.plain))
+        found += [m.group("name") or m.group(0).lower() for m in relations]
+        named = {m.group("name") for m in relations}
+        found += [
+            e.text
+            for e in parse(statement.plain).ents
+            if e.label_ == "PERSON" and e.text.casefold() not in speakers and e.text not in named
+        ]
+    return list(dict.fromkeys(found))
+
+
+def _with_referent(statement: Statement, question: str, before: list[str]) -> Statement:
+    """ "She's gluten-free" after "my friend Ottilie is coming over": "She (Ottilie)'s
+    gluten-free" ("His pills": "His (my dad's) pills"), when one person only could be meant: the one the question before
+    asks about ("How old is your brother?": "my brother"), else the one the speaker's
+    last message named. The words stay as said; the note is beside them."""
+    pronoun = _OPENING_PRONOUN.match(statement.text)
+    if pronoun is None:
+        return statement
+    asked = [f"my {m.group(1).lower()}" for m in _YOUR_RELATION.finditer(question)]
+    asked += [e.text for e in parse(question).ents if e.label_ == "PERSON"] if question else []
+    candidates = list(dict.fromkeys(asked or before))
+    if len(candidates) != 1:
+        return statement
+    end = pronoun.end()
+    note = f" ({candidates[0]}'s)" if pronoun.group("own") else f" ({candidates[0]})"
+    return replace(statement, text=statement.text[:end] + note + statement.text[end:])
+
+
+def _objects(reading: Reading) -> list[str]:
+    return [
+        t.lemma_.lower() for t in reading.doc if t.dep_ in ("dobj", "attr") and t.pos_ == "NOUN"
+    ]
+
+
+def _pronoun_object(reading: Reading) -> bool:
+    """The statement's verb acts on "it" or "them" ("We split it: ..."), so what it is
+    about was said before."""
+    first = next(iter(reading.doc.sents), None)
+    return first is not None and any(
+        t.dep_ == "dobj" and t.lower_ in ("it", "them") and t.i <= 3 for t in first
+    )
+
+
+def _one_of(reading: Reading, things: list[str]) -> str | None:
+    """ "My current one is a 2017 Dell XPS 13" after "I need a new laptop": the thing
+    "one" stands for, for a cue (the body stays as said)."""
+    for token in reading.doc:
+        if (
+            token.lower_ == "one"
+            and token.dep_.startswith("nsubj")
+            and any(c.dep_ in ("poss", "amod") for c in token.children)
+        ):
+            return things[-1] if things else None
+    return None
+
+
+def _speaks_facts(message: Message) -> bool:
+    role = (message.role or "").lower()
+    if role in ("system", "tool", "function", "developer"):
+        return False
+    return role == "user" or bool(message.name)
+
+
+def _last_question(content: str) -> str:
+    """The message's last question ("What concert was it? The advocacy event was ...":
+    the question), which the next message may answer."""
+    text = " ".join(content.split())
+    questions = [p for p in re.split(r"(?<=[.!?])\s+", text) if p.endswith("?")]
+    return questions[-1] if questions else ""
+
+
+def _tier(statement: Statement, reading: Reading, day: date) -> str:
+    if statement.kind == "hedge":
+        return "working"
+    if statement.kind != "roster" and (
+        any(f.attribute.startswith("like:") and not _past(reading, f) for f in reading.facets)
+        or _FAVOURITE.search(statement.plain)
+    ):
+        return "preferences"
+    # "We're moving to Bristol next month": where one lives or works stays true after
+    # the day it happens, so it does not fade like an appointment
+    # ("We're in Lisbon next week" is a trip: "be" says no move)
+    settled = any(
+        f.attribute in ("home", "job") and f.subject == "i" for f in reading.facets
+    ) and any(t.lemma_.lower() in _SETTLING for t in reading.doc)
+    if any(r.first > day for r in statement.dates) and not settled:
+        return "events"
+    return "facts"
+
+
+def _past(reading: Reading, facet: Facet) -> bool:
+    """ "I loved reading Charlotte's Web as a kid": a liking said in the past tense is
+    what happened then (a fact that stays true), not a taste that drifts."""
+    return bool(facet.tokens) and reading.doc[facet.tokens[0]].tag_ == "VBD"
+
+
+def _entities(reading: Reading, speakers: set[str]) -> list[str]:
+    out = []
+    for ent in reading.doc.ents:
+        if ent.label_ in _TOPIC_LABELS and ent.text.casefold() not in speakers:
+            if "\n" in ent.text:
+                continue  # a name never spans lines; the small model sometimes says so
+            text = " ".join(ent.text.split()).strip(" .,:;-")
+            if any(c.isalpha() for c in text) and text not in out:
+                out.append(text)
+    return out
+
+
+def _topic(reading: Reading, speakers: set[str]) -> str:
+    for name in _entities(reading, speakers):
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z-]+", name) if good_label(w)]
+        if words:
+            return " ".join(words)
+    nouns = [
+        t.lemma_.lower()
+        for t in reading.doc
+        if t.pos_ == "NOUN"
+        and good_label(t.lemma_)
+        and t.dep_ in ("dobj", "pobj", "nsubj", "attr", "nsubjpass")
+    ]
+    nouns += [t.lemma_.lower() for t in reading.doc if t.pos_ == "NOUN" and good_label(t.lemma_)]
+    return nouns[0] if nouns else "general"
+
+
+def _tags(reading: Reading, speakers: set[str], *, who: str | None) -> list[str]:
+    tags = [name.lower() for name in _entities(reading, speakers)][:3]
+    if who:
+        tags.append(who.lower())
+    return list(dict.fromkeys(tags))
+
+
+def _names(reading: Reading, speakers: set[str]) -> set[str]:
+    return {e.casefold() for e in _entities(reading, speakers)}
+
+
+def _relate(
+    drafts: Sequence[Draft],
+    candidates: Sequence[Candidate],
+    readings: Mapping[str, Reading],
+    speakers: set[str],
+) -> list[DraftLink]:
+    names = {key: _names(reading, speakers) for key, reading in readings.items()}
+    # A name in most of a big job's memories is the conversation's subject, not a
+    # distinguishing one.
+    counts = Counter(n for d in drafts for n in names[d.key])
+    common = {n for n, c in counts.items() if len(drafts) >= 4 and c > len(drafts) / 2}
+    links: list[DraftLink] = []
+    degree: Counter[str] = Counter()
+    others = [d.key for d in drafts] + [c.key for c in candidates]
+    for i, draft in enumerate(drafts):
+        for other in others[i + 1 :]:
+            if degree[draft.key] >= MAX_LINKS_PER_MEMORY:
+                break
+            if degree[other] >= MAX_LINKS_PER_MEMORY:
+                continue
+            if (names[draft.key] & names[other]) - common:
+                links.append(DraftLink(source=draft.key, target=other, type="same-entity"))
+                degree[draft.key] += 1
+                degree[other] += 1
+    linked = {(link.source, link.target) for link in links}
+    for same_message in (True, False):
+        for before, after in zip(drafts, drafts[1:], strict=False):
+            if (
+                (before.sources[:1] == after.sources[:1]) == same_message
+                and (before.key, after.key) not in linked
+                and degree[before.key] < MAX_LINKS_PER_MEMORY
+                and degree[after.key] < MAX_LINKS_PER_MEMORY
+            ):
+                if same_message:
+                    links.append(
+                        DraftLink(source=before.key, target=after.key, type="same-context")
+                    )
+                else:
+                    links.append(DraftLink(source=after.key, target=before.key, type="follows"))
+                degree[before.key] += 1
+                degree[after.key] += 1
+                linked.add((before.key, after.key))
+    return links

@@ -1,0 +1,259 @@
+"""Reconcile without a model: which new statement replaces which memory, and how.
+
+A correction is a new value for the same (subject, attribute) facet
+(``memories.extraction.offline.facets``) said by the same speaker. When exactly one memory the
+index offers holds that facet, it is rewritten: the new statement, then, in brackets,
+the old statement's words that the new one does not contradict ("... it was $1,400
+(for a Herman Miller Aeron chair from the Design Within Reach store)"), each piece as
+it was said; its other sentences stay as they were. Nothing else is written into it:
+no value is moved into a sentence about something else. When several memories could
+be meant, or a statement ends a relation ("I left Unilever", "Liam and I broke up"),
+the new memory is stored with a ``supersedes`` link to each, and retrieval ranks it
+above them. A statement that says nothing new (every name and noun of it already in
+one memory) adds its source to that memory. Statements of one job are reconciled with
+each other the same way (a later one supersedes an earlier one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from spacy.tokens import Token
+
+from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
+from memories.extraction.offline.facets import without_speaker as speaker_free
+from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
+
+SUPERSEDES = "supersedes"
+_MARKED_ATTRIBUTES = (
+    "when",
+    "where",
+    "price",
+    "colour",
+    "count",
+)  # need a correction word to count
+
+
+def reconcile(
+    *,
+    drafts: Sequence[Draft],
+    candidates: Sequence[Candidate],
+    candidates_for: Mapping[str, Sequence[str]],
+    readings: Mapping[str, Reading],
+) -> tuple[list[Rewrite], list[DraftLink]]:
+    by_key = {c.key: c for c in candidates}
+    folds: dict[str, list[tuple[Draft, Facet | None]]] = {}
+    links: list[DraftLink] = []
+    endings: list[tuple[Draft, list[str]]] = []
+    for draft in drafts:
+        new = readings[draft.key]
+        keys = [
+            k
+            for k in candidates_for.get(draft.key, ())
+            if _speaker(by_key[k].memory.text) == _speaker(draft.body)
+        ]
+        matches = [(k, old) for k in keys if (old := correction(new, readings[k])) is not None]
+        if len(matches) == 1:
+            folds.setdefault(matches[0][0], []).append((draft, matches[0][1]))
+            continue
+        if matches:
+            links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k, _ in matches)
+            continue
+        ended = [k for k in keys if _ends(new, readings[k])]
+        if ended:
+            endings.append((draft, ended))
+            continue
+        same = [k for k in keys if _restates(new, readings[k])]
+        if same:
+            folds.setdefault(same[0], []).append((draft, None))
+    for draft, ended in endings:
+        for key in ended:
+            if key in folds and any(f is not None for _, f in folds[key]):
+                folds[key].insert(0, (draft, None))  # "I left Unilever." joins the rewrite
+                break
+        else:
+            links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k in ended)
+    # Within the job: a later statement supersedes an earlier one it corrects.
+    folded = {d.key for parts in folds.values() for d, _ in parts}
+    for i, later in enumerate(drafts):
+        if later.key in folded:
+            continue
+        for earlier in drafts[:i]:
+            if earlier.key in folded or _speaker(earlier.body) != _speaker(later.body):
+                continue
+            new, old = readings[later.key], readings[earlier.key]
+            if correction(new, old) is not None or _ends(new, old):
+                links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
+    rewrites = []
+    for key, parts in folds.items():
+        old = by_key[key].memory.text
+        facets = [f for _, f in parts if f is not None]
+        if not facets:
+            rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=old))
+            continue
+        body = corrected_body(readings[key], facets[0], [d.body for d, _ in parts])
+        rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=body))
+    return rewrites, links
+
+
+def _of(reading: Reading, attribute: str) -> set[str]:
+    return {f.subject for f in reading.facets if f.attribute == attribute}
+
+
+def _ends(new: Reading, old: Reading) -> bool:
+    """``new`` says what ``old`` names is over: a relation ended ("I left Unilever") or
+    a state the speaker had ("I'm no longer vegan" after "I'm vegan")."""
+    return bool((new.endings | new.stopped) & names(old)) or bool(new.stopped & old.holds)
+
+
+def correction(new: Reading, old: Reading) -> Facet | None:
+    """The facet of ``old`` that ``new`` gives a new value for, if exactly one. A new
+    role ("I'm a senior designer now") counts only when nothing else changed and both
+    name the same workplace ("still at Pentagram"): "I'm a vegetarian" is no new job."""
+    return _changed(new, old, roles=False) or (
+        _changed(new, old, roles=True) if names(new) & names(old) else None
+    )
+
+
+def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
+    found = []
+    for facet in new.facets:
+        for before in old.facets:
+            if facet.attribute != before.attribute or (facet.attribute == "role") != roles:
+                continue
+            if facet.subject != before.subject and not (
+                facet.subject == PRONOUN and len(_of(old, facet.attribute)) == 1
+            ):
+                continue  # "it" is the one thing the old memory gives this attribute for
+            if facet.value == before.value:
+                continue
+            if facet.attribute in _MARKED_ATTRIBUTES and not new.marked:
+                continue
+            if before not in found:
+                found.append(before)
+    # two readings of one value ("my favourite colour is green": an identity and a
+    # colour) are one correction; two different values are ambiguous
+    values = {tuple(f.tokens) for f in found}
+    if len(values) != 1:
+        return None
+    return next((f for f in found if f.exact), found[0])
+
+
+def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
+    """The new statements, then the old one's uncontradicted words in brackets, then the
+    old memory's other sentences."""
+    doc = old.doc
+    sentence = doc[facet.tokens[0]].sent
+    removed = set(facet.tokens) | _contradicted(doc[facet.tokens[0]], facet)
+    removed |= _resolved_note(doc, max(facet.tokens))
+    new_words = {w.casefold() for text in news for w in text.replace(",", " ").split()}
+    pieces: list[list[Token]] = [[]]
+    for token in sentence:
+        if token.i in removed:
+            if pieces[-1]:
+                pieces.append([])
+            continue
+        pieces[-1].append(token)
+    kept = [words for piece in pieces if (words := _strip(piece))]
+    fresh = [
+        t
+        for words in kept
+        for t in words
+        if t.pos_ in ("NOUN", "PROPN", "NUM") and t.lower_ not in new_words
+    ]
+    # the old statement, quoted without what the new one contradicts; nothing when the
+    # new one already says all of its names and nouns
+    kept = ["".join(t.text_with_ws for t in words).strip() for words in kept] if fresh else []
+    head = news[0].rstrip()
+    rest = [_without_prefix(text) for text in news[1:]]
+    body = " ".join([head, *rest])
+    if kept:
+        end = body[-1] if body[-1] in ".!" else ""
+        body = f"{body[:-1] if end else body} ({' … '.join(kept)}){end or '.'}"
+    others = [s.text.strip() for s in doc.sents if s.start != sentence.start and s.text.strip()]
+    return "\n\n".join([body, *others]) if others else body
+
+
+def _contradicted(value: Token, facet: Facet) -> set[int]:
+    """Words of the old sentence that go with the old value: a new home's details are
+    not the old home's ("in a terrace house near the viaduct"), a new job's role is not
+    the old one's; an identity or a liking is replaced whole."""
+    sentence = value.sent
+    if facet.attribute == "is" or facet.attribute.startswith("like:"):
+        return {t.i for t in sentence}
+    if facet.attribute == "job":
+        attr = next((t for t in sentence if t.dep_ == "attr"), None)
+        out = {t.i for t in attr.subtree} if attr is not None else set()
+        for token in sentence:  # the old role: "as a designer"
+            if token.dep_ == "prep" and token.lower_ == "as":
+                out |= {t.i for t in token.subtree}
+        return out
+    if facet.attribute == "count":
+        # "3 hens, Dolly, Marge and Peggy": who was counted goes with how many
+        noun = value.head
+        out = {t.i for c in noun.children if c.dep_ in ("appos", "conj") for t in c.subtree}
+        listed = []
+        for token in sentence[noun.i + 1 - sentence.start :]:
+            if token.pos_ not in ("PROPN", "PUNCT", "CCONJ") or token.text in (".", "!"):
+                break
+            listed.append(token.i)
+        if any(sentence.doc[i].pos_ == "PROPN" for i in listed):
+            out |= set(listed)
+        return out
+    if facet.attribute == "home":
+        verb = value.head.head
+        out = set()
+        for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ != "with"):
+            out |= {t.i for t in prep.subtree}
+        # "in Durham, in a terrace house": the appositive places hang off the first
+        for token in sentence:
+            if (
+                token.dep_ == "prep"
+                and token.lower_ in ("in", "near", "at", "on")
+                and token.i > value.i
+            ) and not any(a.lower_ == "with" for a in token.ancestors):
+                out |= {t.i for t in token.subtree}
+        return out
+    return set()
+
+
+def _resolved_note(doc, after: int) -> set[int]:
+    """The "(2026-06-06)" written beside an old date goes with it."""
+    if after + 1 < len(doc) and doc[after + 1].text == "(":
+        for token in doc[after + 1 : after + 12]:
+            if token.text == ")":
+                return set(range(after + 1, token.i + 1))
+    return set()
+
+
+def _strip(tokens: list[Token]) -> list[Token]:
+    start, end = 0, len(tokens)
+    while start < end and (tokens[start].is_punct or tokens[start].dep_ == "cc"):
+        start += 1
+    while end > start and (tokens[end - 1].is_punct or tokens[end - 1].dep_ == "cc"):
+        # a resolved date's note keeps its closing bracket: "June 3rd (2026-06-03)"
+        if tokens[end - 1].text == ")" and _opened(tokens[start : end - 1]):
+            break
+        end -= 1
+    return tokens[start:end]
+
+
+def _opened(tokens: list[Token]) -> bool:
+    return sum(t.text == "(" for t in tokens) > sum(t.text == ")" for t in tokens)
+
+
+def _restates(new: Reading, old: Reading) -> bool:
+    words = {t.lemma_.lower() for t in new.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
+    have = {t.lemma_.lower() for t in old.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
+    return len(words) >= 2 and words <= have
+
+
+def _speaker(text: str) -> str:
+    """The ``Name: `` a named speaker's memory starts with ("" for the user's own)."""
+    body = speaker_free(text)
+    return text[: len(text) - len(body)].removesuffix(": ") if body != text else ""
+
+
+def _without_prefix(text: str) -> str:
+    speaker = _speaker(text)
+    return text[len(speaker) + 2 :] if speaker else text

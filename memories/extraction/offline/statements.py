@@ -1,0 +1,1269 @@
+"""A message's statements worth keeping, one fact each, in the speaker's words.
+
+Read from the parse of each sentence (``memories.extraction.offline.language``):
+
+* a **question**, a request ("Can you suggest ...", "Give me ..."), a greeting, a
+  reaction or a passing feeling ("I'm so nervous", "That's what sold me") states no
+  fact; a **joke** or hyperbole ("..., ha.", "lol", "basically X at this point") and a
+  **hypothetical** ("If I won the lottery I'd ...") are not the user's facts either;
+  a **hedge** ("I might buy ...") is kept only with its hedge and only when it names
+  something (kind ``hedge``);
+* coordinated **clauses** with their own subject ("I'm a pharmacist at Walgreens and I
+  rent a flat in Tucson") become separate statements, and so do coordinated objects
+  that each carry their own value ("Got a Kindle for $149 and headphones for $299": the
+  second keeps the verb they share); a clause or sentence whose subject is a pronoun
+  ("she's flying to Seoul") stays with the one it refers back to;
+* a **list**, roster or schedule (a line ending in ``:`` with items under it, or a
+  sentence with a ``:`` heading and several items) stays one statement.
+
+Each statement keeps its words as said; a resolved date is written beside its phrase
+("on Friday (2026-03-13)") by ``memories.extraction.offline.dates``.
+"""
+
+from __future__ import annotations
+
+import re
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import date
+
+from spacy.tokens import Doc, Span, Token
+
+from memories.extraction.offline.dates import Resolved, resolve_dates
+from memories.extraction.offline.language import parse
+from memories.extraction.offline.words import (
+    CORRECTION,
+    FEELINGS,
+    HEDGE,
+    HYPOTHETICAL,
+    INTERJECTIONS,
+    JOKE,
+    LAUGHTER,
+    VAGUE_NOUNS,
+    content_words,
+    good_label,
+    interjection,
+    word_set,
+)
+
+MAX_STATEMENT_CHARS = 1200
+_SPEAKERS: ContextVar[frozenset[str]] = ContextVar("speakers", default=frozenset())
+_ANSWERING: ContextVar[bool] = ContextVar("answering", default=False)
+# details said without a verb before any statement of the message ("£1,199, which ..."):
+# they belong to the short answer the message opens with, if it has one
+_ORPHANS: ContextVar[list[list[Token]] | None] = ContextVar("orphans", default=None)
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
+_THIRD_PERSON = word_set("he she it they this that these those there")
+_FIRST_PERSON = word_set("i we")
+_SUBJECT_PRONOUNS = _THIRD_PERSON | _FIRST_PERSON | {"you"}
+_FINITE_TAGS = frozenset(("VBZ", "VBP", "VBD", "MD"))
+_CONTRACTIONS = word_set("'m 's 're 've 'd 'll ’m ’s ’re ’ve ’d ’ll")
+_SKIP_AFTER_BREAK = frozenset(("cc", "punct", "advmod", "intj", "prep", "mark", "npadvmod"))
+_REQUEST = re.compile(
+    r"^(?:can|could|would|will)\s+(?:you|u)\b|^(?:please|let me|let's|tell me|give me|remind me|"
+    r"help me|any (?:good|ideas|tips|recommendations))\b",
+    re.IGNORECASE,
+)
+_QUESTION_AUX = word_set(
+    "is are was were do does did can could would will should shall have has am"
+)
+_CONTRACTED_AUX = word_set("'s ’s 're ’re 'd ’d 'll ’ll")
+_QUESTION_SUBJECTS = word_set("i you u we they it he she there this that these those my your")
+_QUESTION_WORDS = word_set("how what where when why which who whom whose")
+_LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
+# said before a clause, never part of it ("wait actually it's £1,530", "nah clubs aren't
+# my thing"); not "no", "right", "morning": those can be the clause's own first word
+_FILLERS = word_set(
+    "wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw wow oops"
+)
+_VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
+
+
+@dataclass
+class Statement:
+    """One statement of a message: its words as said, and with dates resolved."""
+
+    plain: str  # as said (cleaned of leading fillers)
+    text: str  # with resolved dates beside their phrases
+    kind: str = "fact"  # fact | roster | hedge
+    dates: list[Resolved] = field(default_factory=list)
+
+
+def statements(
+    content: str,
+    *,
+    day: date,
+    speakers: frozenset[str] = frozenset(),
+    answers: bool = False,
+    asked: bool = False,
+) -> list[Statement]:
+    """The statements of one message said on ``day`` (see the module docstring);
+    ``speakers`` (lower case) are the conversation's names, which state no fact.
+    ``answers``: the message answers a question put to its speaker ("How long have
+    you been married?"), so a short answer with a number or a name ("5 years
+    already!") is kept as said when nothing else is; the question is its cue.
+    ``asked``: a question was put that makes no cue; a short answer must then name
+    something (a name or a number that is no date)."""
+    token = _SPEAKERS.set(frozenset(speakers))
+    answering = _ANSWERING.set(answers)
+    orphans = _ORPHANS.set([])
+    try:
+        found = _statements(content, day)
+        if answers or asked:
+            # "Dexcom G7. I've had type 1 since I was 9": the first words answer the
+            # question asked, whatever the message goes on to say
+            short = _short_answer(content, day, fragment=bool(found), named=not answers)
+            if short and not any(_overlaps(short[0], statement) for statement in found):
+                # "A Bernina 335 from John Lewis. £1,199, which ...": the details after
+                # the answer, said without a verb, are the answer's
+                for clause in _ORPHANS.get() or []:
+                    if _text(clause).rstrip(".!") not in short[0].plain:
+                        _append(short[0], clause, day, same_sentence=False)
+                if found and _OWNED.match(found[0].plain):
+                    # "cockatiel. his name is Wasabi": what is the answer's is said with it
+                    _join(short[0], found.pop(0))
+                found = short + found
+        return found
+    finally:
+        _SPEAKERS.reset(token)
+        _ANSWERING.reset(answering)
+        _ORPHANS.reset(orphans)
+
+
+def _only_interjections(sent: Span) -> bool:
+    words = [t.text for t in sent if not t.is_punct]
+    return bool(words) and all(interjection(w) for w in words)
+
+
+def _overlaps(one: Statement, other: Statement) -> bool:
+    a, b = one.plain.casefold().rstrip(".!"), other.plain.casefold().rstrip(".!")
+    return a in b or b in a
+
+
+def _short_answer(
+    content: str, day: date, *, fragment: bool = False, named: bool = False
+) -> list[Statement]:
+    """The message's first sentence as the answer to the question before it, when it
+    names something specific; with ``fragment``, only when it has no verb ("Dexcom G7.",
+    "End of April.") and the message is no list."""
+    if fragment and any(_BULLET.match(line) for line in content.splitlines()):
+        return []
+    doc = parse(" ".join(_asides(content)[0].split()))
+    # "yesss. a Brompton in racing green": the answer follows the yes
+    first = next((s for s in doc.sents if not _only_interjections(s)), None)
+    if first is None or _is_question(first) or _joke(first) or HYPOTHETICAL.search(first.text):
+        return []
+    opening = _first_word(first)
+    if opening is not None and opening.tag_ == "VB" and opening.pos_ == "VERB":
+        return []  # "ask me again in six months": a request, not an answer
+    words = [t for t in first if not t.is_punct]
+    if named and not any(
+        _specific(t) and t.ent_type_ not in ("DATE", "TIME") and (t.pos_ == "PROPN" or t.is_digit)
+        for t in words
+    ):
+        return []  # "Not at all, I'm the nervous one": no name, no figure
+    # a noun and its modifiers that are no courtesy answer "What voice part do you
+    # sing?" ("Baritone.") or "What do you do?" ("paediatric nurse.")
+    head = words[-1] if words else None
+    noun = (
+        head is not None
+        and len(words) <= 3
+        and head.pos_ == "NOUN"
+        and good_label(head.text)
+        and head.lemma_.lower() not in _COURTESIES
+        and all(t.pos_ in ("ADJ", "NOUN", "PROPN") and t.lower_ not in FEELINGS for t in words)
+    )
+    if fragment and (
+        any(t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBN", "VBG") for t in words)
+        or re.search(r":(?:\s|$)", first.text)
+        or not noun
+        and not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
+    ):
+        return []
+    # one word is enough for a name that answers "which bank are you with?" ("Monzo.");
+    # a noun phrase answers "What kind of work keeps you up?" ("air traffic controller")
+    # whether or not the message goes on to say more
+    named = noun or any(_specific(t) and t.pos_ == "PROPN" for t in words)
+    if len(words) < (1 if named else 2) or not any(_specific(t) or fragment or noun for t in words):
+        return []
+    return [_statement(list(first), day, kind="fact")]
+
+
+def _statements(content: str, day: date) -> list[Statement]:
+    found: list[Statement] = []
+    lines = [line.rstrip() for line in content.replace("\r\n", "\n").split("\n")]
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if not line:
+            continue
+        if line.endswith(":") and i < len(lines) and _BULLET.match(lines[i]):
+            items = []
+            while i < len(lines) and _BULLET.match(lines[i]):
+                items.append(_BULLET.sub("", lines[i]).strip())
+                i += 1
+            *before, heading = _sentence_texts(line)
+            for text in before:
+                found.extend(_from_text(text, day, found))
+            roster = heading + "\n" + "\n".join(f"- {item}" for item in items if item)
+            found.append(_roster(roster, day, bullets=True))
+            continue
+        if _BULLET.match(line) and i < len(lines) and _BULLET.match(lines[i]):
+            # items without a heading ("- monstera: every 10 days\n- orchid: ..."): a list
+            items = [_BULLET.sub("", line).strip()]
+            while i < len(lines) and _BULLET.match(lines[i]):
+                items.append(_BULLET.sub("", lines[i]).strip())
+                i += 1
+            separate = [_from_text(item, day, []) for item in items if item]
+            stated = sum(1 for said in separate if said)
+            if 2 * stated >= len(separate):
+                # "- i teach year 6 at St Anselm's\n- allergic to shellfish": among my
+                # statements, a predicate without its subject is one more about me
+                separate = [
+                    said or _bare_predicate(item, day)
+                    for said, item in zip(separate, [x for x in items if x], strict=True)
+                ]
+            if not any(_LABEL.match(item) for item in items) and all(
+                len(said) == 1 and said[0].kind != "roster" for said in separate
+            ):
+                # "- new phone is a Pixel 9a\n- joined the PureGym on Leith Walk": each
+                # bullet a statement of its own, not the items of one list
+                found.extend(said[0] for said in separate)
+            else:
+                found.append(_listed(items, day))
+            continue
+        if _LABEL.match(line) and i < len(lines) and _LABEL.match(lines[i].strip()):
+            # "monday push: bench 4x8 at 70kg\nwednesday pull: deadlift 3x5 at 120kg":
+            # labelled lines without bullets, a list all the same
+            items = [line]
+            while i < len(lines) and _LABEL.match(lines[i].strip()):
+                items.append(lines[i].strip())
+                i += 1
+            found.append(_listed(items, day))
+            continue
+        items = [item.strip() for item in _SLASHES.split(line)]
+        if len(items) >= 3 and all(items):
+            # "monday push: bench 4x8 at 70kg / wednesday pull: ... / friday legs: ...":
+            # a list typed on one line
+            found.append(_listed(items, day))
+            continue
+        prose, asides = _asides(_BULLET.sub("", line))
+        sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
+        labelled = sum(1 for text in sentences if _LABEL.match(text))
+        if labelled >= 2 and 2 * labelled >= len(sentences):
+            # "Leo: swimming on Mondays at 4:30. Ada: violin on Tuesdays at 5.": a
+            # schedule typed as sentences, one label each
+            found.append(_listed(sentences, day))
+            for aside in asides:
+                found[-1].plain, found[-1].text = (
+                    f"{x} {aside}" for x in (found[-1].plain, found[-1].text)
+                )
+            continue
+        last = not any(rest.strip() for rest in lines[i:])
+        found.extend(_from_text(prose, day, found, announces=last) if prose.strip() else [])
+        for aside in asides:  # "[shared a photo: ...]": what the message attached
+            if found:
+                found[-1].plain = f"{found[-1].plain} {aside}"
+                found[-1].text = f"{found[-1].text} {aside}"
+            else:
+                found.append(Statement(plain=aside, text=aside))
+    return [s for s in found if s.plain]
+
+
+_LABEL = re.compile(r"[\w'’&]+(?: [\w'’&]+){0,2}:\s")  # "Leo: ", "Both of them: "
+_COURTESIES = frozenset(
+    ["thank", "thanks", "cheers", "congrats", "congratulations", "problem", "pleasure", "luck"]
+)
+_SLASHES = re.compile(r"\s+/\s+")  # spaced: not "5/6" or "and/or"
+_ASIDE = re.compile(r"\[[^\[\]\n]{3,300}\]")
+
+
+def _asides(line: str) -> tuple[str, list[str]]:
+    """A line without its bracketed asides (an attachment's description, as a chat app
+    writes it), and the asides as they were written."""
+    asides = [m.group(0) for m in _ASIDE.finditer(line)]
+    return _ASIDE.sub(" ", line).strip(), asides
+
+
+def _sentence_texts(line: str) -> list[str]:
+    return [s.text.strip() for s in parse(line).sents if s.text.strip()]
+
+
+def _bare_predicate(text: str, day: date) -> list[Statement]:
+    """An adjective and the preposition of what it is about, said without a subject
+    ("allergic to shellfish (the EpiPen kind)", "fluent in Welsh"): a statement about
+    the speaker when said among theirs."""
+    doc = parse(text)
+    words = [t for t in doc if not t.is_punct]
+    if (
+        len(words) < 3
+        or words[0].tag_ != "JJ"
+        or words[0].lower_ in FEELINGS
+        or words[1].lower_ not in _PREDICATE_PREPS
+        or not words[2].is_alpha
+        or any(_finite(t) for t in doc)
+    ):
+        return []
+    return [_statement(list(doc), day, kind="fact")]
+
+
+_PREDICATE_PREPS = word_set("to of in with about from on at for")
+
+
+def _listed(items: list[str], day: date) -> Statement:
+    """Items said as a list, however typed, as one roster of bullets."""
+    return _roster("\n".join(f"- {item}" for item in items if item), day, bullets=True)
+
+
+def _roster(text: str, day: date, *, bullets: bool = False) -> Statement:
+    doc = parse(text)
+    dates = resolve_dates(doc[:], day, schedule=bullets)
+    return Statement(plain=text, text=_render(list(doc), dates), kind="roster", dates=dates)
+
+
+def _from_text(
+    text: str, day: date, before: list[Statement], *, announces: bool = False
+) -> list[Statement]:
+    """Statements of a line of prose; ``before`` (this message's so far) takes
+    a sentence that refers back to it. ``announces``: the line ends the message."""
+    doc = parse(text)
+    out: list[Statement] = []
+    lead = ""  # a sentence of a few verbless words just before ("his pills.")
+    for sent in doc.sents:
+        words = sent.text.strip()
+        if not words:
+            continue
+        if announces and words.endswith(":") and sent.end == len(doc):
+            # "here's the basics about me for your notes:" ending a message announces
+            # what the next one says, and says nothing itself
+            continue
+        if _is_question(sent):
+            # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
+            sent = _before_question(sent)
+            if sent is None:
+                continue
+            words = sent.text.strip()
+        if HYPOTHETICAL.search(words):
+            continue
+        clauses = _clauses(sent)
+        if _joke(sent):
+            # "my brother started his PhD in Delft so everyone's sending a million
+            # photos": hyperbole is a joke of its own clause, the others still stand;
+            # laughter over a sentence naming nothing is a joke of all of it
+            kept = [c for c in clauses if not JOKE.search(_span_of(c).text)]
+            if not JOKE.search(words) or not kept or len(kept) == len(clauses):
+                continue
+            clauses = kept
+        if _is_list(sent):
+            items = _without_heading(sent, clauses)
+            if not _clause_items(sent, items):
+                out.append(_roster(words, day))
+                continue
+            clauses = items  # "quick facts before I forget: im pescatarian, ...": mine
+        if _verbless_list(sent):
+            # "his pills. amlodipine 5mg at 8am, gliclazide 80mg with lunch, ...": items
+            # with their numbers, under the few words that said what they are
+            heading = f"{_ended(lead)} " if lead else ""
+            out.append(_roster(heading + words, day))
+            continue
+        lead = words if _heading_fragment(sent) else ""
+        previous = (out or before)[-1] if (out or before) else None
+        if _parallel(clauses):
+            out.append(_roster(words, day))  # "Ana gets Theo, Theo gets Ingrid, ...": pairings
+            continue
+        for n, clause in enumerate(clauses):
+            clause = _trim(clause)
+            if not clause:
+                continue
+            refers_back = _refers_back(clause)
+            if previous is not None and refers_back and (n > 0 or previous in out or before):
+                if previous.kind == "roster" or _informative(clause, allow_pronoun=True):
+                    _append(previous, clause, day, same_sentence=n > 0)
+                continue
+            if not _informative(clause) and not (
+                # "When do you start?" "Thank you! I'm starting next month.": the first
+                # clause of an answer says it of what the question names
+                _ANSWERING.get() and not out and not before and _answers(clause)
+            ):
+                if previous is not None and _value_fragment(clause):
+                    # "Booked flights to Oaxaca! Volaris, $412 each": the detail of the
+                    # statement before, said without a verb
+                    _append(previous, clause, day, same_sentence=n > 0)
+                elif previous is None and _value_fragment(clause):
+                    orphaned = _ORPHANS.get()
+                    if orphaned is not None:
+                        orphaned.append(clause)
+                continue
+            hedged = _hedged(clause)
+            if hedged and not _names_a_thing(clause):
+                continue  # "I want to plan something": a hedge about nothing in particular
+            statement = _statement(clause, day, kind="hedge" if hedged else "fact")
+            out.append(statement)
+            previous = statement
+    return out
+
+
+def _hedged(tokens: list[Token]) -> bool:
+    """A hedge on the clause itself: "probably" in "it lives in bay 14, which is probably
+    why the battery died" hedges the relative clause, not where it lives."""
+    inside = {t.i for t in tokens}
+    main = [t for t in tokens if not _in_relative_clause(t, inside)]
+    return bool(main) and bool(HEDGE.search(_text(main)))
+
+
+def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
+    span_dates = [r for r in resolve_dates(_span_of(tokens), day) if r.end in {t.i for t in tokens}]
+    return Statement(
+        plain=_text(tokens), text=_render(tokens, span_dates), kind=kind, dates=span_dates
+    )
+
+
+def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentence: bool) -> None:
+    extra = _statement(tokens, day, kind=previous.kind)
+    if len(previous.plain) + len(extra.plain) > MAX_STATEMENT_CHARS:
+        return
+    joiner = ", " if same_sentence else " "
+    if same_sentence:
+        previous.plain = previous.plain.rstrip(".!;") + joiner + _lower_first(extra.plain)
+        previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(extra.text)
+    else:
+        # a sentence of its own: the one before ends, even after a date note ("(2026-08)")
+        previous.plain = f"{_ended(previous.plain)}{joiner}{extra.plain}"
+        previous.text = f"{_ended(previous.text)}{joiner}{extra.text}"
+    previous.dates.extend(extra.dates)
+
+
+_OWNED = re.compile(r"^(?:His|Her|Its|Their)\s+\w+")
+
+
+def _join(previous: Statement, extra: Statement) -> None:
+    """``extra`` said after ``previous``, as one statement."""
+    previous.plain = f"{_ended(previous.plain)} {extra.plain}"
+    previous.text = f"{_ended(previous.text)} {extra.text}"
+    previous.dates.extend(extra.dates)
+
+
+def _ended(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _lower_first(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    if first in ("I", "I'm", "I've", "I'd", "I'll") or (len(first) > 1 and first[1:2].isupper()):
+        return text
+    return text[:1].lower() + text[1:] if not _is_name(first) else text
+
+
+def _is_name(word: str) -> bool:
+    doc = parse(word)
+    return len(doc) > 0 and doc[0].pos_ == "PROPN"
+
+
+# --- what a sentence is -------------------------------------------------------------
+
+
+def _is_question(sent: Span) -> bool:
+    words = sent.text.strip()
+    if words.endswith("?") or "?" in words.rstrip("?!. ")[-3:]:
+        return True
+    start = _first_word(sent)
+    if start is None:
+        return False
+    if _REQUEST.match(words[start.idx - sent.start_char :]):
+        return True
+    # Typed without its "?": "is it normal for ...", "how do I get ...", and after a
+    # lead-in ("ok random q but is it ...")
+    tokens = [t for t in sent if t.i >= start.i]
+    openings = [0] + [k + 1 for k, t in enumerate(tokens[:5]) if t.lower_ in ("but", ",")]
+    if any(_asks(tokens[k:]) for k in openings if k < len(tokens)):
+        return True
+    # "Filling in the school form again, can you keep my contacts ...": a request put
+    # after a comma, however long the lead-in
+    return any(
+        t.text == "," and _REQUEST.match(sent.doc[t.i + 1 : sent.end].text) for t in tokens[5:-2]
+    )
+
+
+def _before_question(sent: Span) -> Span | None:
+    """The statement a question's sentence opens with, up to the comma the question
+    begins after ("Going to Lisbon in May, any tips?"); None when there is none."""
+    tokens = list(sent)
+    for k in range(len(tokens) - 2, 0, -1):
+        if tokens[k].text != ",":
+            continue
+        rest = [t for t in tokens[k + 1 :] if not (t.pos_ == "INTJ" or t.lower_ in INTERJECTIONS)]
+        if not (
+            _asks(rest)
+            or (rest and rest[0].lower_ in ("any", "anything", "thoughts"))
+            or (rest and _REQUEST.match(sent.doc[rest[0].i : sent.end].text))
+        ):
+            continue
+        lead = sent.doc[sent.start : tokens[k].i]
+        if _is_question(lead) or not any(t.pos_ in ("VERB", "AUX") for t in lead):
+            return None
+        return lead
+    return None
+
+
+def _parallel(clauses: list[list[Token]]) -> bool:
+    """Three or more clauses on one verb, each with its own subject ("Marisol gets Theo,
+    Theo gets Ingrid, Ingrid gets me"): a roster said in a sentence."""
+    if len(clauses) < 3:
+        return False
+    verbs = []
+    for clause in clauses:
+        verb = next((t for t in clause if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux"), None)
+        subject = any(t.dep_ in ("nsubj", "nsubjpass") for t in clause)
+        if verb is None or not subject:
+            return False
+        verbs.append(verb.lemma_.lower())
+    return len(set(verbs)) == 1
+
+
+def _answers(tokens: list[Token]) -> bool:
+    """A clause that answers the question before it: a finite verb that is no request,
+    with a date, a frequency or a word of content, not only a feeling."""
+    first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
+    if first is None or (first.tag_ == "VB" and first.pos_ in ("VERB", "AUX")):
+        return False
+    if not any(_finite(t) for t in _main_verbs(tokens)) or _joke(_span_of(tokens)):
+        return False
+    if not any(t.dep_ in ("nsubj", "nsubjpass") for t in tokens):
+        return False  # "Soooo excited.": a reaction, whoever it is of
+    dated = any(
+        t.ent_type_ in ("DATE", "TIME") and t.lower_ not in ("today", "now") for t in tokens
+    )
+    often = any(t.lower_ in ("once", "twice", "every", "daily", "weekly") for t in tokens)
+    return dated or often or any(_content(t) for t in tokens)
+
+
+def _value_fragment(tokens: list[Token]) -> bool:
+    """Words without a verb that name something specific: "Volaris, $412 each",
+    "six of us", "small firm downtown, Pruitt & Vance", "£1,199, which my bank account
+    is still recovering from" (a relative clause on the detail is no verb of its own)."""
+    words = [t for t in tokens if not t.is_punct]
+    inside = {t.i for t in tokens}
+    return (
+        len(words) >= 2
+        and not any(t.pos_ in ("VERB", "AUX") and not _in_relative_clause(t, inside) for t in words)
+        and any(_specific(t) for t in words)
+        and not LAUGHTER.fullmatch(" ".join(t.text for t in words))
+    )
+
+
+def _in_relative_clause(token: Token, inside: set[int]) -> bool:
+    """The token is part of a relative clause within the clause ("£1,199, which my bank
+    account is still recovering from", "... car park which is probably why the battery
+    died")."""
+    return any(
+        a.i in inside
+        and (
+            a.dep_ == "relcl"
+            or a.dep_ in ("advcl", "acl", "ccomp")
+            and any(c.tag_ in ("WDT", "WP") and c.i < a.i for c in a.children)
+        )
+        for a in (token, *token.ancestors)
+    )
+
+
+def _asks(tokens: list[Token]) -> bool:
+    """The words begin a question: an auxiliary before its subject ("is it", "do you",
+    "can u"), or a question word before an auxiliary ("how do I", "what should we")."""
+    if len(tokens) < 3:
+        return False
+    first, second = tokens[0], tokens[1]
+    inverted = first.lower_ in _QUESTION_AUX and (
+        second.lower_ in _QUESTION_SUBJECTS or second.pos_ in ("PROPN", "DET")
+    )
+    # "where's good for dinner": the auxiliary may be contracted onto the question word;
+    # "my friend Oksana, who's picking me up" is a relative clause, no question
+    asked = (
+        first.lower_ in _QUESTION_WORDS
+        and (second.lower_ in _QUESTION_AUX or second.lower_ in _CONTRACTED_AUX)
+        and first.head.dep_ != "relcl"
+    )
+    return inverted or asked
+
+
+def _first_word(sent: Span) -> Token | None:
+    for token in sent:
+        if token.is_punct or token.lower_ in INTERJECTIONS or token.pos_ == "INTJ":
+            continue
+        return token
+    return None
+
+
+def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
+    """ "basics: my GP is Dr Achterberg, I take levothyroxine, and I'm allergic to
+    ibuprofen": every item after the heading is a clause about me or mine, with its own
+    verb, so they are statements; who does what ("Grace is bringing lasagna, Tariq is
+    doing the salad, and I'm on drinks") is a roster whose pairings are the point."""
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None or len(clauses) < 2:
+        return False
+    after = [t for t in sent if t.i > colon.i]
+    # "I work from home tuesdays and thursdays": an "and" between nouns is no new item
+    items = 1 + sum(
+        1
+        for t in after
+        if t.text in (",", ";") or t.dep_ == "cc" and t.head.pos_ in ("VERB", "AUX")
+    )
+    items -= sum(
+        1 for a, b in zip(after, after[1:], strict=False) if a.text == "," and b.dep_ == "cc"
+    )
+    verbs = set()
+    for clause in clauses:
+        verb = next((t for t in clause if _finite(t)), None)
+        subject = next((t for t in clause if t.dep_ in ("nsubj", "nsubjpass")), None)
+        if verb is None or subject is None:
+            return False
+        mine = subject.lower_ in _FIRST_PERSON or any(
+            c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children
+        )
+        if not mine:
+            return False
+        verbs.add(verb.lemma_.lower())
+    return items <= len(clauses) and len(verbs) > 1
+
+
+def _without_heading(sent: Span, clauses: list[list[Token]]) -> list[list[Token]]:
+    """The clauses after a ``:`` heading that says no fact of its own ("quick facts
+    before I forget:", "for the record:"); a heading with its own verb ("I have two
+    jobs:") stays."""
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None or not clauses or colon.i not in {t.i for t in clauses[0]}:
+        return clauses
+    heading = [t for t in clauses[0] if t.i < colon.i]
+    inside = {t.i for t in heading}
+    tops = [t for t in heading if t.head.i not in inside or t.head.i == t.i]
+    if any(t.pos_ in ("VERB", "AUX") for t in tops):
+        return clauses
+    first = [t for t in clauses[0] if t.i > colon.i]
+    return [first, *clauses[1:]] if first else clauses[1:]
+
+
+def _verbless_list(sent: Span) -> bool:
+    """Three or more items, each with a number, with no verb among them."""
+    if any(t.pos_ in ("VERB", "AUX") and t.tag_ != "VBN" for t in sent):
+        return False
+    items, numbered, current = 0, 0, False
+    for token in [*sent, None]:
+        if token is None or token.text in (",", ";"):
+            items += 1
+            numbered += current
+            current = False
+        elif token.like_num or any(c.isdigit() for c in token.text):
+            current = True
+    return items >= 3 and numbered >= 3
+
+
+def _heading_fragment(sent: Span) -> bool:
+    """A few words without a verb that can head what follows ("His pills.")."""
+    words = [t for t in sent if not t.is_punct]
+    return (
+        0 < len(words) <= 3
+        and not any(t.pos_ in ("VERB", "AUX") for t in words)
+        and any(t.pos_ == "NOUN" and _content(t) for t in words)
+    )
+
+
+def _is_list(sent: Span) -> bool:
+    """A heading and several items: "Weekend roster: - Sat: Hana, ..." or "For the
+    potluck: Grace is bringing lasagna, Tariq the salad, and I'm on drinks."."""
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None:
+        return False
+    after = [t for t in sent if t.i > colon.i]
+    items = sum(1 for t in after if t.text in (",", ";") or t.lower_ == "and")
+    return items >= 2 and len(after) >= 5
+
+
+# --- clauses ------------------------------------------------------------------------
+
+
+def _clauses(sent: Span) -> list[list[Token]]:
+    """The sentence cut where an independent clause with its own subject begins."""
+    tokens = list(sent)
+    cuts = [0]
+    colons: list[int] = []
+    for k, token in enumerate(tokens):
+        if token.text == ":":
+            colons.append(token.i)
+        dash = token.text == "-" and k > 0 and bool(tokens[k - 1].whitespace_)  # not "me-time"
+        if k == 0 or not (
+            token.text in (",", ";", "—", "–")
+            or dash
+            or token.dep_ == "cc"
+            or token.lower_ in ("and", "but")
+            # "I'm type 1 diabetic so I need fast sugar": what follows from it is a
+            # clause of its own
+            or token.lower_ == "so"
+        ):
+            continue
+        j = k + 1
+        while j < len(tokens) and (
+            tokens[j].dep_ in _SKIP_AFTER_BREAK
+            and tokens[j].pos_ in ("CCONJ", "PUNCT", "ADV", "INTJ", "SCONJ")
+            or tokens[j].lower_ in ("so", "and", "but", "then", "also", "separately", "plus")
+        ):
+            j += 1
+        while j < len(tokens) and tokens[j].ent_type_ in ("DATE", "TIME"):
+            j += 1
+        subject_end = _subject_at(tokens, j)
+        if subject_end is None and j - k <= 6 and _own_verb_phrase(tokens, k, j):
+            cuts.append(k)  # ", and switched our broadband to ...": a second thing I did
+            continue
+        if subject_end is None or j - k > 6:
+            continue
+        if token.lower_ == "so" and tokens[subject_end].tag_ == "MD":
+            continue  # "I joined a class so I could relax": a purpose, part of its clause
+        if all(
+            t.ent_type_ in ("DATE", "TIME") or t.is_punct or t.pos_ in ("ADP", "DET", "CCONJ")
+            for t in tokens[cuts[-1] : k]
+        ):
+            continue  # "The first weekend of June, we got a campsite": the date is the clause's
+        lead = tokens[cuts[-1] : k]
+        if not any(t.pos_ in ("VERB", "AUX") for t in lead) and (
+            any(t.ent_type_ in ("DATE", "TIME") for t in lead)
+            or token.lower_ in ("and", "or")
+            and lead[-1].pos_ in ("NOUN", "PROPN", "PRON")
+        ):
+            continue  # "Yesterday, for example, I was ...", "my girlfriend and I went": one clause
+        if tokens[j].lower_ in _THIRD_PERSON:
+            continue  # "she's flying to Seoul": stays with what "she" refers to
+        if tokens[j].dep_ == "conj" and tokens[j].head.pos_ in ("NOUN", "PROPN", "PRON"):
+            continue  # "My boyfriend Liam and I are ...": one subject of two people
+        if not _personal_at(tokens, j) and not (
+            token.text in (",", ";") and _copula_after_bare_noun(tokens, j, subject_end)
+        ):
+            continue  # "I saw how counseling and support groups improved ...": a bare noun
+        fresh_start = (
+            token.lower_ in ("and", "but")
+            and k > 0
+            and tokens[k - 1].text == ","
+            and tokens[j].lower_ in ("i", "we")
+        )  # ", and I've ...": a clause of its own even after "so he's on nights"
+        # a heading's "before I forget:" ends at its colon
+        opened = [t for t in tokens[cuts[-1] : k] if t.i > max(colons, default=-1)]
+        if not fresh_start and any(_subordinates(t) for t in opened):
+            continue  # inside "how ...", "that ...", "because ...": not a clause of its own
+        if cuts[-1] < k:
+            cuts.append(k)
+    pieces = [tokens[a:b] for a, b in zip(cuts, [*cuts[1:], len(tokens)], strict=True)]
+    out: list[list[Token]] = []
+    for piece in pieces:
+        out.extend(_split_values(piece))
+    return out
+
+
+def _copula_after_bare_noun(tokens: list[Token], j: int, subject_end: int | None) -> bool:
+    """ "venue is Ashcombe Barn, caterer is Saffron & Salt": chat drops the article, so
+    after a comma a bare noun of a word or two before "is" starts a clause of its own."""
+    return (
+        subject_end is not None
+        and subject_end - j <= 2
+        and tokens[subject_end].lemma_.lower() == "be"
+        and all(t.pos_ in ("NOUN", "ADJ") for t in tokens[j:subject_end])
+    )
+
+
+def _own_verb_phrase(tokens: list[Token], k: int, j: int) -> bool:
+    """ "Renewed the car insurance with Aviva, £612, and switched our broadband to
+    Hyperoptic at £28 a month": after ", and" a second past verb with its own object and
+    a name or number of its own, said of the same (unsaid or first-person) subject."""
+    if not (tokens[k].lower_ == "and" and k > 0 and tokens[k - 1].text == ","):
+        return False
+    verb = tokens[j]
+    if verb.tag_ not in ("VBD", "VBN") or verb.dep_ != "conj" or verb.head.pos_ != "VERB":
+        return False
+    subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if subjects and subjects[0].lower_ not in _FIRST_PERSON:
+        return False
+    right = [t for t in tokens[j:] if t.i in {u.i for u in verb.subtree}]
+    left = tokens[: k - 1]
+    return (
+        any(c.dep_ == "dobj" for c in verb.children)
+        and any(_specific(t) for t in right)
+        and any(_specific(t) for t in left)
+    )
+
+
+def _personal_at(tokens: list[Token], j: int) -> bool:
+    """A subject that can start a statement of its own: a pronoun, a name, or a noun
+    phrase with a determiner or possessive ("my partner Tomasz")."""
+    first = tokens[j]
+    return first.pos_ in ("PRON", "PROPN", "DET") or first.tag_ in ("PRP$",)
+
+
+def _subordinates(token: Token) -> bool:
+    return (
+        token.dep_ == "mark"
+        or token.tag_ in ("WRB", "WDT", "WP")
+        or token.lower_ in ("how", "because")
+    )
+
+
+def _subject_at(tokens: list[Token], j: int) -> int | None:
+    """If a subject starts at ``j`` and a finite verb follows it: where the subject ends."""
+    if j >= len(tokens):
+        return None
+    k = j
+    if tokens[k].pos_ == "PRON" and (
+        tokens[k].lower_ in _SUBJECT_PRONOUNS
+        or tokens[k].dep_ in ("nsubj", "nsubjpass")
+        and tokens[k].tag_ not in ("WP", "WDT", "WP$")  # not "Oksana, who's picking me up"
+    ):
+        k += 1  # "she", and "everyone" in "so everyone's sending ..."
+    else:
+        # a noun phrase: determiners, possessives, adjectives, nouns, names
+        while k < len(tokens) and (
+            tokens[k].pos_ in ("DET", "ADJ", "NOUN", "PROPN", "NUM")
+            or tokens[k].tag_ in ("PRP$", "POS")
+            or (tokens[k].pos_ == "PRON" and tokens[k].dep_ == "poss")
+        ):
+            if tokens[k].tag_ == "POS" and k > j and _contracted_is(tokens, k):
+                return k  # "the car's boring": "'s" is "is", read as a possessive
+            k += 1
+        if k == j or not any(t.pos_ in ("NOUN", "PROPN") for t in tokens[j:k]):
+            return None
+    while k < len(tokens) and tokens[k].pos_ == "ADV":
+        k += 1
+    if k < len(tokens) and _finite(tokens[k]):
+        return k
+    return None
+
+
+def _contracted_is(tokens: list[Token], k: int) -> bool:
+    """ "'s" after a noun that the parser took for a possessive but that is "is": the one
+    word after it is an adjective or an -ing/-ed word that ends the clause ("the car's
+    boring,"), not a thing owned ("the car's engine")."""
+    if k + 1 >= len(tokens):
+        return False
+    word = tokens[k + 1]
+    ends = k + 2 >= len(tokens) or tokens[k + 2].is_punct or tokens[k + 2].dep_ in ("cc", "prep")
+    predicate = word.pos_ == "ADJ" or (
+        word.is_alpha and word.lower_.endswith(("ing", "ed")) and len(word) > 4
+    )
+    return ends and predicate
+
+
+def _finite(token: Token) -> bool:
+    if token.tag_ == "VB" and any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children):
+        return True  # "These figurines ... remind me": a base form with a subject is finite
+    if token.tag_ == "VBN" and any(
+        c.dep_.startswith("nsubj")
+        and any(g.dep_ == "case" and g.lower_ in _CONTRACTIONS for g in c.children)
+        for c in token.children
+    ):
+        return True  # "the band's called ...": the small parser reads "'s" as a possessive
+    return (
+        token.tag_ in _FINITE_TAGS
+        or token.lower_ in _CONTRACTIONS
+        or (token.pos_ == "AUX" and "Fin" in token.morph.get("VerbForm"))
+    )
+
+
+def _split_values(tokens: list[Token]) -> list[list[Token]]:
+    """ "Got X for $149 and Y for $299": two statements, the second with the shared verb."""
+    values = [t for t in tokens if t.ent_type_ in _VALUE_LABELS and t.ent_iob_ == "B"]
+    if len(values) < 2:
+        return [tokens]
+    for k, token in enumerate(tokens):
+        if token.lower_ != "and" or k == 0:
+            continue
+        left, right = tokens[:k], tokens[k + 1 :]
+        if not any(t.ent_type_ in _VALUE_LABELS for t in left) or not any(
+            t.ent_type_ in _VALUE_LABELS for t in right
+        ):
+            continue
+        if any(_finite(t) or t.pos_ == "VERB" for t in right):
+            continue
+        verb = next((n for n, t in enumerate(left) if t.pos_ == "VERB"), None)
+        if verb is None:
+            continue
+        head = left[: verb + 1]
+        while len(head) < len(left) and left[len(head)].dep_ in ("prt",):
+            head.append(left[len(head)])
+        return [left, head + right]
+    return [tokens]
+
+
+def _trim(tokens: list[Token]) -> list[Token]:
+    """Without leading conjunctions, interjections and fillers, or trailing commas."""
+    start, end = 0, len(tokens)
+    while start < end and (
+        tokens[start].is_punct
+        or tokens[start].dep_ == "cc"
+        or tokens[start].pos_ == "INTJ"
+        or tokens[start].lower_ in _LEADING_CONJUNCTIONS
+        and start + 1 < end
+        or tokens[start].lower_ in INTERJECTIONS
+        and start + 1 < end
+        and (tokens[start + 1].is_punct or tokens[start + 1].lower_ in INTERJECTIONS)
+        or tokens[start].lower_ in _FILLERS
+        and start + 1 < end
+    ):
+        start += 1
+    while end > start and (
+        tokens[end - 1].is_punct and tokens[end - 1].text not in (".", "!", ")", "%")
+    ):
+        end -= 1
+    return tokens[start:end]
+
+
+def _refers_back(tokens: list[Token]) -> bool:
+    first = tokens[0]
+    if (
+        first.lower_ in _THIRD_PERSON
+        and first.pos_ == "PRON"
+        and _subject_at(tokens, 0) is not None
+    ):
+        return True
+    return first.lower_ in ("he", "she", "they") and first.dep_.startswith("nsubj")
+
+
+def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
+    """Whether a clause states something: a finite verb, and a name, number, noun or
+    quality that is not a passing feeling, said of someone other than "it"."""
+    first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
+    if first is None:
+        return False
+    # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
+    opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
+    # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
+    # past date says it is not one
+    past_base = first.tag_ == "VB" and opening and (_past_date(tokens) or _past_form(first))
+    # "Going backpacking in the Wind Rivers in August": a plan, said of oneself
+    going = (
+        first.tag_ == "VBG"
+        and opening
+        and any(_specific(t) or t.ent_type_ == "DATE" for t in tokens)
+    )
+    implicit_i = (
+        first.tag_ in ("VBD", "VBN")
+        and opening
+        or past_base
+        or going
+        or first.lower_ in ("got", "did", "gonna", "gon")
+    ) and not any(
+        t.dep_ in ("nsubj", "nsubjpass") and not any(c.dep_ == "mark" for c in t.head.children)
+        for t in tokens
+    )  # (the subject of "because we're going ..." is not the opening verb's)
+    if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
+        return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
+    if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
+        return False  # an imperative: a request, not a fact
+    if first.tag_ == "VBG" and first.lemma_.lower() in _MUSING:
+        return False  # "Thinking about home gym stuff.": a musing, not a fact
+    content = [t for t in tokens if _content(t)]
+    if not content:
+        return False
+    specific = any(_specific(t) for t in tokens)
+    if implicit_i and not specific and not _dated_object(tokens) and not _milestone(tokens):
+        return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
+    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+    root = next(
+        (t for t in tokens if t.head.i == t.i or t.head.i not in {u.i for u in tokens}), None
+    )
+    if (
+        not allow_pronoun
+        and subject is not None
+        and subject.lower_ in ("that", "this", "it", "there")
+        and not specific
+        and not CORRECTION.search(_text(tokens))
+        and not _describes(root)
+    ):
+        return False  # "That's what sold me", "it's freezing out" (not "It was a poetry reading")
+    if (
+        subject is not None
+        and not specific
+        and not _personal(subject)
+        and not _mine(tokens)
+        and not _dated_be(root)
+    ):
+        return False  # "Fingers crossed.", "Reorg happened." (not "Family's important to me")
+    predicate = [
+        c for c in (root.children if root is not None else ()) if c.dep_ in ("acomp", "oprd")
+    ]
+    if root is not None and (root.lower_ in FEELINGS or root.pos_ == "ADJ"):
+        predicate.append(root)
+    said_of = {t.i for t in subject.subtree} if subject is not None else set()
+    if (
+        predicate
+        and all(t.lower_ in FEELINGS for t in predicate)
+        and not specific
+        and not any(t.i not in said_of for t in content)
+    ):
+        return False  # "My ears are done", "I'm so nervous" (not "great for my mental health")
+    verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
+    if root is not None and root.lemma_.lower() in _COURTESIES:
+        return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
+    # "I need a bakery recommendation": a request, not a fact
+    return not (verbs & {"need", "want", "hope", "wish"} and not specific)
+
+
+def _dated_be(root: Token | None) -> bool:
+    """ "Closing is in three weeks", "Handover was on the 3rd": what is said of the
+    subject is the date itself (not "Work is crazy this week")."""
+    if root is None or root.lemma_.lower() != "be":
+        return False
+    if any(c.dep_ in ("acomp", "attr") for c in root.children):
+        return False
+    return any(
+        t.ent_type_ in ("DATE", "TIME") and t.lower_ not in ("today", "tonight", "now")
+        for c in root.children
+        if c.dep_ in ("prep", "npadvmod")
+        for t in c.subtree
+    )
+
+
+def _past_form(token: Token) -> bool:
+    """ "booked the ferry ...", typed in lower case, is tagged a base form: its "-ed"
+    says it is past ("need", "feed" are not)."""
+    word = token.lower_
+    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
+
+
+def _past_date(tokens: list[Token]) -> bool:
+    words = {t.lower_ for t in tokens if t.ent_type_ == "DATE"}
+    return bool(words & {"yesterday", "ago", "last"})
+
+
+def _dated_object(tokens: list[Token]) -> bool:
+    """ "Got the tattoo a few years ago", "Started hitting the gym last week": a thing
+    done, named by its object, on a date; what a dateless "Finally nailed my sourdough!"
+    or an objectless "Went a bit wild at the mall today" does not have."""
+    dated = any(t.ent_type_ == "DATE" and t.lower_ not in ("today", "tonight") for t in tokens)
+    return dated and any(
+        t.dep_ == "dobj" and t.pos_ == "NOUN" and _content(t) and t.head.pos_ == "VERB"
+        for t in tokens
+    )
+
+
+# Verbs of a thing acquired, given up or achieved: said without "I", with what it was
+# done to ("bought a road bike", "got my new passport", "passed my driving test"), a
+# fact a later question asks about even with no name or date in it.
+_MILESTONE_VERBS = word_set(
+    """buy get got receive adopt pass sell order book win join quit finish graduate
+    rent lease hire replace upgrade"""
+)  # "got" too: the small tagger reads an opening "Got" as a base form of its own
+
+
+def _milestone(tokens: list[Token]) -> bool:
+    """ "Bought a new bike", "got my new passport": the opening past verb is one of
+    :data:`_MILESTONE_VERBS` and its object a noun of content ("got my coffee" is
+    small talk all the same: only the verb and a real object count, not a reaction)."""
+    verb = next((t for t in tokens if t.pos_ == "VERB"), None)
+    if verb is None or not {verb.lemma_.lower(), verb.lower_} & _MILESTONE_VERBS:
+        return False
+    return any(
+        c.dep_ == "dobj"
+        and c.pos_ == "NOUN"
+        and _content(c)
+        and c.lemma_.lower() not in VAGUE_NOUNS
+        and any(d.dep_ in ("poss", "det", "amod", "compound") for d in c.children)
+        for c in verb.children
+    )
+
+
+def _describes(root: Token | None) -> bool:
+    """ "It was a poetry reading", "It taught me self-acceptance": an "it" statement
+    with a noun of its own, not a reaction ("That sounds great", "It's fine")."""
+    if root is None or root.lemma_.lower() in ("sound", "look", "seem", "feel", "mean"):
+        return False
+    return any(c.dep_ in ("attr", "dobj") and _content(c) for c in root.children) or any(
+        g.dep_ == "pobj" and _content(g)
+        for c in root.children
+        if c.dep_ == "prep"
+        for g in c.children
+    )
+
+
+def _joke(sent: Span) -> bool:
+    """Hyperbole, or laughter over a sentence that names nothing specific."""
+    text = sent.text
+    if JOKE.search(text):
+        return True
+    return bool(LAUGHTER.search(text)) and not any(_specific(t) for t in sent)
+
+
+def _specific(token: Token) -> bool:
+    """A name, a number or a date with a number: what makes a statement a fact."""
+    if _addressed(token):
+        return False
+    if token.ent_type_ == "ORDINAL" or (
+        token.ent_type_ in ("DATE", "TIME") and not any(c.isdigit() for c in token.text)
+    ):
+        return False
+    if token.pos_ == "PROPN" and not interjection(token.text):
+        return token.ent_type_ not in ("DATE", "TIME") or any(c.isdigit() for c in token.text)
+    return token.like_num or any(c.isdigit() for c in token.text)
+
+
+def _mine(tokens: list[Token]) -> bool:
+    """The speaker is in the clause ("... to me", "my ...")."""
+    return any(t.lower_ in ("me", "my", "mine", "myself", "us", "our") for t in tokens)
+
+
+def _personal(subject: Token) -> bool:
+    """A subject a fact can be about: a pronoun, a name, or a determined noun phrase
+    ("the kids", "my back"); a bare noun is a saying ("Fingers crossed")."""
+    if subject.lower_ in _SUBJECT_PRONOUNS or subject.pos_ == "PROPN":
+        return True
+    return any(
+        t.dep_ in ("det", "poss") or t.pos_ == "PROPN" for t in subject.subtree if t.i <= subject.i
+    )
+
+
+def _main_verbs(tokens: list[Token]) -> list[Token]:
+    """The clause's top verbs (their head lies outside it) and their auxiliaries."""
+    inside = {t.i for t in tokens}
+    tops = [t for t in tokens if t.head.i not in inside or t.head.i == t.i]
+    verbs = []
+    for top in tops:
+        verbs.append(top)
+        verbs.extend(c for c in top.children if c.dep_ in ("aux", "auxpass") and c.i in inside)
+        if top.pos_ not in ("VERB", "AUX"):
+            verbs.extend(c for c in top.children if c.dep_ in ("cop",) and c.i in inside)
+    # a clause the parser hung under a noun ("starts" as a compound) still has its verb
+    verbs.extend(
+        t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp")
+    )
+    return verbs
+
+
+def _names_a_thing(tokens: list[Token]) -> bool:
+    """A name, a number, or the object of a verb ("considering adopting a rescue dog")."""
+    return any(t.pos_ in ("PROPN", "NUM") for t in tokens) or any(
+        t.dep_ in ("dobj", "pobj") and t.pos_ == "NOUN" and _content(t) for t in tokens
+    )
+
+
+def _addressed(token: Token) -> bool:
+    """A name the speaker calls the other by ("Totally agree, Mel!", "Mel, that's
+    awesome"), or a speaker of the conversation: it says who is talking, not a fact."""
+    if token.pos_ != "PROPN":
+        return False
+    if token.lower_ in _SPEAKERS.get():
+        return True
+    doc = token.doc
+    before = doc[token.i - 1] if token.i > 0 else None
+    after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    opens = before is None or before.is_punct or before.is_sent_start
+    closes = after is None or after.is_punct
+    # set off by commas and hung on the verb, not on a noun ("the new gym, Crux")
+    return opens and closes and token.head.pos_ in ("VERB", "AUX", "ADJ", "INTJ")
+
+
+def _content(token: Token) -> bool:
+    if _addressed(token):
+        return False
+    if token.ent_type_ in ("DATE", "TIME") and not token.like_num:
+        return False
+    if token.ent_type_ == "ORDINAL":
+        return False
+    if interjection(token.text):
+        return False  # "Soooo excited"
+    if token.pos_ in ("PROPN", "NUM"):
+        return token.lower_ not in VAGUE_NOUNS
+    if token.pos_ == "NOUN":
+        return token.lemma_.lower() not in VAGUE_NOUNS and token.lower_ not in VAGUE_NOUNS
+    if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):
+        return token.lower_ not in FEELINGS
+    if token.tag_ == "VBG" and token.dep_ in ("xcomp", "dobj", "pcomp", "ccomp"):
+        if token.head.lemma_ in _DOING:
+            return token.head.tag_ == "VBD"  # "we went biking" (a plan is not yet a fact)
+        return token.head.lemma_ in _LIKING  # "I hate running"
+    return False
+
+
+_LIKING = word_set("like love hate enjoy prefer dislike adore detest miss")
+_DOING = word_set("go start begin keep stop quit finish take")
+_MUSING = word_set("think consider wonder plan hope try wish")
+
+
+# --- text ---------------------------------------------------------------------------
+
+
+def _span_of(tokens: list[Token]) -> Span:
+    doc: Doc = tokens[0].doc
+    return doc[tokens[0].i : tokens[-1].i + 1]
+
+
+def _text(tokens: list[Token]) -> str:
+    return _finish(_render(tokens, []))
+
+
+def _render(tokens: list[Token], dates: list[Resolved]) -> str:
+    notes = {r.end: r.note for r in dates}
+    parts = []
+    for n, token in enumerate(tokens):
+        ws = token.whitespace_
+        if n + 1 < len(tokens) and tokens[n + 1].i != token.i + 1:
+            ws = " "  # a shared verb joined to the second object
+        note = notes.get(token.i)
+        parts.append(f"{token.text} ({note}){ws}" if note else f"{token.text}{ws}")
+    return _finish("".join(parts))
+
+
+def _finish(text: str) -> str:
+    text = text.strip().rstrip(",;:–—-").strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    if text[-1] not in ".!)\"”'%":
+        text += "."
+    return text
+
+
+# --- what the filters left out ------------------------------------------------------
+
+
+def leftovers(
+    content: str, kept: list[Statement], *, speakers: frozenset[str] = frozenset()
+) -> list[tuple[int, str]]:
+    """The sentences of a message that none of its ``kept`` statements holds and that
+    name something (a noun, name or number the statements do not): what the filters
+    left out as no fact of its own ("Especially after the accident, I've thought a lot
+    about ..."), which a later question may still ask after. Each comes with the index
+    of the kept statement said before it (0 when none was), whose memory takes it as
+    a cue, never into its body. Questions are not taken: they are the next message's
+    context (``memories.extraction.offline.cues.answered_question``)."""
+    if not kept:
+        return []
+    token = _SPEAKERS.set(frozenset(speakers))
+    try:
+        return _leftovers(content, kept)
+    finally:
+        _SPEAKERS.reset(token)
+
+
+def _leftovers(content: str, kept: list[Statement]) -> list[tuple[int, str]]:
+    said = [_words(s.plain) for s in kept]
+    everything = set().union(*said)
+    out: list[tuple[int, str]] = []
+    current = 0
+    for line in content.replace("\r\n", "\n").split("\n"):
+        prose, _ = _asides(_BULLET.sub("", line.strip()))
+        if not prose:
+            continue
+        for sent in parse(prose).sents:
+            words = _words(sent.text)
+            if not words:
+                continue
+            best = max(range(len(said)), key=lambda k: len(words & said[k]))
+            if len(words & said[best]) * 2 >= len(words):
+                current = best
+            if _is_question(sent) or len(words - everything) * 5 <= len(words):
+                continue  # a question, or (nearly) all of it in a statement
+            things = _words(
+                " ".join(t.text for t in sent if t.pos_ in ("NOUN", "PROPN") and _content(t))
+            )
+            if things - everything:
+                out.append((current, " ".join(sent.text.split())))
+    return out
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in content_words(text) if w not in INTERJECTIONS and w not in _SPEAKERS.get()}
