@@ -5,7 +5,9 @@ store, the S3 server, the scripted model server and the embedder."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -122,3 +124,14 @@ def csrf_token(client) -> str:
     """Fetch a CSRF token the way a browser page would get one."""
     response = client.get("/login/")
     return response.cookies["csrftoken"].value
+
+
+@pytest.fixture
+def serve_dir():
+    """The served data directory, outside pytest's temporary root: a concurrent pytest
+    session closes that root's permissions as it starts, and the embedded Postgres runs
+    as its own user, which then could not reach its data (as the suite's own data
+    directory, tests/data_dir.py)."""
+    path = Path(tempfile.mkdtemp(prefix="gitloom-readyz-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -50,7 +50,8 @@ def _call(port: int, key: str, method: str, path: str, body: dict | None = None)
         return 0
 
 
-def test_deliveries_resume_within_seconds_of_postgres_coming_back(tmp_path):
+def test_deliveries_resume_within_seconds_of_postgres_coming_back(serve_dir):
+    tmp_path = serve_dir
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     port = free_port()
     log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115

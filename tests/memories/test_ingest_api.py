@@ -297,11 +297,11 @@ def test_relative_dates_at_the_edges_of_the_accepted_range_never_fail_the_job(
 def test_one_fact_the_format_refuses_never_fails_the_others(api, ns, run_inline, model):
     import json
 
-    from memories import prompts
+    from memories.extraction.model import EXTRACT_SYSTEM
 
     def responder(request):
         reply = pipeline_responder(request)
-        if request.system == prompts.EXTRACT_SYSTEM:
+        if request.system == EXTRACT_SYSTEM:
             payload = json.loads(reply.body)
             content = json.loads(payload["choices"][0]["message"]["content"])
             # The model's first memory carries a cue no memory file can hold.

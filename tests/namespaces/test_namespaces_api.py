@@ -65,7 +65,8 @@ def test_wrong_types_and_unknown_fields_are_400(api, body):
 def test_the_schema_lists_exactly_the_400_codes_of_creating_a_namespace():
     # invalid_name for any name that is not a slug; the body's own codes for the rest
     # (malformed_json and empty_body are pinned in tests/gitloom/test_malformed_input.py;
-    # bad_request, a broken chunked body, every operation's, in tests/server/test_serve.py).
+    # bad_request, a broken chunked body, every operation's, in tests/server/test_serve.py;
+    # unsupported_transfer_coding, every operation's, in tests/server/test_slow_clients.py).
     create = schema()["paths"]["/v1/namespaces"]["post"]["responses"]["400"]["content"]
     error = create["application/json"]["schema"]["allOf"][1]["properties"]["error"]
     assert set(error["properties"]["code"]["enum"]) == {
@@ -73,6 +74,7 @@ def test_the_schema_lists_exactly_the_400_codes_of_creating_a_namespace():
         "invalid_name",
         "malformed_json",
         "empty_body",
+        "unsupported_transfer_coding",
         "bad_request",
     }
 

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import psutil
 import pytest
@@ -103,17 +100,6 @@ def _samples(text: str) -> dict[tuple[str, tuple], float]:
         for family in text_string_to_metric_families(text)
         for sample in family.samples
     }
-
-
-@pytest.fixture
-def serve_dir():
-    """The served data directory, outside pytest's temporary root: a concurrent pytest
-    session closes that root's permissions as it starts, and the embedded Postgres runs
-    as its own user, which then could not reach its data (as the suite's own data
-    directory, tests/data_dir.py)."""
-    path = Path(tempfile.mkdtemp(prefix="gitloom-readyz-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.mark.slow

@@ -648,6 +648,11 @@ export interface components {
             /** Format: date-time */
             finished: string | null;
             attempts: number;
+            /**
+             * Format: double
+             * @description seconds since it was accepted, while queued or running (a job that keeps ageing in `queued` means the queue is stuck); null once finished
+             */
+            readonly age_seconds: number | null;
             /** @description `offline` or the model that ran it; empty until it runs */
             extractor: string;
             prompt_version: string;
@@ -1209,7 +1214,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description `bad_request`, `invalid` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1218,7 +1223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid";
                         };
                     };
                 };
@@ -1279,6 +1284,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -1289,6 +1322,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -1342,7 +1389,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1351,7 +1398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -1412,6 +1459,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -1422,6 +1497,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -1487,7 +1576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Revert"];
                 };
             };
-            /** @description `bad_request`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1496,7 +1585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -1557,6 +1646,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `job_not_finished`, `nothing_to_revert`, `job_not_revertible`, `revert_conflict`, `write_conflict` */
             409: {
                 headers: {
@@ -1599,6 +1702,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `unsupported_media_type` */
             415: {
                 headers: {
@@ -1623,6 +1740,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -1674,7 +1805,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyList"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1683,7 +1814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -1730,6 +1861,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -1740,6 +1899,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -1795,7 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyCreated"];
                 };
             };
-            /** @description `bad_request`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +1977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -1851,6 +2024,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -1861,6 +2048,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
                         };
                     };
                 };
@@ -1889,6 +2090,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -1942,7 +2157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Key"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1951,7 +2166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -2012,6 +2227,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2022,6 +2265,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2083,7 +2340,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryPage"];
                 };
             };
-            /** @description `bad_request`, `invalid_tier`, `invalid` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_tier`, `invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2092,7 +2349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_tier" | "invalid";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_tier" | "invalid";
                         };
                     };
                 };
@@ -2153,6 +2410,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2163,6 +2448,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2221,7 +2520,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
-            /** @description `bad_request`, `invalid_transcript`, `invalid_idempotency_key`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_transcript`, `invalid_idempotency_key`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2230,7 +2529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_transcript" | "invalid_idempotency_key" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_transcript" | "invalid_idempotency_key" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -2291,6 +2590,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `idempotency_key_reused` */
             409: {
                 headers: {
@@ -2319,6 +2632,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `unsupported_media_type` */
             415: {
                 headers: {
@@ -2343,6 +2670,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2400,7 +2741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Memory"];
                 };
             };
-            /** @description `bad_request`, `invalid_path` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2409,7 +2750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_path";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_path";
                         };
                     };
                 };
@@ -2470,6 +2811,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2480,6 +2849,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2537,7 +2920,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryForgotten"];
                 };
             };
-            /** @description `bad_request`, `invalid_path` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2546,7 +2929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_path";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_path";
                         };
                     };
                 };
@@ -2607,6 +2990,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `write_conflict` */
             409: {
                 headers: {
@@ -2621,6 +3018,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2631,6 +3042,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2688,7 +3113,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryBlame"];
                 };
             };
-            /** @description `bad_request`, `invalid_path` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2697,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_path";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_path";
                         };
                     };
                 };
@@ -2758,6 +3183,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2768,6 +3221,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2825,7 +3292,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryHistory"];
                 };
             };
-            /** @description `bad_request`, `invalid_path` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_path` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2834,7 +3301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_path";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_path";
                         };
                     };
                 };
@@ -2895,6 +3362,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -2905,6 +3400,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -2966,7 +3475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Purge"];
                 };
             };
-            /** @description `bad_request`, `invalid`, `invalid_path`, `malformed_json`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid`, `invalid_path`, `malformed_json`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2975,7 +3484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid" | "invalid_path" | "malformed_json" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid" | "invalid_path" | "malformed_json" | "empty_body";
                         };
                     };
                 };
@@ -3036,6 +3545,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `write_conflict` */
             409: {
                 headers: {
@@ -3064,6 +3587,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `unsupported_media_type` */
             415: {
                 headers: {
@@ -3088,6 +3625,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3139,7 +3690,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceList"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3148,7 +3699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -3195,6 +3746,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3205,6 +3784,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3260,7 +3853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
-            /** @description `bad_request`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3269,7 +3862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -3316,6 +3909,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `namespace_exists` */
             409: {
                 headers: {
@@ -3344,6 +3951,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `unsupported_media_type` */
             415: {
                 headers: {
@@ -3368,6 +3989,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3421,7 +4056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3430,7 +4065,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -3491,6 +4126,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3501,6 +4164,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3553,7 +4230,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3562,7 +4239,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -3623,6 +4300,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3633,6 +4338,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3693,7 +4412,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChangesPage"];
                 };
             };
-            /** @description `bad_request`, `invalid_commit`, `invalid` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_commit`, `invalid` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3702,7 +4421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_commit" | "invalid";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_commit" | "invalid";
                         };
                     };
                 };
@@ -3763,6 +4482,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `commit_not_in_history`, `commit_purged` */
             410: {
                 headers: {
@@ -3777,6 +4510,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3787,6 +4534,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -3843,7 +4604,7 @@ export interface operations {
                     "application/gzip": string;
                 };
             };
-            /** @description `bad_request`, `invalid_format` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_format` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3852,7 +4613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_format";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_format";
                         };
                     };
                 };
@@ -3913,6 +4674,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -3923,6 +4712,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4001,7 +4804,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
-            /** @description `bad_request`, `empty_body`, `invalid`, `invalid_format`, `invalid_archive`, `invalid_memory`, `invalid_path`, `import_too_large`, `invalid_bundle`, `path_conflict` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `empty_body`, `invalid`, `invalid_format`, `invalid_archive`, `invalid_memory`, `invalid_path`, `import_too_large`, `invalid_bundle`, `path_conflict` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4010,7 +4813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "empty_body" | "invalid" | "invalid_format" | "invalid_archive" | "invalid_memory" | "invalid_path" | "import_too_large" | "invalid_bundle" | "path_conflict";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "empty_body" | "invalid" | "invalid_format" | "invalid_archive" | "invalid_memory" | "invalid_path" | "import_too_large" | "invalid_bundle" | "path_conflict";
                         };
                     };
                 };
@@ -4071,6 +4874,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `unrelated_history`, `write_conflict` */
             409: {
                 headers: {
@@ -4099,6 +4916,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -4109,6 +4940,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4166,7 +5011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Purge"];
                 };
             };
-            /** @description `bad_request`, `invalid_match`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_match`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4175,7 +5020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_match" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_match" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -4236,6 +5081,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `write_conflict` */
             409: {
                 headers: {
@@ -4264,6 +5123,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `unsupported_media_type` */
             415: {
                 headers: {
@@ -4288,6 +5161,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4358,7 +5245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Retrieval"];
                 };
             };
-            /** @description `bad_request`, `invalid`, `invalid_query`, `query_too_long`, `invalid_limit`, `invalid_arms`, `invalid_as_of`, `ambiguous_commit` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid`, `invalid_query`, `query_too_long`, `invalid_limit`, `invalid_arms`, `invalid_as_of`, `ambiguous_commit` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4367,7 +5254,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid" | "invalid_query" | "query_too_long" | "invalid_limit" | "invalid_arms" | "invalid_as_of" | "ambiguous_commit";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid" | "invalid_query" | "query_too_long" | "invalid_limit" | "invalid_arms" | "invalid_as_of" | "ambiguous_commit";
                         };
                     };
                 };
@@ -4428,6 +5315,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `commit_purged` */
             410: {
                 headers: {
@@ -4442,6 +5343,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -4452,6 +5367,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4503,7 +5432,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4512,7 +5441,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -4559,6 +5488,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -4569,6 +5526,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4624,7 +5595,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
-            /** @description `bad_request`, `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4633,7 +5604,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -4680,6 +5651,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -4690,6 +5675,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
                         };
                     };
                 };
@@ -4718,6 +5717,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4771,7 +5784,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4780,7 +5793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -4841,6 +5854,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -4851,6 +5892,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -4903,7 +5958,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4912,7 +5967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -4973,6 +6028,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -4983,6 +6066,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5040,7 +6137,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `bad_request`, `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `invalid_webhook_url`, `invalid_webhook_events`, `invalid_name`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5049,7 +6146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "invalid_webhook_url" | "invalid_webhook_events" | "invalid_name" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -5110,6 +6207,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -5120,6 +6231,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
                         };
                     };
                 };
@@ -5148,6 +6273,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5201,7 +6340,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5210,7 +6349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -5271,6 +6410,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -5281,6 +6448,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5335,7 +6516,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description `bad_request`, `malformed_json`, `invalid`, `empty_body` */
+            /** @description `bad_request`, `unsupported_transfer_coding`, `malformed_json`, `invalid`, `empty_body` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5344,7 +6525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request" | "malformed_json" | "invalid" | "empty_body";
+                            code?: "bad_request" | "unsupported_transfer_coding" | "malformed_json" | "invalid" | "empty_body";
                         };
                     };
                 };
@@ -5405,6 +6586,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
             /** @description `webhook_disabled` */
             409: {
                 headers: {
@@ -5433,6 +6628,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `unsupported_media_type` */
             415: {
                 headers: {
@@ -5457,6 +6666,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
@@ -5508,7 +6731,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhoAmI"];
                 };
             };
-            /** @description `bad_request` */
+            /** @description `bad_request`, `unsupported_transfer_coding` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5517,7 +6740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "bad_request";
+                            code?: "bad_request" | "unsupported_transfer_coding";
                         };
                     };
                 };
@@ -5564,6 +6787,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_too_slow` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "request_too_slow";
+                        };
+                    };
+                };
+            };
+            /** @description `uri_too_long` */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "uri_too_long";
+                        };
+                    };
+                };
+            };
             /** @description `rate_limited` */
             429: {
                 headers: {
@@ -5574,6 +6825,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "headers_too_large";
                         };
                     };
                 };
