@@ -145,6 +145,7 @@ _NOT_NAMES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "user", 
 _ISO = re.compile(r"\b(\d{4})-(\d{2})(?:-(\d{2}))?\b")
 _MONTH_YEAR = re.compile(rf"\b({'|'.join(MONTHS)})\s+(\d{{4}})\b", re.IGNORECASE)
 _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_CLOCK = re.compile(r"\b(\d{1,2})[:.][0-5]\d\b")
 _TOKEN = re.compile(r"[A-Za-z][\w'’-]*")
 
 
@@ -192,6 +193,9 @@ def _points_at(day: date, said: Sequence[Said], *, month_only: bool = False) -> 
         if MONTHS[day.month - 1] in words or MONTHS[day.month - 1][:3] in words:
             return True
         if month_only:
+            # "last month", "in three months": a month reached by counting from the message
+            if distance <= 200 and words & {"month", "months"}:
+                return True
             continue
         if distance <= 45 and (WEEKDAYS[day.weekday()] in words or words & _RELATIVE):
             return True
@@ -282,6 +286,8 @@ def ungrounded(body: str, *, sources: Sequence[Said], conversation: Sequence[Sai
             continue
         if not _points_at(day, said, month_only=month_only):
             missing.append(shown)
+    # a clock time's minutes ("7:00", "6:30 pm") are judged with their hour
+    rest = _CLOCK.sub(lambda match: match[1], rest)
     for number in _DIGITS.findall(rest):
         value = number.replace(",", "")
         if value in numbers:

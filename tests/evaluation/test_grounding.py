@@ -90,3 +90,17 @@ def test_the_day_a_statement_was_made_is_grounded_only_as_when_it_was_said():
     assert check("Rosa bought a kettle on 2026-03-10.", bought) == ["2026-03-10"]
     # "as of" another day than any message's is still reported
     assert check("Rosa has been a nurse for six years as of 2026-02-01.", said) == ["2026-02-01"]
+
+
+def test_a_month_counted_from_the_message_and_a_clock_time_are_grounded():
+    # "last month" said on 2026-03-10 is February 2026; "in three months" is June
+    assert (
+        check("Rosa started Korean lessons in February 2026.", "Rosa: started korean last month")
+        == []
+    )
+    assert check("Rosa's move is planned for June 2026.", "Rosa: moving in three months") == []
+    # a month nothing counts to is still reported
+    assert check("Rosa's move is planned for June 2026.", "Rosa: moving soon") == ["June 2026"]
+    # a time's minutes go with its hour: "7:00" is grounded by "7am", "9:00" is not
+    assert check("Rosa's shift starts at 7:00.", "Rosa: shift starts at 7am") == []
+    assert check("Rosa's shift starts at 9:00.", "Rosa: shift starts at 7am") == ["9"]
