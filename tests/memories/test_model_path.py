@@ -100,6 +100,9 @@ def test_the_prompts_ask_for_cues_in_the_askers_voice_and_say_what_a_good_memory
         assert rule in system
     assert "NEXT occurrence for a plan and its LAST for a past event" in system
     assert "A weekend is its date range" in system
+    # an undated happening gets no date (never the day it was said); nothing added
+    assert "never the day the message was sent" in system
+    assert "add one from general knowledge" in system
     # the reconcile prompt: current value only, a replacement apart, retire, rename
     relate = RELATE_SYSTEM
     assert "CURRENT value only" in relate and "never fold it in" in relate

@@ -8,7 +8,7 @@ than a definition (docs/design/model-path.md lists the rules and why each is the
 
 from __future__ import annotations
 
-PROMPT_VERSION = "2026-12-06.1"
+PROMPT_VERSION = "2026-12-06.2"
 
 EXTRACT_SCHEMA_NAME = "extract_memories"
 RELATE_SCHEMA_NAME = "relate_memories"
@@ -40,7 +40,7 @@ day without a year is its NEXT occurrence for a plan and its LAST for a past eve
 ("in September" said in 2026-12: a plan -> September 2027; "went in September" -> \
 September 2026). A weekend is its date range: "this weekend" said on Wednesday \
 2026-03-11 -> 2026-03-14 to 2026-03-15. Keep the words too if useful: "next \
-Friday (2026-03-20)". Never state a date, number or name nobody said.
+Friday (2026-03-20)". A happening the messages do not date gets no date: "I bought a kettle" -> "Rosa bought a kettle", never the day the message was sent; a length of time is anchored to when it was said: "nursing six years now" -> "Rosa has been a nurse for six years (as of 2026-03-10)". Never state a date, number or name nobody said, nor add one from general knowledge ("CDMX" stays "CDMX"; a town gets no country).
 tier: "facts" (stable), "preferences" (likes, wishes), "events" (dated happenings \
 and appointments), "working" (useful for days, not months).
 sources: ids of the messages the memory comes from.
