@@ -35,7 +35,7 @@ from gitloom.core.times import as_utc
 from memories.errors import DuplicateMessageId, InvalidMessageId
 from memories.llm import Usage, model_client
 from memories.model_extractor import ModelExtractor
-from memories.offline import STOPWORDS, OfflineExtractor
+from memories.offline import OfflineExtractor
 from memories.pipeline_types import (
     Candidate,
     CandidateLookup,
@@ -46,6 +46,7 @@ from memories.pipeline_types import (
     Message,
     PipelineResult,
 )
+from memories.stopwords import STOPWORDS
 from memories.text_limits import MAX_BODY_CHARS, MAX_CUES, MAX_TAGS, clip, merge
 from namespaces.memory_format import (
     MAX_FIELD_CHARS,

@@ -22,6 +22,7 @@ from memories.offline.words import (
     INTERJECTIONS,
     RELATIONS,
     VAGUE_NOUNS,
+    past_form,
     word_set,
 )
 
@@ -719,17 +720,11 @@ def _asked_of(subject: Token, verb: Token) -> str:
     passive = next((c for c in verb.children if c.dep_ == "auxpass"), None)
     if passive is not None:  # "the parcel was delivered yesterday"
         return f"{'was' if passive.tag_ == 'VBD' else 'is'} {thing} {verb.lower_}{particle}"
-    if verb.tag_ == "VBD" or _past_form(verb):
+    if verb.tag_ == "VBD" or (verb.tag_ in ("VB", "VBN") and past_form(verb)):
         return f"did {thing} {lemma}{particle}"
     if verb.tag_ in ("VBZ", "VBP"):
         return f"{'does' if verb.tag_ == 'VBZ' else 'do'} {thing} {lemma}{particle}"
     return f"is {thing}"
-
-
-def _past_form(verb: Token) -> bool:
-    """ "packed in", typed in lower case after a noun, may be tagged a base form."""
-    word = verb.lower_
-    return verb.tag_ in ("VB", "VBN") and len(word) > 4 and word.endswith("ed")
 
 
 def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]:
@@ -767,5 +762,5 @@ def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
         if plural
         else []
     )
-    head = noun.lower_ if plural or noun.tag_ != "NNS" else noun.lower_
+    head = noun.lower_ if plural else noun.lemma_.lower()
     return " ".join([*words, head])

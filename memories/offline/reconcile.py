@@ -22,6 +22,7 @@ from spacy.tokens import Token
 
 from memories.offline.facets import PRONOUN, Facet, Reading, names
 from memories.offline.facets import without_speaker as speaker_free
+from memories.offline.words import CORRECTION, VAGUE_NOUNS
 from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
 
 SUPERSEDES = "supersedes"
@@ -53,6 +54,8 @@ def reconcile(
             if _speaker(by_key[k].memory.text) == _speaker(draft.body)
         ]
         matches = [(k, old) for k in keys if (old := correction(new, readings[k])) is not None]
+        if len(matches) > 1 and any(f.subject == PRONOUN for f in new.facets):
+            continue  # "actually it was £499" and three prices: which "it"? In doubt, none
         if len(matches) == 1:
             folds.setdefault(matches[0][0], []).append((draft, matches[0][1]))
             continue
@@ -75,6 +78,7 @@ def reconcile(
             links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k in ended)
     # Within the job: a later statement supersedes an earlier one it corrects.
     folded = {d.key for parts in folds.values() for d, _ in parts}
+    pronoun: dict[str, list[str]] = {}
     for i, later in enumerate(drafts):
         if later.key in folded:
             continue
@@ -82,8 +86,18 @@ def reconcile(
             if earlier.key in folded or _speaker(earlier.body) != _speaker(later.body):
                 continue
             new, old = readings[later.key], readings[earlier.key]
-            if correction(new, old) is not None or _ends(new, old):
+            if _ends(new, old):
                 links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
+            elif (found := correction(new, old)) is not None:
+                if found.subject == PRONOUN or any(f.subject == PRONOUN for f in new.facets):
+                    pronoun.setdefault(later.key, []).append(earlier.key)
+                else:
+                    links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
+    # "wait, it was £499": "it" is the latest earlier statement with that attribute
+    links.extend(
+        DraftLink(source=later, target=earlier[-1], type=SUPERSEDES)
+        for later, earlier in pronoun.items()
+    )
     rewrites = []
     for key, parts in folds.items():
         old = by_key[key].memory.text
@@ -122,7 +136,9 @@ def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
             if facet.attribute != before.attribute or (facet.attribute == "role") != roles:
                 continue
             if facet.subject != before.subject and not (
-                facet.subject == PRONOUN and len(_of(old, facet.attribute)) == 1
+                facet.subject == PRONOUN
+                and len(_of(old, facet.attribute)) == 1
+                and _same_subject(new, old, before)
             ):
                 continue  # "it" is the one thing the old memory gives this attribute for
             if facet.value == before.value:
@@ -137,6 +153,64 @@ def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
     if len(values) != 1:
         return None
     return next((f for f in found if f.exact), found[0])
+
+
+_NOT_A_SUBJECT = frozenset(
+    ("correction", "mistake", "typo", "price", "cost", "total", "bit", "update", "one")
+)
+
+
+def _things(reading: Reading) -> set[str]:
+    """The things a statement names, by lemma: its nouns and names, not its numbers or
+    the words that announce a correction."""
+    return {
+        t.lemma_.lower()
+        for t in reading.doc
+        if t.pos_ in ("NOUN", "PROPN")
+        and not t.like_num
+        and t.lemma_.lower() not in _NOT_A_SUBJECT
+        and not CORRECTION.fullmatch(t.lower_)
+        and t.lemma_.lower() not in VAGUE_NOUNS
+    }
+
+
+def _same_subject(new: Reading, old: Reading, before: Facet) -> bool:
+    """ "Correction on the Dyson: it was £499, not £549" is about the memory that names
+    the Dyson (or says £549), never about another memory that has a price: when the
+    new statement says what "it" is (a heading before a colon, "on/about/for the ..."),
+    the old one must name it or hold the value it denies."""
+    named = _topic(new)
+    if not named:
+        return True
+    if named & _things(old):
+        return True
+    old_value = " ".join(old.doc[i].text for i in before.tokens if old.doc[i].like_num)
+    return bool(old_value) and old_value in {t.text for t in new.doc if t.like_num}
+
+
+_TOPIC_PREPS = frozenset(("on", "about", "re", "for", "regarding"))
+
+
+def _topic(reading: Reading) -> set[str]:
+    """What a statement about "it" says "it" is: the nouns of a heading before a colon
+    ("Correction on the Dyson: it was ..."), or of "on/about/for the ..." hung on a
+    correction word or a sum ("it was £499 for the Dyson")."""
+    things = _things(reading)
+    found: set[str] = set()
+    for sent in reading.doc.sents:
+        colon = next((t for t in sent if t.text in (":", "—") and t.i > sent.start), None)
+        if colon is not None:
+            found |= {t.lemma_.lower() for t in sent.doc[sent.start : colon.i]}
+        for prep in sent:
+            if (
+                prep.dep_ == "prep"
+                and prep.lower_ in _TOPIC_PREPS
+                and (
+                    prep.head.like_num or prep.head.ent_type_ == "MONEY" or prep.head.pos_ == "NOUN"
+                )
+            ):
+                found |= {t.lemma_.lower() for t in prep.subtree}
+    return found & things
 
 
 def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:

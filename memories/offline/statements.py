@@ -43,6 +43,7 @@ from memories.offline.words import (
     content_words,
     good_label,
     interjection,
+    past_form,
     word_set,
 )
 
@@ -933,7 +934,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
     # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
     # past date says it is not one
-    past_base = first.tag_ == "VB" and opening and (_past_date(tokens) or _past_form(first))
+    past_base = first.tag_ == "VB" and opening and (_past_date(tokens) or past_form(first))
     # "Going backpacking in the Wind Rivers in August": a plan, said of oneself
     going = (
         first.tag_ == "VBG"
@@ -1016,13 +1017,6 @@ def _dated_be(root: Token | None) -> bool:
         if c.dep_ in ("prep", "npadvmod")
         for t in c.subtree
     )
-
-
-def _past_form(token: Token) -> bool:
-    """ "booked the ferry ...", typed in lower case, is tagged a base form: its "-ed"
-    says it is past ("need", "feed" are not)."""
-    word = token.lower_
-    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
 
 
 def _past_date(tokens: list[Token]) -> bool:

@@ -8,26 +8,13 @@ from __future__ import annotations
 
 import re
 
+from memories.stopwords import STOPWORDS
+
 
 def word_set(text: str) -> frozenset[str]:
     """The words of a whitespace-separated list (a closed class, kept readable)."""
     return frozenset(text.split())
 
-
-_STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing done down during
-    each few for from further get got had has have having he her here hers herself him
-    himself his how i if in into is it its itself just let like me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own really same
-    she should so some such than that the their theirs them themselves then there these
-    they this those through to too under until up us very was we were what when where
-    which while who whom why will with would you your yours yourself yourselves i'm i've
-    i'd i'll it's that's don't didn't can't won't isn't wasn't aren't we're they're you're
-    he's she's there's what's let's yeah yes oh ok okay well much many lot lots thing
-    things something anything one ever even still yet though via per going gonna want
-    wanted make made take took know knew think thought feel felt see saw say said tell
-    told come came go went back way time times day days"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 # Nouns that carry no fact of their own ("a big deal", "good call", "the nervous one").
 VAGUE_NOUNS = word_set(
@@ -138,4 +125,17 @@ def good_label(word: str) -> bool:
         and key not in STOPWORDS
         and key not in VAGUE_NOUNS
         and key not in INTERJECTIONS
+    )
+
+
+# "-ed" words that are no past tense: "need", "feed" ("-eed"), "proceed", "embed", "bed"
+_NOT_PAST = word_set("embed shed bed red wed shred sled breed exceed proceed succeed")
+
+
+def past_form(token) -> bool:
+    """ "booked the ferry ...", "packed in", typed in lower case, may be tagged a base
+    form: its "-ed" says it is past ("need", "proceed", "embed" are not)."""
+    word = token.lower_
+    return (
+        len(word) > 4 and word.endswith("ed") and not word.endswith("eed") and word not in _NOT_PAST
     )
