@@ -56,6 +56,10 @@ def cues_for(
         cues.extend(_questions(list(sent), who))
     for facet in reading.facets:
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
+    if _introduces(reading):
+        # "Hi, I'm Marta.": a name said of oneself answers what one is called
+        my = f"{who}'s" if who else "my"
+        cues.extend([f"what is {my} name", f"who is {who}" if who else "who am I"])
     if asked:
         cues.append(asked)
     prefix = f"{who}: " if who else ""  # a question names the person it asks about
@@ -76,7 +80,23 @@ def cues_for(
     return out[:MAX_CUES]
 
 
-_LEAD_IN = re.compile(
+def _introduces(reading: Reading) -> bool:
+    """ "I'm Marta", "I am Tomás Ruiz", "name's Ade", "call me Jo": the speaker's name,
+    said of the speaker (a proper noun as the complement of "I am", or after "call me")."""
+    for token in reading.doc:
+        if token.pos_ != "PROPN" or token.ent_type_ in ("DATE", "TIME", "NORP"):
+            continue
+        head = token.head
+        if token.dep_ in ("attr", "acomp") and head.lemma_ == "be":
+            subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+            if subject is not None and subject.lower_ == "i":
+                return True
+        if head.lemma_ == "call" and any(c.lower_ == "me" for c in head.children):
+            return True
+    return False
+
+
+LEAD_IN = re.compile(
     r"^(?:(?:also|and|so|but|of course|sure thing|got it|great|perfect|nice|cool|absolutely|"
     r"definitely|no problem|" + "|".join(sorted(INTERJECTIONS)) + r")[,!.]?\s+)+",
     re.IGNORECASE,
@@ -90,7 +110,7 @@ def answered_question(question: str, *, who: str | None) -> str:
     could name: it must name a thing (a noun or a name), ask one question, and not be
     an offer ("Would you like ...", "Want me to ...") or about the asker."""
     question = " ".join(question.split()).strip()
-    question = _LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
+    question = LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
     # "What do you do, if you don't mind me asking?": the courtesy is no part of it
     question = re.sub(r",\s*if\b[^,?]*\?$", "?", question, flags=re.IGNORECASE)
     if len(question) > 90 or not question.endswith("?"):

@@ -16,6 +16,7 @@ each other the same way (a later one supersedes an earlier one).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from spacy.tokens import Token
@@ -24,6 +25,7 @@ from memories.offline.facets import PRONOUN, Facet, Reading, names
 from memories.offline.facets import without_speaker as speaker_free
 from memories.offline.words import CORRECTION, VAGUE_NOUNS
 from memories.pipeline_types import Candidate, Draft, DraftLink, Rewrite
+from memories.stopwords import STOPWORDS
 
 SUPERSEDES = "supersedes"
 _MARKED_ATTRIBUTES = (
@@ -66,6 +68,10 @@ def reconcile(
         if ended:
             endings.append((draft, ended))
             continue
+        changed = [k for k in keys if changes(new, readings[k])]
+        if changed:
+            links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k in changed)
+            continue
         same = [k for k in keys if _restates(new, readings[k])]
         if same:
             folds.setdefault(same[0], []).append((draft, None))
@@ -86,7 +92,7 @@ def reconcile(
             if earlier.key in folded or _speaker(earlier.body) != _speaker(later.body):
                 continue
             new, old = readings[later.key], readings[earlier.key]
-            if _ends(new, old):
+            if _ends(new, old) or changes(new, old):
                 links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
             elif (found := correction(new, old)) is not None:
                 if found.subject == PRONOUN or any(f.subject == PRONOUN for f in new.facets):
@@ -118,6 +124,47 @@ def _ends(new: Reading, old: Reading) -> bool:
     """``new`` says what ``old`` names is over: a relation ended ("I left Unilever") or
     a state the speaker had ("I'm no longer vegan" after "I'm vegan")."""
     return bool((new.endings | new.stopped) & names(old)) or bool(new.stopped & old.holds)
+
+
+# A change marker: the newer statement says something replaced what was before.
+CHANGE = re.compile(
+    r"\b(?:instead|now|no longer|not\b[^.!?]{0,40}\bany ?more|moved|switched|sold|new|"
+    r"actually|turns out|typo|changed|cut (?:down|back)|down to|up to|went with|replaced|"
+    r"upgraded|swapped)\b",
+    re.IGNORECASE,
+)
+# ... unless both plainly hold: "I'm also allergic to nuts", "our second child"
+BOTH_HOLD = re.compile(
+    r"\b(?:also|too|as well|another|second|third|both|each|plus|in addition)\b", re.I
+)
+
+
+def changes(new: Reading, old: Reading) -> bool:
+    """The generic rule of current truth, without understanding the sentence: a newer
+    statement with a change marker that names the same distinguishing thing (a name, or
+    the head of a noun phrase) as an older one replaces it, unless it says both hold."""
+    if not CHANGE.search(new.text) or BOTH_HOLD.search(new.text):
+        return False
+    return bool(heads(new) & heads(old))
+
+
+def heads(reading: Reading) -> set[str]:
+    """The distinguishing things a statement names: the heads of its noun phrases and
+    its names, not dates, sums, people's roles as speakers, or words naming nothing."""
+    found = set()
+    for chunk in reading.doc.noun_chunks:
+        root = chunk.root
+        if (
+            root.pos_ in ("NOUN", "PROPN")
+            and root.ent_type_ not in ("DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "PERCENT")
+            and root.lemma_.lower() not in VAGUE_NOUNS
+            and root.lemma_.lower() not in _NOT_A_SUBJECT
+            and root.lemma_.lower() not in STOPWORDS
+            and not CORRECTION.fullmatch(root.lower_)
+            and len(root.text) > 2
+        ):
+            found.add(root.lemma_.lower())
+    return found
 
 
 def correction(new: Reading, old: Reading) -> Facet | None:

@@ -77,6 +77,19 @@ _LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
 _FILLERS = word_set(
     "wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw wow oops"
 )
+# laughter typed after a word ends what was said ("I hate coriander lol"): tone, not
+# words of the fact, and the small parser reads the sentence better without it
+_LAUGH_AFTER_WORD = re.compile(
+    r"(?<=[\w)])\s+(?:lol+|haha+|hehe+|lmao|lmfao|rofl)\b[.!]*(?P<more>\s+(?=\S))?", re.I
+)
+_WOULD = re.compile(r"\b(?:would|could|'d)\b", re.IGNORECASE)
+# "remind me that my mum's birthday is ...": a request to remember, wrapped round a fact
+_REMEMBER = re.compile(
+    r"(?P<lead>^|[.!?]\s+)(?:(?:please|pls|can you|could you|would you|just)\s+)*"
+    r"(?:remind me|remember|note(?: down)?|make a note|keep in mind|don't forget|do not forget)"
+    r"\s+(?:that\s+)?(?=(?:my|our|i|i'm|we|we're|the)\b)",
+    re.IGNORECASE,
+)
 _VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
 
 
@@ -185,7 +198,11 @@ def _short_answer(
     # a noun phrase answers "What kind of work keeps you up?" ("air traffic controller")
     # whether or not the message goes on to say more
     named = noun or any(_specific(t) and t.pos_ == "PROPN" for t in words)
-    if len(words) < (1 if named else 2) or not any(_specific(t) or fragment or noun for t in words):
+    # "About six years." answers "How long ...?": a counted span of time is a value
+    counted = any(t.like_num and t.ent_type_ in ("DATE", "TIME") for t in words)
+    if len(words) < (1 if named else 2) or not any(
+        _specific(t) or fragment or noun or counted for t in words
+    ):
         return []
     return [_statement(list(first), day, kind="fact")]
 
@@ -249,7 +266,8 @@ def _statements(content: str, day: date) -> list[Statement]:
             # a list typed on one line
             found.append(_listed(items, day))
             continue
-        prose, asides = _asides(_BULLET.sub("", line))
+        prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", _BULLET.sub("", line)))
+        prose = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", prose)
         sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
         labelled = sum(1 for text in sentences if _LABEL.match(text))
         if labelled >= 2 and 2 * labelled >= len(sentences):
@@ -331,6 +349,7 @@ def _from_text(
     doc = parse(text)
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
+    supposing = bool(HYPOTHETICAL.search(text.split("?")[0])) and "?" in text
     for sent in doc.sents:
         words = sent.text.strip()
         if not words:
@@ -340,13 +359,18 @@ def _from_text(
             # what the next one says, and says nothing itself
             continue
         if _is_question(sent):
+            supposing = supposing or bool(HYPOTHETICAL.search(words))
             # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
             sent = _before_question(sent)
             if sent is None:
                 continue
             words = sent.text.strip()
-        if HYPOTHETICAL.search(words):
+        if HYPOTHETICAL.search(words) or (supposing and _WOULD.search(words)):
+            # "What if we got a third dog? Nah, Tom would kill me": what would follow
+            # from a supposition is part of it
+            supposing = True
             continue
+        supposing = False
         clauses = _clauses(sent)
         if _joke(sent):
             # "my brother started his PhD in Delft so everyone's sending a million
@@ -373,6 +397,8 @@ def _from_text(
         if _parallel(clauses):
             out.append(_roster(words, day))  # "Ana gets Theo, Theo gets Ingrid, ...": pairings
             continue
+        said_before = (len(out), previous.text if previous is not None else None)
+        decided = False  # a rule said why a clause is dropped (a hedge about nothing)
         for n, clause in enumerate(clauses):
             clause = _trim(clause)
             if not clause:
@@ -398,11 +424,63 @@ def _from_text(
                 continue
             hedged = _hedged(clause)
             if hedged and not _names_a_thing(clause):
+                decided = True
                 continue  # "I want to plan something": a hedge about nothing in particular
             statement = _statement(clause, day, kind="hedge" if hedged else "fact")
             out.append(statement)
             previous = statement
+        now = (len(out), previous.text if previous is not None else None)
+        if now == said_before and not decided and _clear_first_person(list(sent)):
+            # nothing clear is lost: the rules above found no statement in a sentence
+            # that says something of the speaker with a name, a number or a thing, and
+            # none said why; it is kept whole, as said
+            whole = _trim(list(sent))
+            if whole:
+                out.append(_statement(whole, day, kind="fact"))
     return out
+
+
+_NOT_STATING = word_set("need want hope wish wonder think guess suppose bet")
+
+
+def _clear_first_person(tokens: list[Token]) -> bool:
+    """A first-person clause ("I", "we", "my/our ..." as its subject, a finite verb)
+    whose verb names something beyond its subject (a name, a number, or a noun that
+    is no vague word), and is no request, musing or passing state ("my ears are done")."""
+    inside = {t.i for t in tokens}
+    for subject in (t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")):
+        mine = subject.lower_ in _FIRST_PERSON or any(
+            c.lower_ in ("my", "our") for c in subject.children
+        )
+        verb = subject.head
+        while verb.dep_ in ("aux", "auxpass") and verb.head.i != verb.i:
+            verb = verb.head  # "my cousin is getting married": the parser may hang it on "getting"
+        if not mine or verb.i not in inside or verb.lemma_.lower() in _NOT_STATING:
+            continue
+        if not (
+            _finite(verb)
+            or any(_finite(c) for c in verb.children if c.dep_ in ("aux", "auxpass"))
+            or any(_finite(t) for t in tokens if t.head.i in (verb.i, subject.head.i))
+        ):
+            continue
+        if (
+            verb.lower_ in FEELINGS
+            or verb.lemma_ == "be"
+            and any(c.dep_ in ("acomp", "advmod") or c.lower_ in FEELINGS for c in verb.children)
+        ):
+            continue  # a state said of oneself, not a thing
+        own = {t.i for t in subject.subtree}
+        said = [t for t in verb.subtree if t.i in inside and t.i not in own]
+        if any(_specific(t) for t in said) or any(
+            t.pos_ == "NOUN"
+            and t.dep_ in ("dobj", "pobj", "attr")
+            and t.lemma_.lower() not in VAGUE_NOUNS
+            and t.lower_ not in FEELINGS
+            and good_label(t.text)
+            for t in said
+        ):
+            return True
+    return False
 
 
 def _hedged(tokens: list[Token]) -> bool:
@@ -907,9 +985,11 @@ def _trim(tokens: list[Token]) -> list[Token]:
     ):
         start += 1
     while end > start and (
-        tokens[end - 1].is_punct and tokens[end - 1].text not in (".", "!", ")", "%")
+        tokens[end - 1].is_punct
+        and tokens[end - 1].text not in (".", "!", ")", "%")
+        or (end - start > 1 and LAUGHTER.fullmatch(f" {tokens[end - 1].text}"))
     ):
-        end -= 1
+        end -= 1  # "I hate coriander lol": the laughter is tone, not the fact
     return tokens[start:end]
 
 
@@ -1075,11 +1155,29 @@ def _describes(root: Token | None) -> bool:
 
 
 def _joke(sent: Span) -> bool:
-    """Hyperbole, or laughter over a sentence that names nothing specific."""
+    """Hyperbole or sarcasm, or laughter over a sentence that names nothing specific
+    and says nothing of the speaker ("they are not lol"; "I hate coriander lol" and
+    "passed my test, third attempt lol" are facts told laughing)."""
     text = sent.text
     if JOKE.search(text):
         return True
-    return bool(LAUGHTER.search(text)) and not any(_specific(t) for t in sent)
+    if not LAUGHTER.search(text) or any(_specific(t) for t in sent):
+        return False
+    return not _said_of_me(sent)
+
+
+def _said_of_me(sent: Span) -> bool:
+    """A clause about the speaker with a content word: "I", "we", "my" as its subject or
+    owner, or an opening past verb ("passed my test") whose subject is the speaker."""
+    words = [t for t in sent if not t.is_punct and not LAUGHTER.fullmatch(f" {t.text}")]
+    if not words or not any(_content(t) for t in words):
+        return False
+    subject = next((t for t in words if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None:
+        return subject.lower_ in ("i", "we") or any(
+            c.lower_ in ("my", "our") for c in subject.children
+        )
+    return words[0].tag_ in ("VBD", "VBN") or past_form(words[0])
 
 
 def _specific(token: Token) -> bool:

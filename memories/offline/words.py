@@ -28,7 +28,8 @@ VAGUE_NOUNS = word_set(
 RELATIONS = word_set(
     """wife husband partner boyfriend girlfriend fiance fiancee manager boss mother father
     mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
-    grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet"""
+    grandmother grandfather grandma grandpa niece nephew neighbour neighbor flatmate
+    roommate housemate dog cat kitten puppy pet"""
 )
 
 # Adjectives of a passing state or a reaction ("I'm so nervous", "my ears are done").
@@ -49,7 +50,10 @@ JOKE = re.compile(
     r"|\b(?:killing me|like crazy|to death|literally dying|(?:gonna|going to) die)\b"
     r"|\b(?:a|like a) (?:million|billion|gazillion|bazillion)\b|\bliterally forever\b"
     # "I swear I gained five pounds just looking at it": the feat is the joke
-    r"|\bi swear\b.*\bjust\b",
+    r"|\bi swear\b.*\bjust\b"
+    # "…, ha, sure he will", "yeah right": sarcasm says the opposite of its words
+    r"|\bsure (?:he|she|they|you|it) (?:will|did|does|is|can|would)\b|\byeah,? right\b"
+    r"|\bwould (?:literally )?kill me\b",
     re.IGNORECASE,
 )
 # Laughter ("..., ha.", "lol", 😂) is tone: it makes a sentence a joke only when the
@@ -63,7 +67,7 @@ HYPOTHETICAL = re.compile(
     r"\bif\s+(?:i|we)\b.*\b(?:would|'d|could)\b|\b(?:i|we)\s*(?:would|'d)\s+(?:\w+\s+)?if\b"
     # "if money were no object I'd be driving ...": a condition, then what I would do
     r"|\bif\b[^.!?]*\b(?:i|we)\s*(?:would|'d)\b"
-    r"|\bwish\b|\bimagine\b|\bin my dreams\b|\bone day i'?(?:d|ll)\b",
+    r"|\bwish\b|\bimagine\b|\bin my dreams\b|\bone day i'?(?:d|ll)\b|\bwhat if\b",
     re.IGNORECASE,
 )
 HEDGE = re.compile(

@@ -405,7 +405,10 @@ def test_an_answer_after_a_lead_in_takes_its_question(api, say):
         "Of course, when's the appointment?",
         "thursday at 9:15, with Dr. Okafor",
     )
-    assert bodies(api) == ["Thursday (2026-03-12) at 9:15, with Dr. Okafor."]
+    # the reply leans on the question: its body quotes it as context, lead-in dropped
+    assert bodies(api) == [
+        'Thursday (2026-03-12) at 9:15, with Dr. Okafor. — answering "When\'s the appointment?"'
+    ]
     assert "when's the appointment" in all_cues(api, job)
 
 
