@@ -15,10 +15,10 @@ from spacy.tokens import Token
 
 from memories.offline.facets import PRONOUN, Reading
 from memories.offline.language import parse
+from memories.offline.rules import rule_for
 from memories.offline.words import (
     ENDING_VERBS,
     FEELINGS,
-    HEDGE,
     INTERJECTIONS,
     RELATIONS,
     VAGUE_NOUNS,
@@ -325,12 +325,12 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         and product is not None
         and lemma not in ("be", "have", "do")
         and lemma not in ENDING_VERBS
-        and not HEDGE.search(reading_text(tokens))
+        and rule_for(tokens, "hedge") is None
     ):
         name = " ".join(t.text for t in product.subtree if t.pos_ in ("PROPN", "NUM"))
         perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
         out.append(f"what did {me} {lemma}" if past or perfect else f"what {do} {me} {lemma}")
-        if lemma not in ("do", "get") and not HEDGE.search(reading_text(tokens)):
+        if lemma not in ("do", "get") and rule_for(tokens, "hedge") is None:
             out.append(
                 f"{'did' if past or perfect else do} {me} {lemma} {name}"
             )  # "did I read Hyperion"

@@ -31,13 +31,11 @@ from spacy.tokens import Doc, Span, Token
 
 from memories.offline.dates import Resolved, resolve_dates
 from memories.offline.language import parse
+from memories.offline.rules import rule_for, trace
 from memories.offline.words import (
     CORRECTION,
     FEELINGS,
-    HEDGE,
-    HYPOTHETICAL,
     INTERJECTIONS,
-    JOKE,
     LAUGHTER,
     VAGUE_NOUNS,
     content_words,
@@ -60,11 +58,6 @@ _SUBJECT_PRONOUNS = _THIRD_PERSON | _FIRST_PERSON | {"you"}
 _FINITE_TAGS = frozenset(("VBZ", "VBP", "VBD", "MD"))
 _CONTRACTIONS = word_set("'m 's 're 've 'd 'll ’m ’s ’re ’ve ’d ’ll")
 _SKIP_AFTER_BREAK = frozenset(("cc", "punct", "advmod", "intj", "prep", "mark", "npadvmod"))
-_REQUEST = re.compile(
-    r"^(?:can|could|would|will)\s+(?:you|u)\b|^(?:please|let me|let's|tell me|give me|remind me|"
-    r"help me|any (?:good|ideas|tips|recommendations))\b",
-    re.IGNORECASE,
-)
 _QUESTION_AUX = word_set(
     "is are was were do does did can could would will should shall have has am"
 )
@@ -165,7 +158,7 @@ def _short_answer(
     doc = parse(" ".join(_asides(content)[0].split()))
     # "yesss. a Brompton in racing green": the answer follows the yes
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
-    if first is None or _is_question(first) or _joke(first) or HYPOTHETICAL.search(first.text):
+    if first is None or _is_question(first) or _joke(first) or rule_for(first, "hypothetical"):
         return []
     opening = _first_word(first)
     if opening is not None and opening.tag_ == "VB" and opening.pos_ == "VERB":
@@ -349,7 +342,7 @@ def _from_text(
     doc = parse(text)
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
-    supposing = bool(HYPOTHETICAL.search(text.split("?")[0])) and "?" in text
+    supposing = False  # a supposition was put ("What if ...?"); what would follow is part of it
     for sent in doc.sents:
         words = sent.text.strip()
         if not words:
@@ -359,16 +352,19 @@ def _from_text(
             # what the next one says, and says nothing itself
             continue
         if _is_question(sent):
-            supposing = supposing or bool(HYPOTHETICAL.search(words))
+            supposing = supposing or rule_for(sent, "hypothetical") is not None
+            trace("question", "drop", words)
             # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
             sent = _before_question(sent)
             if sent is None:
                 continue
             words = sent.text.strip()
-        if HYPOTHETICAL.search(words) or (supposing and _WOULD.search(words)):
+        supposed = rule_for(sent, "hypothetical")
+        if supposed is not None or (supposing and _WOULD.search(words)):
             # "What if we got a third dog? Nah, Tom would kill me": what would follow
             # from a supposition is part of it
             supposing = True
+            trace(supposed.name if supposed else "hypothetical-what-follows", "drop", words)
             continue
         supposing = False
         clauses = _clauses(sent)
@@ -376,8 +372,9 @@ def _from_text(
             # "my brother started his PhD in Delft so everyone's sending a million
             # photos": hyperbole is a joke of its own clause, the others still stand;
             # laughter over a sentence naming nothing is a joke of all of it
-            kept = [c for c in clauses if not JOKE.search(_span_of(c).text)]
-            if not JOKE.search(words) or not kept or len(kept) == len(clauses):
+            kept = [c for c in clauses if not rule_for(c, "joke")]
+            if not rule_for(sent, "joke") or not kept or len(kept) == len(clauses):
+                trace(_joke_rule(sent), "drop", words)
                 continue
             clauses = kept
         if _is_list(sent):
@@ -425,6 +422,7 @@ def _from_text(
             hedged = _hedged(clause)
             if hedged and not _names_a_thing(clause):
                 decided = True
+                trace("hedge-about-nothing", "drop", _text(clause))
                 continue  # "I want to plan something": a hedge about nothing in particular
             statement = _statement(clause, day, kind="hedge" if hedged else "fact")
             out.append(statement)
@@ -436,7 +434,10 @@ def _from_text(
             # none said why; it is kept whole, as said
             whole = _trim(list(sent))
             if whole:
+                trace("kept-first-person", "keep", words)
                 out.append(_statement(whole, day, kind="fact"))
+        elif now == said_before and not decided:
+            trace("uninformative", "drop", words)
     return out
 
 
@@ -463,14 +464,14 @@ def _clear_first_person(tokens: list[Token]) -> bool:
             or any(_finite(t) for t in tokens if t.head.i in (verb.i, subject.head.i))
         ):
             continue
-        if (
-            verb.lower_ in FEELINGS
-            or verb.lemma_ == "be"
-            and any(c.dep_ in ("acomp", "advmod") or c.lower_ in FEELINGS for c in verb.children)
-        ):
-            continue  # a state said of oneself, not a thing
         own = {t.i for t in subject.subtree}
         said = [t for t in verb.subtree if t.i in inside and t.i not in own]
+        state = verb.lower_ in FEELINGS or (
+            verb.lemma_ == "be"
+            and any(c.dep_ in ("acomp", "advmod") or c.lower_ in FEELINGS for c in verb.children)
+        )
+        if state and not any(_specific(t) for t in said):
+            continue  # a state said of oneself ("my ears are done"), not "due on 4 June"
         if any(_specific(t) for t in said) or any(
             t.pos_ == "NOUN"
             and t.dep_ in ("dobj", "pobj", "attr")
@@ -488,7 +489,7 @@ def _hedged(tokens: list[Token]) -> bool:
     why the battery died" hedges the relative clause, not where it lives."""
     inside = {t.i for t in tokens}
     main = [t for t in tokens if not _in_relative_clause(t, inside)]
-    return bool(main) and bool(HEDGE.search(_text(main)))
+    return bool(main) and rule_for(main, "hedge") is not None
 
 
 def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
@@ -549,7 +550,7 @@ def _is_question(sent: Span) -> bool:
     start = _first_word(sent)
     if start is None:
         return False
-    if _REQUEST.match(words[start.idx - sent.start_char :]):
+    if rule_for(sent.doc[start.i : sent.end], "request"):
         return True
     # Typed without its "?": "is it normal for ...", "how do I get ...", and after a
     # lead-in ("ok random q but is it ...")
@@ -560,7 +561,7 @@ def _is_question(sent: Span) -> bool:
     # "Filling in the school form again, can you keep my contacts ...": a request put
     # after a comma, however long the lead-in
     return any(
-        t.text == "," and _REQUEST.match(sent.doc[t.i + 1 : sent.end].text) for t in tokens[5:-2]
+        t.text == "," and rule_for(sent.doc[t.i + 1 : sent.end], "request") for t in tokens[5:-2]
     )
 
 
@@ -575,7 +576,7 @@ def _before_question(sent: Span) -> Span | None:
         if not (
             _asks(rest)
             or (rest and rest[0].lower_ in ("any", "anything", "thoughts"))
-            or (rest and _REQUEST.match(sent.doc[rest[0].i : sent.end].text))
+            or (rest and rule_for(sent.doc[rest[0].i : sent.end], "request"))
         ):
             continue
         lead = sent.doc[sent.start : tokens[k].i]
@@ -1158,12 +1159,17 @@ def _joke(sent: Span) -> bool:
     """Hyperbole or sarcasm, or laughter over a sentence that names nothing specific
     and says nothing of the speaker ("they are not lol"; "I hate coriander lol" and
     "passed my test, third attempt lol" are facts told laughing)."""
-    text = sent.text
-    if JOKE.search(text):
-        return True
-    if not LAUGHTER.search(text) or any(_specific(t) for t in sent):
-        return False
-    return not _said_of_me(sent)
+    return _joke_rule(sent) is not None
+
+
+def _joke_rule(sent: Span) -> str | None:
+    """The name of the rule that makes ``sent`` a joke, if one does."""
+    rule = rule_for(sent, "joke")
+    if rule is not None:
+        return rule.name
+    if not LAUGHTER.search(sent.text) or any(_specific(t) for t in sent):
+        return None
+    return None if _said_of_me(sent) else "joke-laughter-over-nothing"
 
 
 def _said_of_me(sent: Span) -> bool:

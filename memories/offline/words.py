@@ -43,36 +43,12 @@ FEELINGS = word_set(
     gorgeous adorable stunning impressive inspiring touching powerful special"""
 )
 
-# Hyperbole marks the whole sentence as a joke ("basically X at this point", "a million
-# hours", "killing me"); a hedge keeps a statement from being a fact about the user.
-JOKE = re.compile(
-    r"\b(?:jk|kidding|joking)\b|\bbasically\b.*\bat this point\b"
-    r"|\b(?:killing me|like crazy|to death|literally dying|(?:gonna|going to) die)\b"
-    r"|\b(?:a|like a) (?:million|billion|gazillion|bazillion)\b|\bliterally forever\b"
-    # "I swear I gained five pounds just looking at it": the feat is the joke
-    r"|\bi swear\b.*\bjust\b"
-    # "…, ha, sure he will", "yeah right": sarcasm says the opposite of its words
-    r"|\bsure (?:he|she|they|you|it) (?:will|did|does|is|can|would)\b|\byeah,? right\b"
-    r"|\bwould (?:literally )?kill me\b",
-    re.IGNORECASE,
-)
-# Laughter ("..., ha.", "lol", 😂) is tone: it makes a sentence a joke only when the
+# Hyperbole, sarcasm, hypotheticals, hedges and requests are rules with examples in
+# memories.offline.rules. Laughter ("..., ha.", "lol", 😂) is tone: it makes a sentence a joke only when the
 # sentence names nothing specific ("they are not lol"); "passed my test, third attempt
 # lol" is still a fact.
 LAUGHTER = re.compile(
     r"(?:^|[\s,(])(?:ha|haha+|hah|hehe+|lol+|lmao|lmfao|rofl)\b[.!]*|[\U0001F602\U0001F923]",
-    re.IGNORECASE,
-)
-HYPOTHETICAL = re.compile(
-    r"\bif\s+(?:i|we)\b.*\b(?:would|'d|could)\b|\b(?:i|we)\s*(?:would|'d)\s+(?:\w+\s+)?if\b"
-    # "if money were no object I'd be driving ...": a condition, then what I would do
-    r"|\bif\b[^.!?]*\b(?:i|we)\s*(?:would|'d)\b"
-    r"|\bwish\b|\bimagine\b|\bin my dreams\b|\bone day i'?(?:d|ll)\b|\bwhat if\b",
-    re.IGNORECASE,
-)
-HEDGE = re.compile(
-    r"\b(?:might|may be|maybe|perhaps|probably|possibly|thinking (?:about|of)|"
-    r"considering|not sure|wondering|hoping to|plan(?:ning)? to|want to|would like to)\b",
     re.IGNORECASE,
 )
 # Words that say a statement replaces an earlier one.
