@@ -122,7 +122,8 @@ class OfflineExtractor:
                 # message is one it came from too
                 answers = answered if n == 0 and statement.kind == "fact" else ""
                 text = statement.text
-                if answers and leans_on_question(statement.plain):
+                replying = n == 0 and question and not retracts and statement.kind == "fact"
+                if replying and leans_on_question(statement.plain):
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
@@ -251,7 +252,9 @@ def leans_on_question(statement: str) -> bool:
     if not subjects:
         return True
     first = subjects[0]
-    return first.lower_ in ("it", "that", "this", "there", "they", "those", "these", "one")
+    return first.lower_ in (
+        *("it", "that", "this", "there", "they", "those", "these", "one", "he", "she"),
+    )
 
 
 def _corrected_cues(
