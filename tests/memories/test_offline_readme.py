@@ -122,3 +122,35 @@ def test_the_question_a_reply_answers_is_a_cue_and_a_source(api, say):
     assert "do I have any pets" in all_cues(api, job)
     [path] = job["result"]["created"]
     assert len(memory(api, path)["sources"]) == 2
+
+
+def test_a_change_word_naming_the_same_thing_supersedes(api, say):
+    venue = say("We booked the Old Barn for the wedding reception.")
+    commute = say("My commute is an hour each way.")
+    later = say(
+        "We went with Thornfield Hall for the reception instead.",
+        "OK!",
+        "My commute is 40 minutes now.",
+        when=WEDNESDAY,
+    )
+    replaced = {
+        r["path"]
+        for p in later["result"]["created"]
+        for r in memory(api, p)["related"]
+        if r["type"] == "supersedes"
+    }
+    assert replaced == set(venue["result"]["created"])
+    # "my commute is ..." is a facet: the one old file is rewritten rather than superseded
+    assert later["result"]["rewritten"] == commute["result"]["created"]
+    assert "Thornfield" in top(api, "where is the wedding reception")
+    assert "40 minutes" in top(api, "how long is my commute")
+
+
+def test_the_rule_behind_a_dropped_sentence_is_logged(api, say, caplog):
+    caplog.set_level("DEBUG", logger="gitloom.memories.rules")
+    say("If I won the lottery I'd buy a castle in Fife.")
+    assert any(
+        "rule=hypothetical-if-would action=drop" in r.getMessage()
+        for r in caplog.records
+        if r.name == "gitloom.memories.rules"
+    )
