@@ -141,11 +141,66 @@ BOTH_HOLD = re.compile(
 
 def changes(new: Reading, old: Reading) -> bool:
     """The generic rule of current truth, without understanding the sentence: a newer
-    statement with a change marker that names the same distinguishing thing (a name, or
-    the head of a noun phrase) as an older one replaces it, unless it says both hold."""
-    if not CHANGE.search(new.text) or BOTH_HOLD.search(new.text):
+    first-person statement whose clause has a change marker and names the same
+    distinguishing thing (the head of a noun phrase or a name as a subject, object or
+    complement, not a date, a sum or a vague word) as an older one replaces it, unless
+    it says both hold. The marker must be in the clause that names the thing ("I've
+    been painting a lot now; the new canvas is huge" supersedes nothing about painting)."""
+    if BOTH_HOLD.search(new.text):
         return False
-    return bool(heads(new) & heads(old))
+    marked = _marked_clauses(new)
+    if not marked or not _first_person(new):
+        return False
+    before = {lemma for lemma, _, _ in _roles(old)}
+    return any(
+        lemma in before and clause in marked and _said_of_mine(new.doc[clause], lemma)
+        for lemma, _, clause in _roles(new)
+    )
+
+
+def _said_of_mine(verb: Token, lemma: str) -> bool:
+    """The clause is the speaker's: its subject is "I" or "we", or the thing itself
+    ("my commute is 40 minutes now"); "my sister got a new job" is my sister's."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return True  # "switched to oat milk": the speaker, unsaid
+    return subject.lower_ in ("i", "we") or subject.lemma_.lower() == lemma
+
+
+_ROLES = frozenset(("nsubj", "nsubjpass", "dobj", "attr", "pobj"))
+
+
+def _clause(token: Token) -> int:
+    """The verb whose clause ``token`` is in (its index)."""
+    while token.head.i != token.i and not (
+        token.pos_ in ("VERB", "AUX") and token.dep_ in ("ROOT", "conj", "ccomp", "advcl", "relcl")
+    ):
+        token = token.head
+    return token.i
+
+
+def _marked_clauses(reading: Reading) -> set[int]:
+    found = set()
+    for match in CHANGE.finditer(reading.text):
+        span = reading.doc.char_span(match.start(), match.end(), alignment_mode="expand")
+        if span is not None:
+            found |= {_clause(t) for t in span}
+    return found
+
+
+def _first_person(reading: Reading) -> bool:
+    return any(t.lower_ in ("i", "we", "my", "our") for t in reading.doc)
+
+
+def _roles(reading: Reading) -> list[tuple[str, str, int]]:
+    """(lemma, role, clause) of each distinguishing thing the statement names as a
+    subject, object or complement."""
+    named = heads(reading)
+    return [
+        (t.lemma_.lower(), "subject" if t.dep_.startswith("nsubj") else "object", _clause(t))
+        for t in reading.doc
+        if t.dep_ in _ROLES and t.lemma_.lower() in named
+    ]
 
 
 def heads(reading: Reading) -> set[str]:

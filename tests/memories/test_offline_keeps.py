@@ -126,3 +126,9 @@ def test_a_reply_that_leans_on_the_statement_before_follows_it(api, say):
     [first] = [p for b, p in by_body.items() if b.startswith("My sister Ines")]
     [second] = [p for b, p in by_body.items() if b.startswith("She")]
     assert {"type": "follows", "path": first} in memory(api, second)["related"]
+
+
+def test_a_change_said_of_someone_else_supersedes_nothing_of_mine(api, say):
+    say("My job is stressful, lots of night shifts at the hospital.")
+    second = say("My sister got a new job in Leeds.", when="2026-04-01T09:00:00Z")
+    assert all(supersedes(api, p) == [] for p in second["result"]["created"])
