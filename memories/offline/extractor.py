@@ -34,6 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 
+from spacy.tokens import Doc
+
 from gitloom.core.times import as_utc
 from memories.llm import Usage
 from memories.offline.cues import LEAD_IN, answered_question, cues_for
@@ -122,12 +124,12 @@ class OfflineExtractor:
                 # message is one it came from too
                 answers = answered if n == 0 and statement.kind == "fact" else ""
                 text = statement.text
+                reading = read(statement.plain)
                 replying = n == 0 and question and not retracts and statement.kind == "fact"
-                if replying and leans_on_question(statement.plain):
+                if replying and leans_on_question(reading.doc):
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
-                reading = read(statement.plain)
                 before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
                 if before and _pronoun_object(reading):
                     # "We split it: ...": what "it" is was said in the statement before;
@@ -243,11 +245,10 @@ def _clip_cue(text: str) -> str:
     return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
 
 
-def leans_on_question(statement: str) -> bool:
+def leans_on_question(doc: Doc) -> bool:
     """A reply that says nothing on its own without the question it answers: no
     subject of its own ("About six years.", "Still Jaipur."), a pronoun or "there" as
     its subject ("It's a Brompton."), or a bare yes or no."""
-    doc = parse(statement)
     subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass", "expl")]
     if not subjects:
         return True
