@@ -479,9 +479,9 @@ def _relate(
             continue
         same_message = before.sources[:1] == after.sources[:1]
         # a link means something only where the later statement goes on from the
-        # earlier one: it answers, leans on a pronoun or "instead", or (in one
-        # message) names the same thing; neighbours alone are no relation
-        if not (_continues(after) or (same_message and named[before.key] & named[after.key])):
+        # earlier one: it answers, leans on a pronoun or "instead", or names the same
+        # thing; neighbours alone are no relation
+        if not (_continues(after) or named[before.key] & named[after.key]):
             continue
         if same_message:
             links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
