@@ -36,8 +36,8 @@ from gitloom.core.errors import GitLoomError
 from gitloom.core.times import as_utc
 from memories.errors import DuplicateMessageId, InvalidMessageId
 from memories.extraction.limits import MAX_BODY_CHARS, MAX_CUES, MAX_TAGS, clip, merge
-from memories.extraction.offline import STOPWORDS
 from memories.extraction.renames import rewritten_path
+from memories.extraction.stopwords import STOPWORDS
 from memories.extraction.types import (
     Candidate,
     CandidateLookup,

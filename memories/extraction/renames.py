@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from memories.extraction.offline.words import STOPWORDS
+from memories.extraction.stopwords import STOPWORDS
 from namespaces.memory_format import new_memory_path, slugify
 
 _WORD = re.compile(r"\w+", re.UNICODE)

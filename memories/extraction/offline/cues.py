@@ -15,13 +15,14 @@ from spacy.tokens import Token
 
 from memories.extraction.offline.facets import PRONOUN, Reading
 from memories.extraction.offline.language import parse
+from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
     ENDING_VERBS,
     FEELINGS,
-    HEDGE,
     INTERJECTIONS,
     RELATIONS,
     VAGUE_NOUNS,
+    past_form,
     word_set,
 )
 
@@ -55,6 +56,10 @@ def cues_for(
         cues.extend(_questions(list(sent), who))
     for facet in reading.facets:
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
+    if _introduces(reading):
+        # "Hi, I'm Marta.": a name said of oneself answers what one is called
+        my = f"{who}'s" if who else "my"
+        cues.extend([f"what is {my} name", f"who is {who}" if who else "who am I"])
     if asked:
         cues.append(asked)
     prefix = f"{who}: " if who else ""  # a question names the person it asks about
@@ -75,7 +80,23 @@ def cues_for(
     return out[:MAX_CUES]
 
 
-_LEAD_IN = re.compile(
+def _introduces(reading: Reading) -> bool:
+    """ "I'm Marta", "I am Tomás Ruiz", "name's Ade", "call me Jo": the speaker's name,
+    said of the speaker (a proper noun as the complement of "I am", or after "call me")."""
+    for token in reading.doc:
+        if token.pos_ != "PROPN" or token.ent_type_ in ("DATE", "TIME", "NORP"):
+            continue
+        head = token.head
+        if token.dep_ in ("attr", "acomp") and head.lemma_ == "be":
+            subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+            if subject is not None and subject.lower_ == "i":
+                return True
+        if head.lemma_ == "call" and any(c.lower_ == "me" for c in head.children):
+            return True
+    return False
+
+
+LEAD_IN = re.compile(
     r"^(?:(?:also|and|so|but|of course|sure thing|got it|great|perfect|nice|cool|absolutely|"
     r"definitely|no problem|" + "|".join(sorted(INTERJECTIONS)) + r")[,!.]?\s+)+",
     re.IGNORECASE,
@@ -89,7 +110,7 @@ def answered_question(question: str, *, who: str | None) -> str:
     could name: it must name a thing (a noun or a name), ask one question, and not be
     an offer ("Would you like ...", "Want me to ...") or about the asker."""
     question = " ".join(question.split()).strip()
-    question = _LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
+    question = LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
     # "What do you do, if you don't mind me asking?": the courtesy is no part of it
     question = re.sub(r",\s*if\b[^,?]*\?$", "?", question, flags=re.IGNORECASE)
     if len(question) > 90 or not question.endswith("?"):
@@ -304,12 +325,12 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         and product is not None
         and lemma not in ("be", "have", "do")
         and lemma not in ENDING_VERBS
-        and not HEDGE.search(reading_text(tokens))
+        and rule_for(tokens, "hedge") is None
     ):
         name = " ".join(t.text for t in product.subtree if t.pos_ in ("PROPN", "NUM"))
         perfect = any(c.lemma_ == "have" and c.dep_ == "aux" for c in verb.children)
         out.append(f"what did {me} {lemma}" if past or perfect else f"what {do} {me} {lemma}")
-        if lemma not in ("do", "get") and not HEDGE.search(reading_text(tokens)):
+        if lemma not in ("do", "get") and rule_for(tokens, "hedge") is None:
             out.append(
                 f"{'did' if past or perfect else do} {me} {lemma} {name}"
             )  # "did I read Hyperion"
@@ -719,17 +740,11 @@ def _asked_of(subject: Token, verb: Token) -> str:
     passive = next((c for c in verb.children if c.dep_ == "auxpass"), None)
     if passive is not None:  # "the parcel was delivered yesterday"
         return f"{'was' if passive.tag_ == 'VBD' else 'is'} {thing} {verb.lower_}{particle}"
-    if verb.tag_ == "VBD" or _past_form(verb):
+    if verb.tag_ == "VBD" or (verb.tag_ in ("VB", "VBN") and past_form(verb)):
         return f"did {thing} {lemma}{particle}"
     if verb.tag_ in ("VBZ", "VBP"):
         return f"{'does' if verb.tag_ == 'VBZ' else 'do'} {thing} {lemma}{particle}"
     return f"is {thing}"
-
-
-def _past_form(verb: Token) -> bool:
-    """ "packed in", typed in lower case after a noun, may be tagged a base form."""
-    word = verb.lower_
-    return verb.tag_ in ("VB", "VBN") and len(word) > 4 and word.endswith("ed")
 
 
 def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]:
@@ -767,5 +782,5 @@ def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
         if plural
         else []
     )
-    head = noun.lower_ if plural or noun.tag_ != "NNS" else noun.lower_
+    head = noun.lower_ if plural else noun.lemma_.lower()
     return " ".join([*words, head])

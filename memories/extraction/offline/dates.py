@@ -51,6 +51,7 @@ _BARE_WEEKDAY = re.compile(
     r"^(?:on\s+)?(?:" + "|".join(_WEEKDAYS) + r")s?(?:\s+(?:morning|afternoon|evening|night))?$",
     re.IGNORECASE,
 )
+_YEAR_WORD = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
 _WEEK = re.compile(r"\b(?P<which>last|this|next)\s+week\b", re.IGNORECASE)
 _END_OF = re.compile(
     r"\bend\s+of\s+(?:(?P<which>the|this|next|last)\s+(?P<unit>week|month|year)|(?P<month>"
@@ -91,14 +92,29 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         before = span.doc[ent.start - 1] if ent.start > 0 else None
         if before is not None and before.lower_ in ("every", "each"):
             continue  # "every Tuesday evening": a habit, not one day
+        if _weekly(ent):
+            continue  # "Monday and Wednesday it's Priya", "on Tuesdays": a rota, no one day
+        # "moved it to Friday": the day something is moved or lasts to lies ahead
+        ahead = before is not None and before.lower_ in ("to", "until", "till")
+        numbered = _numbered_weekday(span.doc, ent)
+        if numbered is not None:
+            # "Friday the 11th": the 11th names the day; the weekday only checks it
+            end, number = numbered
+            past = _past(ent) and not ahead
+            found_day = _day_numbered(_WEEKDAYS.index(ent[0].lower_), number, day, past)
+            if found_day is not None:
+                found.append(Resolved(end=end, note=found_day.isoformat(), first=found_day))
+            continue
+        if _committed(ent) and not _ANCHORED.search(phrase):
+            if before is None or before.lower_ != "for":
+                continue  # "I signed up for a race in October": booked then, or held then?
+            ahead = True  # "booked a table for Saturday": what is booked lies ahead
         if _names_a_kind(ent):
             continue  # "the Thursday pottery class": which class, not a day
         if _titled(ent):
             continue  # "my place, Tomorrow and Tomorrow and Tomorrow": a title, not a day
         if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
-        # "moved it to Friday": the day something is moved or lasts to lies ahead
-        ahead = before is not None and before.lower_ in ("to", "until", "till")
         resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(
             phrase, day, past=_past(ent) and not ahead
         )
@@ -109,6 +125,88 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
                 end += 1  # "Saturday's (2026-06-20) potluck"
             found.append(Resolved(end=end, note=note, first=first))
     return found
+
+
+_ANCHORED = re.compile(r"\b(?:ago|yesterday|tomorrow|last|next|this|coming|past)\b", re.I)
+# verbs that commit to something later: their past tense says nothing of when it is
+_COMMIT_VERBS = frozenset(
+    [
+        "sign",
+        "book",
+        "register",
+        "enter",
+        "enrol",
+        "enroll",
+        "schedule",
+        "plan",
+        "arrange",
+        "reserve",
+        "order",
+        "agree",
+    ]
+)
+_ORDINAL_DAY = re.compile(r"^(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?$", re.I)
+
+
+def _weekly(ent: Span) -> bool:
+    """A weekday said as a plural ("on Tuesdays") or coordinated with another weekday
+    ("Monday and Wednesday it's Priya"): a schedule, which names no one day."""
+    for word in ent:
+        lower = word.lower_
+        if lower.rstrip("s") in _WEEKDAYS and lower.endswith("s") and lower not in _WEEKDAYS:
+            return True
+        if lower in _WEEKDAYS and (
+            (word.dep_ == "conj" and word.head.lower_ in _WEEKDAYS)
+            or any(c.dep_ == "conj" and c.lower_ in _WEEKDAYS for c in word.children)
+        ):
+            return True
+    return False
+
+
+def _numbered_weekday(doc, ent: Span) -> tuple[int, int] | None:
+    """ "Friday the 11th", as one entity or a weekday then "the 11th": the index of the
+    number's token and the number."""
+    if ent[0].lower_ not in _WEEKDAYS:
+        return None
+    rest = " ".join(t.text for t in ent[1:] if t.text != ",")
+    end = ent.end - 1
+    if not rest:
+        after = [t for t in doc[ent.end : ent.end + 3] if t.text != ","]
+        if len(after) >= 2 and after[0].lower_ == "the" and _ORDINAL_DAY.match(after[1].text):
+            rest, end = f"the {after[1].text}", after[1].i
+    m = _ORDINAL_DAY.match(rest) if rest else None
+    if m is None:
+        return None
+    return end, int(m.group(1))
+
+
+def _day_numbered(weekday: int, number: int, day: date, past: bool) -> date | None:
+    """The day numbered ``number`` that falls on ``weekday`` in this month or the next
+    (the last, for the past); none when neither fits: in doubt, no date."""
+    candidates = []
+    for step in (-1, 0, 1):
+        index = day.year * 12 + day.month - 1 + step
+        try:
+            candidate = date(index // 12, index % 12 + 1, number)
+        except ValueError:
+            continue
+        if candidate.weekday() == weekday:
+            candidates.append(candidate)
+    if past:
+        before = [c for c in candidates if c <= day]
+        return before[-1] if before else None
+    after = [c for c in candidates if c >= day]
+    return after[0] if after else None
+
+
+def _committed(ent: Span) -> bool:
+    """The nearest verb before the phrase commits to something later ("signed up for",
+    "booked"): a past tense that dates the booking, not the thing booked."""
+    sent = ent.sent
+    for token in reversed(sent.doc[sent.start : ent.start]):
+        if token.pos_ in ("VERB", "AUX") and token.tag_ != "TO":
+            return token.lemma_.lower() in _COMMIT_VERBS and token.tag_ in ("VBD", "VBN")
+    return False
 
 
 _BEYOND = re.compile(r"\bday\s+(after|before)\s+(tomorrow|yesterday)$", re.IGNORECASE)
@@ -177,6 +275,14 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
             return None  # already absolute
         month = _MONTHS[(m.group("m1") or m.group("m2")).lower()]
         number = int(m.group("d1") or m.group("d2"))
+        if (y := _YEAR_WORD.search(phrase)) is not None:
+            # "14 March next year": the year it names, not the nearest
+            year = day.year + {"last": -1, "this": 0, "next": 1}[y.group(1).lower()]
+            try:
+                first = date(year, month, number)
+            except ValueError:
+                return None
+            return first, first.isoformat()
         return _nearest_day(month, number, day, past)
     if (m := _WEEKEND.search(phrase)) is not None:
         return _weekend(m.group("which").lower(), day)
@@ -260,19 +366,22 @@ def _dateparser(phrase: str, day: str, past: bool) -> date | None:
 
 
 def _nearest_day(month: int, number: int, day: date, past: bool) -> tuple[date, str] | None:
-    """The year that puts the day nearest the message: a date is said about the
-    months around it, whatever the tense ("got pushed to June 20th" in May)."""
+    """A day and month without a year: its last occurrence for the past, its next one
+    (today included) otherwise ("my dad's birthday is August 9th", said in December,
+    is next August's; "got pushed to June 20th" in May is this June's)."""
     candidates = []
     for year in (day.year - 1, day.year, day.year + 1):
         try:
             candidates.append(date(year, month, number))
         except ValueError:
             continue
-    if not candidates:
+    if past:
+        found = [c for c in candidates if c <= day][-1:]
+    else:
+        found = [c for c in candidates if c >= day][:1]
+    if not found:
         return None
-    # ties (half a year either way) go by the tense
-    found = min(candidates, key=lambda c: (abs((c - day).days), (c > day) == past))
-    return found, found.isoformat()
+    return found[0], found[0].isoformat()
 
 
 def _weekend(which: str, day: date) -> tuple[date, str]:

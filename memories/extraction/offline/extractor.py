@@ -34,11 +34,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 
+from spacy.tokens import Doc
+
 from gitloom.core.times import as_utc
-from memories.extraction.offline.cues import answered_question, cues_for
+from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
 from memories.extraction.offline.language import parse
-from memories.extraction.offline.reconcile import reconcile
+from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.statements import Statement, leftovers, statements
 from memories.extraction.offline.words import RELATIONS, good_label
 from memories.extraction.types import Candidate, Decision, Draft, DraftLink, Message, Usage
@@ -56,7 +58,6 @@ _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART",
 _RETRACTS = re.compile(
     r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
 )
-_OPENING_PRONOUN = re.compile(r"^(?:He|She|(?P<own>His|Her))(?=['’\s])")
 # "my partner's grandad's name" names the grandad's name, not my partner: an owner
 # ("'s") is no person a later "he" could mean
 _MY_RELATION = re.compile(
@@ -64,6 +65,9 @@ _MY_RELATION = re.compile(
 )
 _YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
 _SETTLING = frozenset(("move", "live", "relocate", "work", "join", "start"))
+# marks what a memory's body quotes from outside its statement (the question it
+# answers): context, in the speaker's words, never the fact itself
+CONTEXT_MARK = "—"
 _FAVOURITE = re.compile(r"\b(?:favou?rite|go-to|prefer|prefers|preferred)\b", re.I)
 
 
@@ -118,7 +122,20 @@ class OfflineExtractor:
                 # the first statement answers the question before it, its cue: that
                 # message is one it came from too
                 answers = answered if n == 0 and statement.kind == "fact" else ""
-                body = f"{message.name}: {statement.text}" if message.name else statement.text
+                text = statement.text
+                reading = read(statement.plain)
+                replying = n == 0 and question and not retracts and statement.kind == "fact"
+                if replying and leans_on_question(reading.doc):
+                    # "About six years.": what it answers is part of what it says
+                    asked_as = _clip_cue(LEAD_IN.sub("", question))
+                    text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
+                before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
+                if before and _pronoun_object(reading):
+                    # "We split it: ...": what "it" is was said in the statement before;
+                    # the thing it names goes beside "it", that statement into the cues
+                    context.setdefault(n, []).insert(0, before)
+                    text = _with_antecedent(text, before)
+                body = f"{message.name}: {text}" if message.name else text
                 seen = by_body.get(body.casefold())
                 if seen is not None:  # the same statement twice: one memory, both sources
                     old = drafts[seen]
@@ -127,11 +144,6 @@ class OfflineExtractor:
                             old, sources=(*old.sources, message.id), when=max(old.when, when)
                         )
                     continue
-                reading = read(statement.plain)
-                before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
-                if before and _pronoun_object(reading):
-                    # "We split it: ...": what "it" is was said in the statement before
-                    context.setdefault(n, []).insert(0, before)
                 last_said[message.name or ""] = statement.plain
                 referent = _one_of(reading, things)
                 # "actually it's £1,530": asked what the memory it corrects was asked
@@ -232,6 +244,19 @@ def _clip_cue(text: str) -> str:
     return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
 
 
+def leans_on_question(doc: Doc) -> bool:
+    """A reply that says nothing on its own without the question it answers: no
+    subject of its own ("About six years.", "Still Jaipur."), a pronoun or "there" as
+    its subject ("It's a Brompton."), or a bare yes or no."""
+    subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass", "expl")]
+    if not subjects:
+        return True
+    first = subjects[0]
+    return first.lower_ in (
+        *("it", "that", "this", "there", "they", "those", "these", "one", "he", "she"),
+    )
+
+
 def _corrected_cues(
     reading: Reading, drafts: list[Draft], readings: dict[str, Reading]
 ) -> list[str]:
@@ -266,20 +291,51 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
 
 def _with_referent(statement: Statement, question: str, before: list[str]) -> Statement:
     """ "She's gluten-free" after "my friend Ottilie is coming over": "She (Ottilie)'s
-    gluten-free" ("His pills": "His (my dad's) pills"), when one person only could be meant: the one the question before
+    gluten-free"; "I called her this morning": "her (Ottilie)"; "His pills": "His (my
+    dad's) pills", when one person only could be meant: the one the question before
     asks about ("How old is your brother?": "my brother"), else the one the speaker's
-    last message named. The words stay as said; the note is beside them."""
-    pronoun = _OPENING_PRONOUN.match(statement.text)
-    if pronoun is None:
+    last message named, and the statement names no one before the pronoun. The words
+    stay as said; the note is beside them."""
+    doc = parse(statement.text)
+    pronoun = next((t for t in doc if t.lower_ in _PERSONAL_PRONOUNS), None)
+    if pronoun is None or pronoun.i > 12:
         return statement
+    earlier = doc[: pronoun.i]
+    if any(t.ent_type_ == "PERSON" for t in earlier) or _MY_RELATION.search(earlier.text):
+        return statement  # "my sister Anika said she ...": said in the statement itself
     asked = [f"my {m.group(1).lower()}" for m in _YOUR_RELATION.finditer(question)]
     asked += [e.text for e in parse(question).ents if e.label_ == "PERSON"] if question else []
     candidates = list(dict.fromkeys(asked or before))
     if len(candidates) != 1:
         return statement
-    end = pronoun.end()
-    note = f" ({candidates[0]}'s)" if pronoun.group("own") else f" ({candidates[0]})"
+    owner = pronoun.lower_ == "his" or (pronoun.lower_ == "her" and pronoun.dep_ == "poss")
+    end = pronoun.idx + len(pronoun.text)
+    note = f" ({candidates[0]}'s)" if owner else f" ({candidates[0]})"
     return replace(statement, text=statement.text[:end] + note + statement.text[end:])
+
+
+_PERSONAL_PRONOUNS = frozenset(("he", "she", "him", "her", "his"))
+
+
+def _with_antecedent(text: str, before: str) -> str:
+    """ "We split it: ..." after "We had a flat meeting about chores": "We split it
+    (chores): ...", the last thing the statement before named as an object, in its
+    words; as said when it named none."""
+    chunks = [
+        c
+        for c in parse(before).noun_chunks
+        if c.root.dep_ in ("dobj", "pobj", "attr")
+        and c.root.pos_ in ("NOUN", "PROPN")
+        and c.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
+    ]
+    if not chunks:
+        return text
+    doc = parse(text)
+    pronoun = next((t for t in doc if t.dep_ == "dobj" and t.lower_ in ("it", "them")), None)
+    if pronoun is None:
+        return text
+    end = pronoun.idx + len(pronoun.text)
+    return f"{text[:end]} ({chunks[-1].text}){text[end:]}"
 
 
 def _objects(reading: Reading) -> list[str]:
@@ -414,21 +470,38 @@ def _relate(
                 degree[draft.key] += 1
                 degree[other] += 1
     linked = {(link.source, link.target) for link in links}
-    for same_message in (True, False):
-        for before, after in zip(drafts, drafts[1:], strict=False):
-            if (
-                (before.sources[:1] == after.sources[:1]) == same_message
-                and (before.key, after.key) not in linked
-                and degree[before.key] < MAX_LINKS_PER_MEMORY
-                and degree[after.key] < MAX_LINKS_PER_MEMORY
-            ):
-                if same_message:
-                    links.append(
-                        DraftLink(source=before.key, target=after.key, type="same-context")
-                    )
-                else:
-                    links.append(DraftLink(source=after.key, target=before.key, type="follows"))
-                degree[before.key] += 1
-                degree[after.key] += 1
-                linked.add((before.key, after.key))
+    named = {d.key: heads(readings[d.key]) for d in drafts}
+    for before, after in zip(drafts, drafts[1:], strict=False):
+        if (before.key, after.key) in linked or max(degree[before.key], degree[after.key]) >= (
+            MAX_LINKS_PER_MEMORY
+        ):
+            continue
+        same_message = before.sources[:1] == after.sources[:1]
+        # a link means something only where the later statement goes on from the
+        # earlier one: it answers, leans on a pronoun or "instead", or names the same
+        # thing; neighbours alone are no relation
+        if not (_continues(after) or named[before.key] & named[after.key]):
+            continue
+        if same_message:
+            links.append(DraftLink(source=before.key, target=after.key, type="same-context"))
+        else:
+            links.append(DraftLink(source=after.key, target=before.key, type="follows"))
+        degree[before.key] += 1
+        degree[after.key] += 1
+        linked.add((before.key, after.key))
     return links
+
+
+_CONTINUES = re.compile(
+    r"^(?:\w+: )?(?:(?:yes|yeah|yep|no|nope|nah|ok|okay|well|so|and|but|oh)\W+)*"
+    r"(?:he|she|they|it|that|this|those|these|his|her|their|its|there|then)\b"
+    r"|\binstead\b",
+    re.IGNORECASE,
+)
+
+
+def _continues(draft: Draft) -> bool:
+    """A statement that goes on from what was said before: an answer to the question
+    asked (its sources hold the question), or one that leans on a pronoun ("She loved
+    the flowers") or says "instead"."""
+    return len(draft.sources) > 1 or bool(_CONTINUES.search(draft.body))

@@ -84,9 +84,14 @@ class Reading:
     marked: bool = False  # says it corrects something ("actually", "now", "moved")
 
 
+# '... — answering "How long ...?"': the question a reply answers, quoted beside it
+# as context (memories.extraction.offline.extractor); no facet of the statement
+_QUOTED_CONTEXT = re.compile(r'\s+— (?:answering|after) "[^"\n]*"(?=\s*$|\n)', re.MULTILINE)
+
+
 def read(text: str) -> Reading:
     """The facets and endings of ``text`` (a statement or a memory's body)."""
-    body = without_speaker(text)
+    body = _QUOTED_CONTEXT.sub("", without_speaker(text))
     doc = parse(body)
     reading = Reading(text=body, doc=doc, marked=bool(CORRECTION.search(body)))
     for sent in doc.sents:

@@ -16,12 +16,15 @@ each other the same way (a later one supersedes an earlier one).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from spacy.tokens import Token
 
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
+from memories.extraction.offline.words import CORRECTION, VAGUE_NOUNS
+from memories.extraction.stopwords import STOPWORDS
 from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
 
 SUPERSEDES = "supersedes"
@@ -53,6 +56,8 @@ def reconcile(
             if _speaker(by_key[k].memory.text) == _speaker(draft.body)
         ]
         matches = [(k, old) for k in keys if (old := correction(new, readings[k])) is not None]
+        if len(matches) > 1 and any(f.subject == PRONOUN for f in new.facets):
+            continue  # "actually it was £499" and three prices: which "it"? In doubt, none
         if len(matches) == 1:
             folds.setdefault(matches[0][0], []).append((draft, matches[0][1]))
             continue
@@ -62,6 +67,10 @@ def reconcile(
         ended = [k for k in keys if _ends(new, readings[k])]
         if ended:
             endings.append((draft, ended))
+            continue
+        changed = [k for k in keys if changes(new, readings[k])]
+        if changed:
+            links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k in changed)
             continue
         same = [k for k in keys if _restates(new, readings[k])]
         if same:
@@ -75,6 +84,7 @@ def reconcile(
             links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k in ended)
     # Within the job: a later statement supersedes an earlier one it corrects.
     folded = {d.key for parts in folds.values() for d, _ in parts}
+    pronoun: dict[str, list[str]] = {}
     for i, later in enumerate(drafts):
         if later.key in folded:
             continue
@@ -82,8 +92,18 @@ def reconcile(
             if earlier.key in folded or _speaker(earlier.body) != _speaker(later.body):
                 continue
             new, old = readings[later.key], readings[earlier.key]
-            if correction(new, old) is not None or _ends(new, old):
+            if _ends(new, old) or changes(new, old):
                 links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
+            elif (found := correction(new, old)) is not None:
+                if found.subject == PRONOUN or any(f.subject == PRONOUN for f in new.facets):
+                    pronoun.setdefault(later.key, []).append(earlier.key)
+                else:
+                    links.append(DraftLink(source=later.key, target=earlier.key, type=SUPERSEDES))
+    # "wait, it was £499": "it" is the latest earlier statement with that attribute
+    links.extend(
+        DraftLink(source=later, target=earlier[-1], type=SUPERSEDES)
+        for later, earlier in pronoun.items()
+    )
     rewrites = []
     for key, parts in folds.items():
         old = by_key[key].memory.text
@@ -106,6 +126,102 @@ def _ends(new: Reading, old: Reading) -> bool:
     return bool((new.endings | new.stopped) & names(old)) or bool(new.stopped & old.holds)
 
 
+# A change marker: the newer statement says something replaced what was before.
+CHANGE = re.compile(
+    r"\b(?:instead|now|no longer|not\b[^.!?]{0,40}\bany ?more|moved|switched|sold|new|"
+    r"actually|turns out|typo|changed|cut (?:down|back)|down to|up to|went with|replaced|"
+    r"upgraded|swapped)\b",
+    re.IGNORECASE,
+)
+# ... unless both plainly hold: "I'm also allergic to nuts", "our second child"
+BOTH_HOLD = re.compile(
+    r"\b(?:also|too|as well|another|second|third|both|each|plus|in addition)\b", re.I
+)
+
+
+def changes(new: Reading, old: Reading) -> bool:
+    """The generic rule of current truth, without understanding the sentence: a newer
+    first-person statement whose clause has a change marker and names the same
+    distinguishing thing (the head of a noun phrase or a name as a subject, object or
+    complement, not a date, a sum or a vague word) as an older one replaces it, unless
+    it says both hold. The marker must be in the clause that names the thing ("I've
+    been painting a lot now; the new canvas is huge" supersedes nothing about painting)."""
+    if BOTH_HOLD.search(new.text):
+        return False
+    marked = _marked_clauses(new)
+    if not marked or not _first_person(new):
+        return False
+    before = {lemma for lemma, _, _ in _roles(old)}
+    return any(
+        lemma in before and clause in marked and _said_of_mine(new.doc[clause], lemma)
+        for lemma, _, clause in _roles(new)
+    )
+
+
+def _said_of_mine(verb: Token, lemma: str) -> bool:
+    """The clause is the speaker's: its subject is "I" or "we", or the thing itself
+    ("my commute is 40 minutes now"); "my sister got a new job" is my sister's."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return True  # "switched to oat milk": the speaker, unsaid
+    return subject.lower_ in ("i", "we") or subject.lemma_.lower() == lemma
+
+
+_ROLES = frozenset(("nsubj", "nsubjpass", "dobj", "attr", "pobj"))
+
+
+def _clause(token: Token) -> int:
+    """The verb whose clause ``token`` is in (its index)."""
+    while token.head.i != token.i and not (
+        token.pos_ in ("VERB", "AUX") and token.dep_ in ("ROOT", "conj", "ccomp", "advcl", "relcl")
+    ):
+        token = token.head
+    return token.i
+
+
+def _marked_clauses(reading: Reading) -> set[int]:
+    found = set()
+    for match in CHANGE.finditer(reading.text):
+        span = reading.doc.char_span(match.start(), match.end(), alignment_mode="expand")
+        if span is not None:
+            found |= {_clause(t) for t in span}
+    return found
+
+
+def _first_person(reading: Reading) -> bool:
+    return any(t.lower_ in ("i", "we", "my", "our") for t in reading.doc)
+
+
+def _roles(reading: Reading) -> list[tuple[str, str, int]]:
+    """(lemma, role, clause) of each distinguishing thing the statement names as a
+    subject, object or complement."""
+    named = heads(reading)
+    return [
+        (t.lemma_.lower(), "subject" if t.dep_.startswith("nsubj") else "object", _clause(t))
+        for t in reading.doc
+        if t.dep_ in _ROLES and t.lemma_.lower() in named
+    ]
+
+
+def heads(reading: Reading) -> set[str]:
+    """The distinguishing things a statement names: the heads of its noun phrases and
+    its names, not dates, sums, people's roles as speakers, or words naming nothing."""
+    found = set()
+    for chunk in reading.doc.noun_chunks:
+        root = chunk.root
+        if (
+            root.pos_ in ("NOUN", "PROPN")
+            and root.ent_type_ not in ("DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "PERCENT")
+            and root.lemma_.lower() not in VAGUE_NOUNS
+            and root.lemma_.lower() not in _NOT_A_SUBJECT
+            and root.lemma_.lower() not in STOPWORDS
+            and not CORRECTION.fullmatch(root.lower_)
+            and len(root.text) > 2
+        ):
+            found.add(root.lemma_.lower())
+    return found
+
+
 def correction(new: Reading, old: Reading) -> Facet | None:
     """The facet of ``old`` that ``new`` gives a new value for, if exactly one. A new
     role ("I'm a senior designer now") counts only when nothing else changed and both
@@ -122,7 +238,9 @@ def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
             if facet.attribute != before.attribute or (facet.attribute == "role") != roles:
                 continue
             if facet.subject != before.subject and not (
-                facet.subject == PRONOUN and len(_of(old, facet.attribute)) == 1
+                facet.subject == PRONOUN
+                and len(_of(old, facet.attribute)) == 1
+                and _same_subject(new, old, before)
             ):
                 continue  # "it" is the one thing the old memory gives this attribute for
             if facet.value == before.value:
@@ -137,6 +255,64 @@ def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
     if len(values) != 1:
         return None
     return next((f for f in found if f.exact), found[0])
+
+
+_NOT_A_SUBJECT = frozenset(
+    ("correction", "mistake", "typo", "price", "cost", "total", "bit", "update", "one")
+)
+
+
+def _things(reading: Reading) -> set[str]:
+    """The things a statement names, by lemma: its nouns and names, not its numbers or
+    the words that announce a correction."""
+    return {
+        t.lemma_.lower()
+        for t in reading.doc
+        if t.pos_ in ("NOUN", "PROPN")
+        and not t.like_num
+        and t.lemma_.lower() not in _NOT_A_SUBJECT
+        and not CORRECTION.fullmatch(t.lower_)
+        and t.lemma_.lower() not in VAGUE_NOUNS
+    }
+
+
+def _same_subject(new: Reading, old: Reading, before: Facet) -> bool:
+    """ "Correction on the Dyson: it was £499, not £549" is about the memory that names
+    the Dyson (or says £549), never about another memory that has a price: when the
+    new statement says what "it" is (a heading before a colon, "on/about/for the ..."),
+    the old one must name it or hold the value it denies."""
+    named = _topic(new)
+    if not named:
+        return True
+    if named & _things(old):
+        return True
+    old_value = " ".join(old.doc[i].text for i in before.tokens if old.doc[i].like_num)
+    return bool(old_value) and old_value in {t.text for t in new.doc if t.like_num}
+
+
+_TOPIC_PREPS = frozenset(("on", "about", "re", "for", "regarding"))
+
+
+def _topic(reading: Reading) -> set[str]:
+    """What a statement about "it" says "it" is: the nouns of a heading before a colon
+    ("Correction on the Dyson: it was ..."), or of "on/about/for the ..." hung on a
+    correction word or a sum ("it was £499 for the Dyson")."""
+    things = _things(reading)
+    found: set[str] = set()
+    for sent in reading.doc.sents:
+        colon = next((t for t in sent if t.text in (":", "—") and t.i > sent.start), None)
+        if colon is not None:
+            found |= {t.lemma_.lower() for t in sent.doc[sent.start : colon.i]}
+        for prep in sent:
+            if (
+                prep.dep_ == "prep"
+                and prep.lower_ in _TOPIC_PREPS
+                and (
+                    prep.head.like_num or prep.head.ent_type_ == "MONEY" or prep.head.pos_ == "NOUN"
+                )
+            ):
+                found |= {t.lemma_.lower() for t in prep.subtree}
+    return found & things
 
 
 def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:

@@ -31,18 +31,17 @@ from spacy.tokens import Doc, Span, Token
 
 from memories.extraction.offline.dates import Resolved, resolve_dates
 from memories.extraction.offline.language import parse
+from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     CORRECTION,
     FEELINGS,
-    HEDGE,
-    HYPOTHETICAL,
     INTERJECTIONS,
-    JOKE,
     LAUGHTER,
     VAGUE_NOUNS,
     content_words,
     good_label,
     interjection,
+    past_form,
     word_set,
 )
 
@@ -59,11 +58,6 @@ _SUBJECT_PRONOUNS = _THIRD_PERSON | _FIRST_PERSON | {"you"}
 _FINITE_TAGS = frozenset(("VBZ", "VBP", "VBD", "MD"))
 _CONTRACTIONS = word_set("'m 's 're 've 'd 'll ’m ’s ’re ’ve ’d ’ll")
 _SKIP_AFTER_BREAK = frozenset(("cc", "punct", "advmod", "intj", "prep", "mark", "npadvmod"))
-_REQUEST = re.compile(
-    r"^(?:can|could|would|will)\s+(?:you|u)\b|^(?:please|let me|let's|tell me|give me|remind me|"
-    r"help me|any (?:good|ideas|tips|recommendations))\b",
-    re.IGNORECASE,
-)
 _QUESTION_AUX = word_set(
     "is are was were do does did can could would will should shall have has am"
 )
@@ -75,6 +69,19 @@ _LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
 # my thing"); not "no", "right", "morning": those can be the clause's own first word
 _FILLERS = word_set(
     "wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw wow oops"
+)
+# laughter typed after a word ends what was said ("I hate coriander lol"): tone, not
+# words of the fact, and the small parser reads the sentence better without it
+_LAUGH_AFTER_WORD = re.compile(
+    r"(?<=[\w)])\s+(?:lol+|haha+|hehe+|lmao|lmfao|rofl)\b[.!]*(?P<more>\s+(?=\S))?", re.I
+)
+_WOULD = re.compile(r"\b(?:would|could|'d)\b", re.IGNORECASE)
+# "remind me that my mum's birthday is ...": a request to remember, wrapped round a fact
+_REMEMBER = re.compile(
+    r"(?P<lead>^|[.!?]\s+)(?:(?:please|pls|can you|could you|would you|just)\s+)*"
+    r"(?:remind me|remember|note(?: down)?|make a note|keep in mind|don't forget|do not forget)"
+    r"\s+(?:that\s+)?(?=(?:my|our|i|i'm|we|we're|the)\b)",
+    re.IGNORECASE,
 )
 _VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
 
@@ -151,7 +158,7 @@ def _short_answer(
     doc = parse(" ".join(_asides(content)[0].split()))
     # "yesss. a Brompton in racing green": the answer follows the yes
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
-    if first is None or _is_question(first) or _joke(first) or HYPOTHETICAL.search(first.text):
+    if first is None or _is_question(first) or _joke(first) or rule_for(first, "hypothetical"):
         return []
     opening = _first_word(first)
     if opening is not None and opening.tag_ == "VB" and opening.pos_ == "VERB":
@@ -184,7 +191,11 @@ def _short_answer(
     # a noun phrase answers "What kind of work keeps you up?" ("air traffic controller")
     # whether or not the message goes on to say more
     named = noun or any(_specific(t) and t.pos_ == "PROPN" for t in words)
-    if len(words) < (1 if named else 2) or not any(_specific(t) or fragment or noun for t in words):
+    # "About six years." answers "How long ...?": a counted span of time is a value
+    counted = any(t.like_num and t.ent_type_ in ("DATE", "TIME") for t in words)
+    if len(words) < (1 if named else 2) or not any(
+        _specific(t) or fragment or noun or counted for t in words
+    ):
         return []
     return [_statement(list(first), day, kind="fact")]
 
@@ -248,7 +259,8 @@ def _statements(content: str, day: date) -> list[Statement]:
             # a list typed on one line
             found.append(_listed(items, day))
             continue
-        prose, asides = _asides(_BULLET.sub("", line))
+        prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", _BULLET.sub("", line)))
+        prose = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", prose)
         sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
         labelled = sum(1 for text in sentences if _LABEL.match(text))
         if labelled >= 2 and 2 * labelled >= len(sentences):
@@ -330,6 +342,7 @@ def _from_text(
     doc = parse(text)
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
+    supposing = False  # a supposition was put ("What if ...?"); what would follow is part of it
     for sent in doc.sents:
         words = sent.text.strip()
         if not words:
@@ -339,20 +352,29 @@ def _from_text(
             # what the next one says, and says nothing itself
             continue
         if _is_question(sent):
+            supposing = supposing or rule_for(sent, "hypothetical") is not None
+            trace("question", "drop", words)
             # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
             sent = _before_question(sent)
             if sent is None:
                 continue
             words = sent.text.strip()
-        if HYPOTHETICAL.search(words):
+        supposed = rule_for(sent, "hypothetical")
+        if supposed is not None or (supposing and _WOULD.search(words)):
+            # "What if we got a third dog? Nah, Tom would kill me": what would follow
+            # from a supposition is part of it
+            supposing = True
+            trace(supposed.name if supposed else "hypothetical-what-follows", "drop", words)
             continue
+        supposing = False
         clauses = _clauses(sent)
         if _joke(sent):
             # "my brother started his PhD in Delft so everyone's sending a million
             # photos": hyperbole is a joke of its own clause, the others still stand;
             # laughter over a sentence naming nothing is a joke of all of it
-            kept = [c for c in clauses if not JOKE.search(_span_of(c).text)]
-            if not JOKE.search(words) or not kept or len(kept) == len(clauses):
+            kept = [c for c in clauses if not rule_for(c, "joke")]
+            if not rule_for(sent, "joke") or not kept or len(kept) == len(clauses):
+                trace(_joke_rule(sent), "drop", words)
                 continue
             clauses = kept
         if _is_list(sent):
@@ -372,6 +394,8 @@ def _from_text(
         if _parallel(clauses):
             out.append(_roster(words, day))  # "Ana gets Theo, Theo gets Ingrid, ...": pairings
             continue
+        said_before = (len(out), previous.text if previous is not None else None)
+        decided = False  # a rule said why a clause is dropped (a hedge about nothing)
         for n, clause in enumerate(clauses):
             clause = _trim(clause)
             if not clause:
@@ -397,11 +421,67 @@ def _from_text(
                 continue
             hedged = _hedged(clause)
             if hedged and not _names_a_thing(clause):
+                decided = True
+                trace("hedge-about-nothing", "drop", _text(clause))
                 continue  # "I want to plan something": a hedge about nothing in particular
             statement = _statement(clause, day, kind="hedge" if hedged else "fact")
             out.append(statement)
             previous = statement
+        now = (len(out), previous.text if previous is not None else None)
+        if now == said_before and not decided and _clear_first_person(list(sent)):
+            # nothing clear is lost: the rules above found no statement in a sentence
+            # that says something of the speaker with a name, a number or a thing, and
+            # none said why; it is kept whole, as said
+            whole = _trim(list(sent))
+            if whole:
+                trace("kept-first-person", "keep", words)
+                out.append(_statement(whole, day, kind="fact"))
+        elif now == said_before and not decided:
+            trace("uninformative", "drop", words)
     return out
+
+
+_NOT_STATING = word_set("need want hope wish wonder think guess suppose bet")
+
+
+def _clear_first_person(tokens: list[Token]) -> bool:
+    """A first-person clause ("I", "we", "my/our ..." as its subject, a finite verb)
+    whose verb names something beyond its subject (a name, a number, or a noun that
+    is no vague word), and is no request, musing or passing state ("my ears are done")."""
+    inside = {t.i for t in tokens}
+    for subject in (t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")):
+        mine = subject.lower_ in _FIRST_PERSON or any(
+            c.lower_ in ("my", "our") for c in subject.children
+        )
+        verb = subject.head
+        while verb.dep_ in ("aux", "auxpass") and verb.head.i != verb.i:
+            verb = verb.head  # "my cousin is getting married": the parser may hang it on "getting"
+        if not mine or verb.i not in inside or verb.lemma_.lower() in _NOT_STATING:
+            continue
+        if not (
+            _finite(verb)
+            or any(_finite(c) for c in verb.children if c.dep_ in ("aux", "auxpass"))
+            or any(_finite(t) for t in tokens if t.head.i in (verb.i, subject.head.i))
+        ):
+            continue
+        own = {t.i for t in subject.subtree}
+        said = [t for t in verb.subtree if t.i in inside and t.i not in own]
+        state = verb.lower_ in FEELINGS or (
+            verb.lemma_ == "be"
+            and any(c.dep_ in ("acomp", "advmod") or c.lower_ in FEELINGS for c in verb.children)
+        )
+        if state and not any(_specific(t) for t in said):
+            continue  # a state said of oneself ("my ears are done"), not "due on 4 June"
+        if any(_specific(t) for t in said) or any(
+            t.pos_ == "NOUN"
+            and t.dep_ in ("dobj", "pobj", "attr")
+            and t.lemma_.lower() not in VAGUE_NOUNS
+            and t.lower_ not in FEELINGS
+            and good_label(t.text)
+            for t in said
+        ):
+            return True
+    return False
 
 
 def _hedged(tokens: list[Token]) -> bool:
@@ -409,7 +489,7 @@ def _hedged(tokens: list[Token]) -> bool:
     why the battery died" hedges the relative clause, not where it lives."""
     inside = {t.i for t in tokens}
     main = [t for t in tokens if not _in_relative_clause(t, inside)]
-    return bool(main) and bool(HEDGE.search(_text(main)))
+    return bool(main) and rule_for(main, "hedge") is not None
 
 
 def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
@@ -470,7 +550,7 @@ def _is_question(sent: Span) -> bool:
     start = _first_word(sent)
     if start is None:
         return False
-    if _REQUEST.match(words[start.idx - sent.start_char :]):
+    if rule_for(sent.doc[start.i : sent.end], "request"):
         return True
     # Typed without its "?": "is it normal for ...", "how do I get ...", and after a
     # lead-in ("ok random q but is it ...")
@@ -481,7 +561,7 @@ def _is_question(sent: Span) -> bool:
     # "Filling in the school form again, can you keep my contacts ...": a request put
     # after a comma, however long the lead-in
     return any(
-        t.text == "," and _REQUEST.match(sent.doc[t.i + 1 : sent.end].text) for t in tokens[5:-2]
+        t.text == "," and rule_for(sent.doc[t.i + 1 : sent.end], "request") for t in tokens[5:-2]
     )
 
 
@@ -496,7 +576,7 @@ def _before_question(sent: Span) -> Span | None:
         if not (
             _asks(rest)
             or (rest and rest[0].lower_ in ("any", "anything", "thoughts"))
-            or (rest and _REQUEST.match(sent.doc[rest[0].i : sent.end].text))
+            or (rest and rule_for(sent.doc[rest[0].i : sent.end], "request"))
         ):
             continue
         lead = sent.doc[sent.start : tokens[k].i]
@@ -906,9 +986,11 @@ def _trim(tokens: list[Token]) -> list[Token]:
     ):
         start += 1
     while end > start and (
-        tokens[end - 1].is_punct and tokens[end - 1].text not in (".", "!", ")", "%")
+        tokens[end - 1].is_punct
+        and tokens[end - 1].text not in (".", "!", ")", "%")
+        or (end - start > 1 and LAUGHTER.fullmatch(f" {tokens[end - 1].text}"))
     ):
-        end -= 1
+        end -= 1  # "I hate coriander lol": the laughter is tone, not the fact
     return tokens[start:end]
 
 
@@ -933,7 +1015,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
     # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
     # past date says it is not one
-    past_base = first.tag_ == "VB" and opening and (_past_date(tokens) or _past_form(first))
+    past_base = first.tag_ == "VB" and opening and (_past_date(tokens) or past_form(first))
     # "Going backpacking in the Wind Rivers in August": a plan, said of oneself
     going = (
         first.tag_ == "VBG"
@@ -1018,13 +1100,6 @@ def _dated_be(root: Token | None) -> bool:
     )
 
 
-def _past_form(token: Token) -> bool:
-    """ "booked the ferry ...", typed in lower case, is tagged a base form: its "-ed"
-    says it is past ("need", "feed" are not)."""
-    word = token.lower_
-    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
-
-
 def _past_date(tokens: list[Token]) -> bool:
     words = {t.lower_ for t in tokens if t.ent_type_ == "DATE"}
     return bool(words & {"yesterday", "ago", "last"})
@@ -1081,11 +1156,34 @@ def _describes(root: Token | None) -> bool:
 
 
 def _joke(sent: Span) -> bool:
-    """Hyperbole, or laughter over a sentence that names nothing specific."""
-    text = sent.text
-    if JOKE.search(text):
-        return True
-    return bool(LAUGHTER.search(text)) and not any(_specific(t) for t in sent)
+    """Hyperbole or sarcasm, or laughter over a sentence that names nothing specific
+    and says nothing of the speaker ("they are not lol"; "I hate coriander lol" and
+    "passed my test, third attempt lol" are facts told laughing)."""
+    return _joke_rule(sent) is not None
+
+
+def _joke_rule(sent: Span) -> str | None:
+    """The name of the rule that makes ``sent`` a joke, if one does."""
+    rule = rule_for(sent, "joke")
+    if rule is not None:
+        return rule.name
+    if not LAUGHTER.search(sent.text) or any(_specific(t) for t in sent):
+        return None
+    return None if _said_of_me(sent) else "joke-laughter-over-nothing"
+
+
+def _said_of_me(sent: Span) -> bool:
+    """A clause about the speaker with a content word: "I", "we", "my" as its subject or
+    owner, or an opening past verb ("passed my test") whose subject is the speaker."""
+    words = [t for t in sent if not t.is_punct and not LAUGHTER.fullmatch(f" {t.text}")]
+    if not words or not any(_content(t) for t in words):
+        return False
+    subject = next((t for t in words if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None:
+        return subject.lower_ in ("i", "we") or any(
+            c.lower_ in ("my", "our") for c in subject.children
+        )
+    return words[0].tag_ in ("VBD", "VBN") or past_form(words[0])
 
 
 def _specific(token: Token) -> bool:

@@ -8,26 +8,13 @@ from __future__ import annotations
 
 import re
 
+from memories.extraction.stopwords import STOPWORDS
+
 
 def word_set(text: str) -> frozenset[str]:
     """The words of a whitespace-separated list (a closed class, kept readable)."""
     return frozenset(text.split())
 
-
-_STOPWORDS_TEXT = """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing done down during
-    each few for from further get got had has have having he her here hers herself him
-    himself his how i if in into is it its itself just let like me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own really same
-    she should so some such than that the their theirs them themselves then there these
-    they this those through to too under until up us very was we were what when where
-    which while who whom why will with would you your yours yourself yourselves i'm i've
-    i'd i'll it's that's don't didn't can't won't isn't wasn't aren't we're they're you're
-    he's she's there's what's let's yeah yes oh ok okay well much many lot lots thing
-    things something anything one ever even still yet though via per going gonna want
-    wanted make made take took know knew think thought feel felt see saw say said tell
-    told come came go went back way time times day days"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 # Nouns that carry no fact of their own ("a big deal", "good call", "the nervous one").
 VAGUE_NOUNS = word_set(
@@ -41,7 +28,8 @@ VAGUE_NOUNS = word_set(
 RELATIONS = word_set(
     """wife husband partner boyfriend girlfriend fiance fiancee manager boss mother father
     mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
-    grandmother grandfather grandma grandpa niece nephew dog cat kitten puppy pet"""
+    grandmother grandfather grandma grandpa niece nephew neighbour neighbor flatmate
+    roommate housemate dog cat kitten puppy pet"""
 )
 
 # Adjectives of a passing state or a reaction ("I'm so nervous", "my ears are done").
@@ -55,33 +43,12 @@ FEELINGS = word_set(
     gorgeous adorable stunning impressive inspiring touching powerful special"""
 )
 
-# Hyperbole marks the whole sentence as a joke ("basically X at this point", "a million
-# hours", "killing me"); a hedge keeps a statement from being a fact about the user.
-JOKE = re.compile(
-    r"\b(?:jk|kidding|joking)\b|\bbasically\b.*\bat this point\b"
-    r"|\b(?:killing me|like crazy|to death|literally dying|(?:gonna|going to) die)\b"
-    r"|\b(?:a|like a) (?:million|billion|gazillion|bazillion)\b|\bliterally forever\b"
-    # "I swear I gained five pounds just looking at it": the feat is the joke
-    r"|\bi swear\b.*\bjust\b",
-    re.IGNORECASE,
-)
-# Laughter ("..., ha.", "lol", 😂) is tone: it makes a sentence a joke only when the
+# Hyperbole, sarcasm, hypotheticals, hedges and requests are rules with examples in
+# memories.extraction.offline.rules. Laughter ("..., ha.", "lol", 😂) is tone: it makes a sentence a joke only when the
 # sentence names nothing specific ("they are not lol"); "passed my test, third attempt
 # lol" is still a fact.
 LAUGHTER = re.compile(
     r"(?:^|[\s,(])(?:ha|haha+|hah|hehe+|lol+|lmao|lmfao|rofl)\b[.!]*|[\U0001F602\U0001F923]",
-    re.IGNORECASE,
-)
-HYPOTHETICAL = re.compile(
-    r"\bif\s+(?:i|we)\b.*\b(?:would|'d|could)\b|\b(?:i|we)\s*(?:would|'d)\s+(?:\w+\s+)?if\b"
-    # "if money were no object I'd be driving ...": a condition, then what I would do
-    r"|\bif\b[^.!?]*\b(?:i|we)\s*(?:would|'d)\b"
-    r"|\bwish\b|\bimagine\b|\bin my dreams\b|\bone day i'?(?:d|ll)\b",
-    re.IGNORECASE,
-)
-HEDGE = re.compile(
-    r"\b(?:might|may be|maybe|perhaps|probably|possibly|thinking (?:about|of)|"
-    r"considering|not sure|wondering|hoping to|plan(?:ning)? to|want to|would like to)\b",
     re.IGNORECASE,
 )
 # Words that say a statement replaces an earlier one.
@@ -138,4 +105,17 @@ def good_label(word: str) -> bool:
         and key not in STOPWORDS
         and key not in VAGUE_NOUNS
         and key not in INTERJECTIONS
+    )
+
+
+# "-ed" words that are no past tense: "need", "feed" ("-eed"), "proceed", "embed", "bed"
+_NOT_PAST = word_set("embed shed bed red wed shred sled breed exceed proceed succeed")
+
+
+def past_form(token) -> bool:
+    """ "booked the ferry ...", "packed in", typed in lower case, may be tagged a base
+    form: its "-ed" says it is past ("need", "proceed", "embed" are not)."""
+    word = token.lower_
+    return (
+        len(word) > 4 and word.endswith("ed") and not word.endswith("eed") and word not in _NOT_PAST
     )

@@ -1,0 +1,249 @@
+"""The rules that recognise a kind of sentence, as data: spaCy ``Matcher`` patterns.
+
+Each rule has a name (what the job's trace says when it drops a sentence), a kind
+(``hypothetical``, ``joke``, ``hedge``, ``request``), its token patterns, a reason in a
+line, and the sentences it must fire on (``fires``) and must not (``quiet``), written
+for the rule, never taken from a scenario set it is scored on. ``tests/memories/
+test_offline_rules.py`` runs every example without a database.
+
+A rule is matched on the parse the statement splitter already made (a ``Span`` of the
+message's one ``Doc``), never on a second parse. A ``start`` rule must begin at the
+span's first word (a request is said first: "Can you ..."), others anywhere in it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from spacy.matcher import Matcher
+from spacy.tokens import Span, Token
+
+logger = logging.getLogger("gitloom.memories.rules")
+
+_I_WE = {"LOWER": {"IN": ["i", "we"]}}
+_WOULD = {"LOWER": {"IN": ["would", "'d", "’d"]}}
+_ANY = {"OP": "*"}
+_IN_SENTENCE = {"TEXT": {"NOT_IN": [".", "!", "?"]}, "OP": "*"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    kind: str
+    why: str
+    patterns: tuple[tuple[dict, ...], ...]
+    fires: tuple[str, ...]
+    quiet: tuple[str, ...] = ()
+    start: bool = False  # must match from the span's first word
+
+
+def _words(*words: str) -> tuple[dict, ...]:
+    return tuple({"LOWER": w} for w in words)
+
+
+def _one_of(*words: str) -> tuple[dict, ...]:
+    return ({"LOWER": {"IN": list(words)}},)
+
+
+RULES: tuple[Rule, ...] = (
+    # -- hypothetical: what would be, not what is ------------------------------------
+    Rule(
+        name="hypothetical-if-would",
+        kind="hypothetical",
+        why="a condition and what I would do under it states no fact",
+        patterns=(
+            ({"LOWER": "if"}, _I_WE, _ANY, {"LOWER": {"IN": ["would", "'d", "’d", "could"]}}),
+            ({"LOWER": "if"}, _IN_SENTENCE, _I_WE, _WOULD),
+            (_I_WE, _WOULD, _IN_SENTENCE, {"LOWER": "if"}),
+        ),
+        fires=(
+            "If we won the lottery we'd buy a boat in Mallorca.",
+            "I'd move to Lisbon if the job allowed it.",
+            "if money were no object I'd be driving a Tesla",
+        ),
+        quiet=("If it rains we stay in.", "We moved to Bristol in May."),
+    ),
+    Rule(
+        name="hypothetical-wish",
+        kind="hypothetical",
+        why="a wish, a dream or an imagined day is not what is",
+        patterns=(
+            _one_of("wish"),
+            _one_of("imagine"),
+            _words("in", "my", "dreams"),
+            (*_words("one", "day"), {"LOWER": {"IN": ["id", "ill"]}}),
+            (*_words("one", "day", "i"), {"LOWER": {"IN": ["'d", "'ll", "’d", "’ll"]}}),
+        ),
+        fires=(
+            "I wish I had a dog.",
+            "Imagine living in Kyoto.",
+            "One day I'll own a vineyard.",
+            "In my dreams I run a bakery.",
+        ),
+        quiet=("I have a dog called Rolo.", "I imagined it would be harder."),
+    ),
+    Rule(
+        name="hypothetical-what-if",
+        kind="hypothetical",
+        why="a supposition asked aloud ('what if ...') and what would follow from it",
+        patterns=(_words("what", "if"),),
+        fires=("What if we got a third dog?", "what if I quit my job"),
+        quiet=("What is the plan for Friday?",),
+    ),
+    # -- jokes: hyperbole and sarcasm say what is not so -----------------------------
+    Rule(
+        name="joke-kidding",
+        kind="joke",
+        why="says itself it is a joke",
+        patterns=(_one_of("jk", "kidding", "joking"),),
+        fires=("I'm moving to Mars, kidding.", "jk I love my job"),
+        quiet=("My kid is six.",),
+    ),
+    Rule(
+        name="joke-hyperbole",
+        kind="joke",
+        why="a number or fate nobody means: a million, to death, gonna die",
+        patterns=(
+            (*_words("basically"), _ANY, *_words("at", "this", "point")),
+            _words("killing", "me"),
+            _words("like", "crazy"),
+            _words("to", "death"),
+            _words("literally", "dying"),
+            _words("literally", "forever"),
+            _words("gon", "na", "die"),
+            _words("going", "to", "die"),
+            ({"LOWER": "a"}, {"LOWER": {"IN": ["million", "billion", "gazillion", "bazillion"]}}),
+            (*_words("i", "swear"), _ANY, {"LOWER": "just"}),
+            (_WOULD, {"LOWER": "literally", "OP": "?"}, *_words("kill", "me")),
+        ),
+        fires=(
+            "My boss has sent a million emails today.",
+            "I'm basically a barista at this point.",
+            "this heat is killing me",
+            "Nah, Tom would kill me.",
+            "I swear I gained a stone just looking at that cake.",
+        ),
+        quiet=("The house cost a lot of money.", "I'm bored of my commute.", "I just moved."),
+    ),
+    Rule(
+        name="joke-sarcasm",
+        kind="joke",
+        why="sarcasm says the opposite of its words",
+        patterns=(
+            (
+                {"LOWER": "sure"},
+                {"LOWER": {"IN": ["he", "she", "they", "you", "it"]}},
+                {"LOWER": {"IN": ["will", "did", "does", "is", "can", "would", "'ll", "’ll"]}},
+                {"IS_PUNCT": True},  # said as a retort: "sure he will." (not "sure he will call")
+            ),
+            ({"LOWER": "yeah"}, {"IS_PUNCT": True, "OP": "?"}, {"LOWER": "right"}),
+        ),
+        fires=(
+            "He says he'll fix the fence this weekend, ha, sure he will.",
+            "The landlord will fix it soon, yeah right.",
+        ),
+        quiet=("I'm sure he will call tomorrow about the flat.",),
+    ),
+    # -- hedges: kept only with the hedge, and only when they name something ---------
+    Rule(
+        name="hedge",
+        kind="hedge",
+        why="a plan or guess, not a fact: kept with its hedge when it names something",
+        patterns=(
+            _one_of("might", "maybe", "perhaps", "probably", "possibly", "considering"),
+            _words("may", "be"),
+            ({"LOWER": "thinking"}, {"LOWER": {"IN": ["about", "of"]}}),
+            _words("not", "sure"),
+            _words("wondering"),
+            _words("hoping", "to"),
+            ({"LOWER": {"IN": ["plan", "planning"]}}, {"LOWER": "to"}),
+            _words("want", "to"),
+            _words("would", "like", "to"),
+        ),
+        fires=(
+            "I might buy a Peloton.",
+            "We're thinking about moving to Hove.",
+            "I want to learn the cello.",
+        ),
+        quiet=("I bought a Peloton in May.", "I have a plan for the garden."),
+    ),
+    # -- requests: asked of the assistant, not said of oneself -----------------------
+    Rule(
+        name="request-can-you",
+        kind="request",
+        why="a request to the assistant states no fact of the speaker's",
+        start=True,
+        patterns=(
+            (
+                {"LOWER": {"IN": ["can", "could", "would", "will"]}},
+                {"LOWER": {"IN": ["you", "u"]}},
+            ),
+            _one_of("please"),
+            _words("let", "me"),
+            _words("let", "'s"),
+            _words("tell", "me"),
+            _words("give", "me"),
+            _words("remind", "me"),
+            _words("help", "me"),
+            (
+                {"LOWER": "any"},
+                {"LOWER": {"IN": ["good", "ideas", "tips", "recommendations"]}},
+            ),
+        ),
+        fires=(
+            "Can you suggest a gift for my dad",
+            "please give me three dinner ideas",
+            "remind me to call the plumber tomorrow",
+            "any tips for Lisbon",
+        ),
+        quiet=("I can play the piano.", "My dad will call tomorrow."),
+    ),
+)
+
+KINDS = frozenset(rule.kind for rule in RULES)
+
+
+@lru_cache(maxsize=4)
+def _matcher(vocab) -> Matcher:
+    matcher = Matcher(vocab)
+    for rule in RULES:
+        matcher.add(rule.name, [list(p) for p in rule.patterns])
+    return matcher
+
+
+_BY_NAME = {rule.name: rule for rule in RULES}
+
+
+def rule_for(span: Span | Iterable[Token], kind: str) -> Rule | None:
+    """The first rule of ``kind`` that matches ``span`` (or only ``tokens``, which may
+    skip some of the span's words: a match must lie within them), if any."""
+    if isinstance(span, Span):
+        tokens = list(span)
+    else:
+        tokens = list(span)
+        if not tokens:
+            return None
+        span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
+    if not tokens:
+        return None
+    inside = {t.i for t in tokens}
+    first = next((t.i for t in tokens if not t.is_punct and not t.is_space), span.start)
+    for match_id, start, end in _matcher(span.doc.vocab)(span):
+        rule = _BY_NAME[span.doc.vocab.strings[match_id]]
+        if rule.kind != kind:
+            continue
+        words = range(span.start + start, span.start + end)
+        if rule.start and span.start + start != first:
+            continue
+        if all(i in inside for i in words):
+            return rule
+    return None
+
+
+def trace(rule: str, action: str, text: str) -> None:
+    """Say which rule kept or dropped a sentence: ``gitloom.memories.rules`` at DEBUG
+    (``GITLOOM_LOG_LEVEL=DEBUG``), so a user can ask why a sentence is not a memory."""
+    logger.debug("offline rule=%s action=%s sentence=%r", rule, action, " ".join(text.split()))

@@ -1,0 +1,111 @@
+"""The offline extractor never writes a date or a correction nobody said.
+
+A resolved date is written beside a phrase only where the phrase names one day or range
+without doubt; a correction touches only the memory that names what it corrects. Each
+conversation is our own, through POST /v1/memories; jobs run inline.
+"""
+
+import re
+
+from tests.memories.test_offline_extractor import bodies, memory, top
+
+# 2026-03-10 is a Tuesday
+TUESDAY = "2026-03-10T18:00:00Z"
+
+
+def dates_in(text: str) -> list[str]:
+    return re.findall(r"\((\d{4}-\d{2}(?:-\d{2})?)", text)
+
+
+def test_a_weekday_with_its_day_number_resolves_to_that_number(api, say):
+    # Friday the 20th is 2026-03-20; the next Friday would be the 13th
+    say("The garage moved my MOT to Friday the 20th, same time.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-03-20"], body
+    assert "the 20th (2026-03-20)" in body
+
+
+def test_a_weekday_whose_number_does_not_fit_gets_no_date(api, say):
+    # no Friday the 21st in March or April 2026: in doubt, the words stay as said
+    say("My haircut is on Friday the 21st.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == [], body
+
+
+def test_a_weekly_rota_gets_no_dates(api, say):
+    say(
+        "Mondays and Wednesdays my husband Luis does the school run.",
+        "Great.",
+        "Tuesday and Thursday it's Grandma who picks them up.",
+        when=TUESDAY,
+    )
+    text = " ".join(bodies(api))
+    assert "Grandma" in text and "Luis" in text
+    assert dates_in(text) == [], text
+
+
+def test_a_month_booked_in_the_past_is_not_dated_in_the_past(api, say):
+    # said in December: "in September" could be next September's race; no date
+    say("I signed up for the Cardiff half marathon in September.", when="2026-12-02T10:00:00Z")
+    [body] = bodies(api)
+    assert "2026-09" not in body, body
+
+
+def test_a_plan_in_a_month_without_a_year_is_its_next_occurrence(api, say):
+    say("My daughter Ines starts nursery in February.", when="2026-12-02T10:00:00Z")
+    [body] = bodies(api)
+    assert "February (2027-02)" in body, body
+
+
+def test_a_past_event_in_a_month_without_a_year_is_its_last_occurrence(api, say):
+    say("We went to Lisbon in October, loved it.", when="2026-03-10T10:00:00Z")
+    text = " ".join(bodies(api))
+    assert "October (2025-10)" in text, text
+
+
+def test_a_day_and_month_next_year_is_next_years(api, say):
+    say(
+        "My brother Kwame is getting married on 9 May next year in Accra.",
+        when="2026-03-10T10:00:00Z",
+    )
+    text = " ".join(bodies(api))
+    assert "2027-05-09" in text and "2026-05-09" not in text, text
+
+
+def test_a_day_and_month_without_a_year_is_the_next_one_for_a_plan(api, say):
+    # said in December: the coming 9 August, not the one four months back
+    say("My dad's birthday is on August 9th.", when="2026-12-02T10:00:00Z")
+    [body] = bodies(api)
+    assert "2026-08-09" not in body, body
+
+
+def test_a_correction_touches_only_the_memory_that_names_its_subject(api, say):
+    first = say(
+        "I got a Dyson vacuum for £549 in the sale.",
+        "Nice.",
+        "Luna's new dog bed cost £65.",
+        "Cute.",
+        "And the train tickets to York came to £186.",
+    )
+    created = first["result"]["created"]
+    assert len(created) == 3, [memory(api, p)["body"] for p in created]
+    second = say("Correction on the Dyson: it was actually £499, not £549.", when=TUESDAY)
+    touched = set(second["result"]["rewritten"]) | {
+        r["path"]
+        for p in second["result"]["created"]
+        for r in memory(api, p)["related"]
+        if r["type"] == "supersedes"
+    }
+    dyson = [p for p in created if "Dyson" in memory(api, p)["body"]]
+    assert touched == set(dyson), touched
+    assert "£499" in top(api, "how much was the Dyson")
+    assert "£65" in top(api, "how much was Luna's dog bed")
+    assert "£186" in top(api, "how much were the train tickets to York")
+
+
+def test_a_bare_correction_with_several_prices_before_supersedes_none(api, say):
+    say("I got a Dyson vacuum for £549.", "Nice.", "Luna's new dog bed cost £65.")
+    second = say("Actually it was £499.", when=TUESDAY)
+    assert second["result"]["rewritten"] == []
+    related = [r for p in second["result"]["created"] for r in memory(api, p)["related"]]
+    assert not any(r["type"] == "supersedes" for r in related), related

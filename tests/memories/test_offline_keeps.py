@@ -1,0 +1,134 @@
+"""What the offline extractor keeps, how a kept memory reads on its own, what replaces
+what, and which memories it links. Every sentence is our own, through
+POST /v1/memories and GET /v1/retrieve; jobs run inline."""
+
+from tests.memories.test_offline_extractor import bodies, memory, top
+
+
+def supersedes(api, path):
+    return [r["path"] for r in memory(api, path)["related"] if r["type"] == "supersedes"]
+
+
+def test_a_fact_wrapped_in_a_request_to_remember_is_kept(api, say):
+    say("Please remind me that my grandad's birthday is October 14th.")
+    [body] = bodies(api)
+    assert "grandad's birthday is October 14th" in body
+    assert "October 14th" in top(api, "when is my grandad's birthday")
+
+
+def test_a_request_to_be_reminded_to_do_something_is_no_fact(api, say):
+    say("Can you remind me to ring the plumber tomorrow?")
+    assert bodies(api) == []
+
+
+def test_a_liking_said_laughing_is_kept_without_the_laughter(api, say):
+    say("I hate coriander lol", "Noted!", "passed my driving test, third attempt haha")
+    stored = bodies(api)
+    assert "I hate coriander." in stored, stored
+    assert any("third attempt" in b and "haha" not in b for b in stored), stored
+    assert "coriander" in top(api, "do I like coriander")
+
+
+def test_laughter_over_nothing_about_me_is_no_fact(api, say):
+    say("they are not lol")
+    assert bodies(api) == []
+
+
+def test_a_joke_and_sarcasm_are_dropped(api, say):
+    say(
+        "What if we adopted a third cat? Nah, Priya would kill me. We have two cats, Mochi "
+        "and Bean.",
+        "Ha, noted.",
+        "My landlord says he'll fix the boiler this week, ha, sure he will.",
+    )
+    text = " ".join(bodies(api))
+    assert "Mochi" in text
+    assert "kill me" not in text and "sure he will" not in text, text
+
+
+def test_an_announcement_of_a_relatives_event_keeps_the_relation(api, say):
+    say("My cousin Oyelaran is getting married on 3 April next year in Lagos.")
+    found = top(api, "when is my cousin getting married")
+    assert "My cousin Oyelaran" in found and "2027-04-03" in found, found
+
+
+def test_a_move_last_month_is_kept_and_answers_where_i_live(api, say):
+    say("Big change: I moved to Exeter last month.", when="2026-03-10T18:00:00Z")
+    assert "Exeter" in top(api, "where do I live")
+
+
+def test_a_bare_self_introduction_answers_what_my_name_is(api, say):
+    say("Hi, I'm Delphine.", "Hi Delphine! How can I help?")
+    assert "Delphine" in top(api, "what is my name")
+
+
+def test_a_short_answer_carries_the_question_it_answers(api, say):
+    say("What does your sister do?", "Vet nurse, for about nine years.", first="assistant")
+    [body] = bodies(api)
+    assert body.startswith("Vet nurse, for about nine years.")
+    assert '— answering "What does your sister do?"' in body
+
+
+def test_a_pronoun_carries_the_person_it_means(api, say):
+    say(
+        "My neighbour Hattie broke her hip last week.",
+        "I'm sorry to hear that.",
+        "I took her some flowers this morning, she's home already.",
+    )
+    stored = bodies(api)
+    assert any("her (Hattie)" in b for b in stored), stored
+
+
+def test_a_new_amount_of_a_habit_ranks_above_the_old_one(api, say):
+    first = say("I drink about five coffees a day.")
+    second = say("Good news: I've cut down to two coffees a day.", when="2026-04-01T09:00:00Z")
+    [new] = second["result"]["created"]
+    assert supersedes(api, new) == first["result"]["created"]
+    assert "two coffees" in top(api, "how many coffees do I drink a day")
+
+
+def test_a_switch_supersedes_what_names_the_same_thing(api, say):
+    first = say("Our broadband provider is Zen.")
+    second = say(
+        "We switched broadband provider to Hyperoptic last week.", when="2026-04-01T09:00:00Z"
+    )
+    [new] = second["result"]["created"]
+    assert supersedes(api, new) == first["result"]["created"]
+    assert "Hyperoptic" in top(api, "who is our broadband provider")
+
+
+def test_a_second_of_a_kind_supersedes_nothing(api, say):
+    say("I'm allergic to peanuts.")
+    second = say("I'm also allergic to kiwi now, found out last week.", when="2026-04-01T09:00")
+    assert all(supersedes(api, p) == [] for p in second["result"]["created"])
+    assert "peanuts" in " ".join(bodies(api))
+
+
+def test_unrelated_statements_of_one_session_are_not_linked(api, say):
+    job = say(
+        "My dentist appointment is on Thursday at 9am.",
+        "Noted.",
+        "I work at Ocado as a data engineer.",
+        "Nice!",
+        "Oh and I started learning the cello.",
+    )
+    for path in job["result"]["created"]:
+        assert memory(api, path)["related"] == [], memory(api, path)
+
+
+def test_a_reply_that_leans_on_the_statement_before_follows_it(api, say):
+    job = say(
+        "My sister Ines got a puppy called Biscuit.",
+        "How lovely!",
+        "She takes him to puppy class on Saturdays.",
+    )
+    by_body = {memory(api, p)["body"]: p for p in job["result"]["created"]}
+    [first] = [p for b, p in by_body.items() if b.startswith("My sister Ines")]
+    [second] = [p for b, p in by_body.items() if b.startswith("She")]
+    assert {"type": "follows", "path": first} in memory(api, second)["related"]
+
+
+def test_a_change_said_of_someone_else_supersedes_nothing_of_mine(api, say):
+    say("My job is stressful, lots of night shifts at the hospital.")
+    second = say("My sister got a new job in Leeds.", when="2026-04-01T09:00:00Z")
+    assert all(supersedes(api, p) == [] for p in second["result"]["created"])

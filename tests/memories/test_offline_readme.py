@@ -1,0 +1,156 @@
+"""Every claim of the README's "Without a model" section, with the README's own
+examples, through POST /v1/memories and GET /v1/retrieve (jobs inline). A claim that
+fails here is taken out of the README, not papered over."""
+
+from tests.memories.test_offline_extractor import all_cues, bodies, memory, top
+
+WEDNESDAY = "2026-03-11T10:00:00Z"  # "on Friday" is 2026-03-13
+
+
+def test_one_fact_per_memory(api, say):
+    say("I'm a pharmacist at Walgreens and I rent a flat in Tucson")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert any("Walgreens" in b and "Tucson" not in b for b in stored)
+
+
+def test_a_schedule_stays_one_memory(api, say):
+    say("Swim rota:\n- Monday: Leo\n- Wednesday: Ada\n- Friday: Leo")
+    assert len(bodies(api)) == 1
+
+
+def test_greetings_reactions_questions_and_suggestions_are_not_kept(api, say):
+    say(
+        "Hi! Wow, that's great.",
+        "You could try the Thai place on Hope Street.",
+        "is it normal for a cat to sleep 16 hours",
+    )
+    assert bodies(api) == []
+
+
+def test_a_counterfactual_a_joke_and_sarcasm_are_not_kept(api, say):
+    say(
+        "If I won the lottery I'd buy a castle in Fife.",
+        "Ha!",
+        "My brother says he'll pay me back, ha, sure he will.",
+        "Lol.",
+        "What if we got a third dog? Nah, Tom would kill me.",
+    )
+    assert bodies(api) == []
+
+
+def test_a_hedge_is_kept_with_its_hedge(api, say):
+    say("I might buy a Peloton.")
+    assert bodies(api) == ["I might buy a Peloton."]
+
+
+def test_a_friends_fact_names_the_friend(api, say):
+    say("My friend Carla is vegan.")
+    assert "Carla" in bodies(api)[0]
+
+
+def test_casual_typing_and_laughter_on_a_real_fact(api, say):
+    say("i FINALLY passed my test, third attempt lol", "they are not lol")
+    stored = bodies(api)
+    assert len(stored) == 1 and "third attempt" in stored[0], stored
+    say("I hate coriander lol")
+    assert "coriander" in top(api, "do I like coriander")
+
+
+def test_hyperbole_is_not_kept(api, say):
+    say("I've spent a million hours on this spreadsheet.")
+    assert bodies(api) == []
+
+
+def test_a_detail_without_a_verb_joins_the_statement_before(api, say):
+    say("Booked flights to Oaxaca. Volaris, $412 each")
+    [body] = bodies(api)
+    assert "Oaxaca" in body and "$412" in body
+
+
+def test_a_short_answer_is_kept_with_its_question(api, say):
+    say("Which bank are you with?", "Monzo.", first="assistant")
+    [body] = bodies(api)
+    assert body == 'Monzo. — answering "Which bank are you with?"'
+    assert "Monzo" in top(api, "which bank am I with")
+
+
+def test_a_resolved_date_is_written_beside_its_phrase(api, say):
+    say("My dentist appointment is on Friday.", when=WEDNESDAY)
+    assert "on Friday (2026-03-13)" in bodies(api)[0]
+
+
+def test_a_weekday_with_its_number_and_a_rota(api, say):
+    say(
+        "The dentist moved my appointment to Thursday the 19th, same time.",
+        "OK.",
+        "Tuesday and Thursday it's Tom who walks the dog.",
+        when=WEDNESDAY,
+    )
+    text = " ".join(bodies(api))
+    assert "the 19th (2026-03-19)" in text
+    assert "Tuesday and Thursday it's Tom" in text and "Tuesday (" not in text
+
+
+def test_a_correction_rewrites_the_one_memory_it_names(api, say):
+    first = say("I paid £900 for a Brompton bike from Evans Cycles.")
+    say("My dog's bed was £65.")
+    second = say("Correction on the bike: it was £850.", when=WEDNESDAY)
+    assert second["result"]["rewritten"] == first["result"]["created"]
+    body = memory(api, first["result"]["created"][0])["body"]
+    assert body.startswith("Correction on the bike: it was £850") and "Evans Cycles" in body
+    assert "£65" in top(api, "how much was my dog's bed")
+
+
+def test_an_ending_supersedes_and_ranks_below(api, say):
+    say("I work at Unilever.")
+    second = say("I left Unilever last month.", when=WEDNESDAY)
+    [new] = second["result"]["created"]
+    assert any(r["type"] == "supersedes" for r in memory(api, new)["related"])
+    assert "left Unilever" in top(api, "where do I work")
+
+
+def test_question_cues(api, say):
+    job = say("I work at Ocado. I got a Kindle for $149. We have three goldfish.")
+    cues = all_cues(api, job)
+    for cue in ("where do I work", "how much did the Kindle cost", "how many goldfish do we have"):
+        assert cue in cues, cues
+
+
+def test_the_question_a_reply_answers_is_a_cue_and_a_source(api, say):
+    job = say("Do you have any pets?", "Yes, a tortoise called Fred.", first="assistant")
+    assert "do I have any pets" in all_cues(api, job)
+    [path] = job["result"]["created"]
+    assert len(memory(api, path)["sources"]) == 2
+
+
+def test_a_change_word_naming_the_same_thing_supersedes(api, say):
+    venue = say("We booked the Old Barn for the wedding reception.")
+    commute = say("My commute is an hour each way.")
+    later = say(
+        "We went with Thornfield Hall for the reception instead.",
+        "OK!",
+        "My commute is 40 minutes now.",
+        when=WEDNESDAY,
+    )
+    replaced = {
+        r["path"]
+        for p in later["result"]["created"]
+        for r in memory(api, p)["related"]
+        if r["type"] == "supersedes"
+    }
+    assert replaced == set(venue["result"]["created"])
+    # "my commute is ..." is a facet: the one old file is rewritten rather than superseded
+    assert later["result"]["rewritten"] == commute["result"]["created"]
+    assert "Thornfield" in top(api, "where is the wedding reception")
+    assert "40 minutes" in top(api, "how long is my commute")
+
+
+def test_the_rule_behind_a_dropped_sentence_is_logged(api, say, caplog):
+    caplog.set_level("DEBUG", logger="gitloom.memories.rules")
+    say("If I won the lottery I'd buy a castle in Fife.")
+    assert any(
+        "rule=hypothetical-if-would action=drop" in r.getMessage()
+        for r in caplog.records
+        if r.name == "gitloom.memories.rules"
+    )
