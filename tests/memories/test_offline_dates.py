@@ -109,3 +109,10 @@ def test_a_bare_correction_with_several_prices_before_supersedes_none(api, say):
     assert second["result"]["rewritten"] == []
     related = [r for p in second["result"]["created"] for r in memory(api, p)["related"]]
     assert not any(r["type"] == "supersedes" for r in related), related
+
+
+def test_relative_days_count_on_the_speakers_own_clock(api, say):
+    # Tuesday 21:30 in Chicago is Wednesday 03:30 in UTC: "tomorrow" is Wednesday the 11th
+    say("My dentist appointment is tomorrow at 9.", when="2026-03-10T21:30:00-06:00")
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-03-11"], body

@@ -98,12 +98,16 @@ class OfflineExtractor:
             if not _speaks_facts(message):
                 continue
             when = as_utc(message.timestamp or now)
+            # relative dates count on the speaker's own clock: "tomorrow" said on Tuesday
+            # 21:30 at -05:00 is Wednesday, though it is already Wednesday in UTC
+            spoken = message.timestamp if message.timestamp is not None else when
+            spoken_day = (spoken if spoken.tzinfo is not None else when).date()
             # "wait actually it's £1,530": a reply that corrects answers no question
             retracts = _RETRACTS.match(message.content)
             answered = "" if retracts else answered_question(question, who=message.name)
             said = statements(
                 message.content,
-                day=when.date(),
+                day=spoken_day,
                 speakers=frozenset(self._speakers),
                 answers=bool(answered),
                 # a question that makes no cue may still be answered by a name ("Are you
@@ -152,7 +156,7 @@ class OfflineExtractor:
                 key = f"n{len(drafts) + 1}"
                 self._readings[key] = reading
                 by_body[body.casefold()] = len(drafts)
-                tier = _tier(statement, reading, when.date())
+                tier = _tier(statement, reading, spoken_day)
                 drafts.append(
                     Draft(
                         key=key,
