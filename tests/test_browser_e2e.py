@@ -675,7 +675,8 @@ def test_what_a_newcomer_tripped_over_on_the_dashboard(fresh_browser, live_serve
     )
     assert json.loads(pasted.stdout)["account"] == "tripped-co", pasted.stdout
 
-    # One message with two facts: two new memories, linked to each other.
+    # One message with two facts, the second continuing the first ("his"): two new
+    # memories, linked to each other.
     namespace_create(account=user.memberships.get().account, name="default")
     status_code, body = api_get(
         base,
@@ -685,7 +686,7 @@ def test_what_a_newcomer_tripped_over_on_the_dashboard(fresh_browser, live_serve
             "messages": [
                 {
                     "role": "user",
-                    "content": "I'm a pharmacist at Walgreens and I rent a flat in Tucson.",
+                    "content": "I have a dog named Biscuit. His favourite colour is green.",
                 }
             ]
         },

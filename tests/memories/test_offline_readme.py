@@ -96,8 +96,11 @@ def test_a_correction_rewrites_the_one_memory_it_names(api, say):
     first = say("I paid £900 for a Brompton bike from Evans Cycles.")
     say("My dog's bed was £65.")
     second = say("Correction on the bike: it was £850.", when=WEDNESDAY)
-    assert second["result"]["rewritten"] == first["result"]["created"]
-    body = memory(api, first["result"]["created"][0])["body"]
+    # the file follows its fact: the £900 file moves to a name saying £850
+    [old] = first["result"]["created"]
+    [new] = second["result"]["rewritten"]
+    assert second["result"]["moved"] == {old: new} and "850" in new
+    body = memory(api, new)["body"]
     assert body.startswith("Correction on the bike: it was £850") and "Evans Cycles" in body
     assert "£65" in top(api, "how much was my dog's bed")
 

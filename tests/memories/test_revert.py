@@ -238,47 +238,48 @@ def test_a_job_whose_memories_were_all_forgotten_has_nothing_left_to_revert(api,
 def test_a_forget_does_not_block_reverting_an_earlier_job_and_its_dropped_links_are_shown(
     api, ingest, client, account
 ):
-    """The issue's newcomer: colour and dog, a correction of the colour, the dog
-    forgotten (which drops the colour memory's link to it), then the correction
-    reverted. The forget's link drop is seen through: the colour memory goes back to
-    green, without the link to the forgotten dog. The forget's page said beforehand
-    which memory it would touch, and its answer says which it did."""
+    """The issue's newcomer: a dog and its colour, a correction of the dog, the colour
+    forgotten (which drops the dog memory's link to it), then the correction reverted.
+    The forget's link drop is seen through: the dog memory goes back to what it was,
+    without the link to the forgotten colour. The forget's page said beforehand which
+    memory it would touch, and its answer says which it did."""
     from django.contrib.auth import get_user_model
 
     from accounts.models import Membership
 
-    first = ingest("My favourite colour is green and I have a dog named Biscuit.")
+    # the second sentence continues the first ("his"), so the dog links to the colour
+    first = ingest(DOG + " His favourite colour is green.")
     colour = next(p for p in first["result"]["created"] if "colour" in p or "color" in p)
-    dog = next(p for p in first["result"]["created"] if "biscuit" in p or "dog" in p)
-    body = api.get(f"/v1/memories/{colour}").json()
-    assert dog in [link["path"] for link in body["related"]], body  # they were linked
-    fix = ingest("Actually my favourite colour is blue now.")
-    assert fix["result"]["rewritten"] == [colour], fix
+    dog = next(p for p in first["result"]["created"] if p != colour)
+    body = api.get(f"/v1/memories/{dog}").json()
+    assert colour in [link["path"] for link in body["related"]], body  # they were linked
+    fix = ingest(DOG_FIX)
+    assert fix["result"]["rewritten"] == [dog], fix
 
     user = get_user_model().objects.create_user("newcomer", password="pw-123456789")
     Membership.objects.create(user=user, account=account)
     client.force_login(user)
-    page = client.get(f"/namespaces/default/forget/{dog}")
+    page = client.get(f"/namespaces/default/forget/{colour}")
     assert page.status_code == 200
     text = page.content.decode()
-    assert colour in text and "link" in text  # it names the memory it will touch
+    assert dog in text and "link" in text  # it names the memory it will touch
 
-    forgotten = api.delete(f"/v1/memories/{dog}").json()
-    assert forgotten["unlinked"] == [colour]
+    forgotten = api.delete(f"/v1/memories/{colour}").json()
+    assert forgotten["unlinked"] == [dog]
 
     response = revert(api, fix["id"])
     assert response.status_code == 201, response.json()
-    assert response.json()["restored"] == [colour] and response.json()["skipped"] == []
-    restored = api.get(f"/v1/memories/{colour}").json()
-    assert "green" in restored["body"] and "blue" not in restored["body"]
-    assert restored["related"] == []  # the forgotten dog stays forgotten, and unlinked
-    assert dog not in paths(api)
+    assert response.json()["restored"] == [dog] and response.json()["skipped"] == []
+    restored = api.get(f"/v1/memories/{dog}").json()
+    assert "three-year-old" in restored["body"] and "four" not in restored["body"]
+    assert restored["related"] == []  # the forgotten colour stays forgotten, and unlinked
+    assert colour not in paths(api)
 
-    # Reverting the first job now: its dog is already gone, its colour is removed.
+    # Reverting the first job now: its colour is already gone, its dog is removed.
     preview = client.get(f"/namespaces/default/jobs/{first['id']}/revert/")
     assert preview.status_code == 200 and "It will remove" in preview.text
-    assert colour in preview.text and "Reverting now would write nothing" not in preview.text
-    assert revert(api, first["id"]).json()["removed"] == [colour]
+    assert dog in preview.text and "Reverting now would write nothing" not in preview.text
+    assert revert(api, first["id"]).json()["removed"] == [dog]
     # A job with nothing left to undo is said so on its page, not offered a button.
     again = client.get(f"/namespaces/default/jobs/{fix['id']}/revert/", follow=True)
     assert "already reverted" in again.text
