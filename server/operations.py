@@ -47,9 +47,7 @@ def _object_storage() -> str:
     return "ok"
 
 
-def _queue(database: str) -> str:
-    if database != "ok":
-        return "unknown (the database is unreachable)"
+def _queue() -> str:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
@@ -64,7 +62,14 @@ def _queue(database: str) -> str:
 def readiness() -> dict[str, str]:
     """Each dependency: ``"ok"`` or what is wrong with it, in a few words."""
     database = _database()
-    return {"database": database, "object_storage": _object_storage(), "queue": _queue(database)}
+    queue = "unknown (the database is unreachable)"
+    if database == "ok":
+        try:
+            queue = _queue()
+        except DatabaseError as exc:  # the database went away between the two queries
+            connection.close()
+            database = f"unreachable ({type(exc).__name__})"
+    return {"database": database, "object_storage": _object_storage(), "queue": queue}
 
 
 class JobQueueCollector:

@@ -116,23 +116,32 @@ class LastIdleFirstPool:
     def _work(self, slot: _Slot, task) -> None:
         while task is not None:
             future, fn, args, kwargs = task
+            outcome = None
             if future.set_running_or_notify_cancel():
                 try:
-                    result = fn(*args, **kwargs)
+                    outcome = (fn(*args, **kwargs), None)
                 except BaseException as exc:  # noqa: BLE001 - handed to the future, as the executor does
+                    outcome = (None, exc)
+            # The thread is idle (or has its next task) before the future is resolved: a
+            # caller that submits again as soon as it has the result finds this thread.
+            with self._lock:
+                if self._waiting:
+                    task, idle = self._waiting.popleft(), False
+                elif self._shutdown:
+                    task, idle = None, False
+                else:
+                    task, idle = None, True
+                    self._idle.append(slot)
+            if outcome is not None:
+                result, exc = outcome
+                if exc is not None:
                     future.set_exception(exc)
                 else:
                     future.set_result(result)
             # Nothing of the finished task stays referenced while the thread waits.
-            task = future = fn = args = kwargs = None
-            with self._lock:
-                if self._waiting:
-                    task = self._waiting.popleft()
-                    continue
-                if self._shutdown:
-                    return
-                self._idle.append(slot)
-            task = slot.take()
+            future = fn = args = kwargs = outcome = result = exc = None
+            if idle:
+                task = slot.take()
 
 
 class _Slot:

@@ -213,8 +213,10 @@ def api_server_error(request, *args, **kwargs) -> JsonResponse:
     return error_json_response(unavailable(sys.exc_info()[1]) or ServerError())
 
 
-# /v1 paths however typed: "/v1", "//v1/whoami", "/V1/whoami" answer in JSON too.
-_API_PATH = re.compile(r"^/+v1(?:/|$)", re.IGNORECASE)
+# /v1 paths however typed: "/v1", "//v1/whoami", "/V1/whoami" answer in JSON too, and
+# so do the probes and metrics a load balancer or Prometheus reads (even a failure
+# before their view runs, such as a database that went away mid-request).
+_API_PATH = re.compile(r"^/+(?:v1(?:/|$)|(?:readyz|healthz|metrics)/?$)", re.IGNORECASE)
 
 
 def _is_api(request) -> bool:
