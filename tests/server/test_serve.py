@@ -319,3 +319,26 @@ def test_each_instance_keeps_gunicorns_control_socket_with_its_data(
         str(tmp_path / "one" / "gunicorn.ctl"),
         str(tmp_path / "two" / "gunicorn.ctl"),
     ]
+
+
+@pytest.mark.parametrize("busy", ["--port", "--mcp-port"])
+def test_serve_on_a_port_in_use_says_which_port_before_starting(tmp_path, busy):
+    """A second ``serve`` beside a running one (the newcomer's usual mistake) is told
+    which port is taken and how to pick others, not that the MCP process failed."""
+    ports = {"--port": free_port(), "--mcp-port": free_port()}
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", ports[busy]))
+        holder.listen()
+        done = subprocess.run(
+            [sys.executable, "manage.py", "serve", *(str(x) for kv in ports.items() for x in kv)],
+            cwd=settings.BASE_DIR,
+            env=dict(os.environ, GITLOOM_DATA_DIR=str(tmp_path)),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    printed = done.stdout + done.stderr
+    assert done.returncode != 0, printed
+    assert f"Port {ports[busy]} on 127.0.0.1 is already in use" in printed, printed
+    assert f"({busy} is the one in use)" in printed, printed
+    assert "mcp process exited" not in printed and "Booting worker" not in printed, printed

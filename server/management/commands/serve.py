@@ -19,6 +19,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -142,6 +143,24 @@ def _run_mcp(host: str, port: int, api_url: str, ready_dir: Path) -> None:
     )
 
 
+def _check_port_free(host: str, port: int, flag: str) -> None:
+    """Refuse to start on a port something already listens on, naming it, before
+    anything starts: gunicorn would retry for seconds and the MCP process, started
+    beside it, would be the one reported as failing."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As gunicorn binds: a port whose last connections are in TIME_WAIT is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise CommandError(
+                f"Port {port} on {host} is already in use ({exc.strerror}): another "
+                f"`manage.py serve` may be running. Stop it, or start this one on "
+                f"free ports with --port N --mcp-port M ({flag} is the one in use)."
+            ) from None
+
+
 def _api_url(host: str, port: int) -> str:
     """Where a process on this machine reaches the web server that serve starts."""
     if host in ("0.0.0.0", "::", ""):  # noqa: S104  (listening everywhere; we call loopback)
@@ -202,6 +221,10 @@ class Command(BaseCommand):
     ):
         if no_web and no_queue:
             raise CommandError("--no-web and --no-queue together would run nothing.")
+        if not no_web:
+            _check_port_free(host, port, "--port")
+            if mcp_port:
+                _check_port_free(host, mcp_port, "--mcp-port")
         from retrieval.embeddings import embedder_load
 
         started = time.monotonic()
