@@ -905,3 +905,16 @@ def test_roles_in_the_parse_are_asked_in_the_askers_voice(api, say):
     assert "what do I do for work" not in next(v for k, v in cues.items() if "jazz" in k)
     assert "paramedic" in top(api, "what do I do for work")
     assert "Miso" in top(api, "what is our cat called")
+
+
+def test_small_talk_of_the_moment_or_the_chat_is_not_kept_beside_a_fact(api, say):
+    say(
+        "I'm typing this on the train. My phone is nearly dead.",
+        "No problem, I'll keep it short.",
+        "Your explanation was great. I have another question. My landlord is raising "
+        "the rent to £1,150 in May.",
+    )
+    stored = bodies(api)
+    assert len(stored) == 1, stored
+    assert "£1,150" in stored[0]
+    assert "£1,150" in top(api, "how much is my rent")
