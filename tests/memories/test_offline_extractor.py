@@ -890,7 +890,7 @@ def test_roles_in_the_parse_are_asked_in_the_askers_voice(api, say):
         "I work as a paramedic in Leeds.",
         "That sounds demanding.",
         "Our cat is named Miso. My landlord is Karen Hughes. Kofi teaches chemistry at "
-        "the college. I'm a fan of jazz.",
+        "the college. I'm a fan of jazz. My mum is a retired nurse.",
     )
     cues = {
         memory(api, p)["body"].split(".")[0]: memory(api, p)["cues"]
@@ -903,6 +903,7 @@ def test_roles_in_the_parse_are_asked_in_the_askers_voice(api, say):
     kofi = next(v for k, v in cues.items() if "Kofi" in k)
     assert {"what does Kofi teach", "where does Kofi teach"} <= set(kofi), kofi
     assert "what do I do for work" not in next(v for k, v in cues.items() if "jazz" in k)
+    assert "what does my mum do for work" in next(v for k, v in cues.items() if "nurse" in k)
     assert "paramedic" in top(api, "what do I do for work")
     assert "Miso" in top(api, "what is our cat called")
 

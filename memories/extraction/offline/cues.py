@@ -456,7 +456,10 @@ def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
     person = _named_person(subject)
     if person is not None and not who:
         me, do, my = person, "does", f"{person}'s"
-    if first or person is not None:
+    owned = _owned(subject, who)
+    if owned and subject.lemma_.lower() in RELATIONS and not first and person is None:
+        me, do, my = owned, "does", f"{owned}'s"  # "My mum is a retired nurse"
+    if first or person is not None or me == owned:
         attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
         works_as = lemma in _JOB_VERBS and "as" in preps
         is_a = (
@@ -472,7 +475,6 @@ def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
             out += [f"what {do} {me} do for work", f"what is {my} job"]
         if lemma in _JOB_VERBS and any(p in preps for p in ("at", "for", "in")):
             out.append(f"where {do} {me} work")
-    owned = _owned(subject, who)
     # "My sister Ama lives in Accra": asked of "my sister" or of "Ama"
     named = [
         " ".join(t.text for t in c.subtree if t.pos_ == "PROPN")

@@ -264,7 +264,7 @@ SMALL_TALK: tuple[Rule, ...] = (
                 _I_WE,
                 _BE,
                 {"LOWER": {"IN": ["just", "currently", "still"]}, "OP": "?"},
-                {"LOWER": {"IN": ["typing", "sitting", "lying", "waiting", "chatting", "texting"]}},
+                {"LOWER": {"IN": ["typing", "sitting", "lying", "chatting", "texting"]}},
                 # "sitting in the garden", not "sitting my driving test"
                 {"TAG": {"IN": ["IN", "DT", "RB", "RP", "."]}},
             ),
@@ -277,7 +277,12 @@ SMALL_TALK: tuple[Rule, ...] = (
             "I'm in a call until four.",
             "I'm at my desk now.",
         ),
-        quiet=("I'm sitting my driving test on 3 May.", "I work at a desk in Leeds."),
+        # "waiting for my visa" is a status that lasts, not this minute
+        quiet=(
+            "I'm sitting my driving test on 3 May.",
+            "I work at a desk in Leeds.",
+            "I'm waiting for my visa to come through.",
+        ),
     ),
     Rule(
         name="smalltalk-weather",
