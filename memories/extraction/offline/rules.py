@@ -212,7 +212,13 @@ SMALL_TALK: tuple[Rule, ...] = (
         kind="smalltalk",
         why="what the speaker thinks of the chat or the assistant's answer is no fact of theirs",
         patterns=(
-            ({"LOWER": "your"}, {"LOWER": {"IN": _CHAT_WORDS}}),
+            # what follows the chat word ends or goes on about it ("your help means a
+            # lot"), not "your help with my CV", which names what the speaker is doing
+            (
+                {"LOWER": "your"},
+                {"LOWER": {"IN": _CHAT_WORDS}},
+                {"POS": {"IN": ["VERB", "AUX", "CCONJ", "PUNCT"]}},
+            ),
             ({"LOWER": {"IN": ["this", "the"]}}, {"LOWER": {"IN": ["chat", "conversation"]}}),
         ),
         fires=(
@@ -222,6 +228,7 @@ SMALL_TALK: tuple[Rule, ...] = (
             "I followed your tips and it worked.",
         ),
         quiet=(
+            "I'd appreciate your help with my CV for the Deloitte job.",
             "I work at the help desk of a bank.",
             "My sister gave me good advice about mortgages.",
             "I run a chat group for new parents.",
@@ -292,11 +299,16 @@ SMALL_TALK: tuple[Rule, ...] = (
             (
                 {"LOWER": "the"},
                 {"LOWER": {"IN": ["weather", "sun", "rain", "snow", "wind", "sky"]}},
-                {"LEMMA": {"IN": ["be", "look", "feel", "come"]}},
+                # this minute's weather: "the sky was clear" tells of a day that is kept
+                {"LEMMA": {"IN": ["be", "look", "feel", "come"]}, "TAG": {"IN": ["VBZ", "VBP"]}},
             ),
         ),
         fires=("The sun is out for once.", "The weather looks grim this weekend."),
-        quiet=("I love the rain.", "We moved to Spain for the sun."),
+        quiet=(
+            "I love the rain.",
+            "We moved to Spain for the sun.",
+            "The sky was clear the night we camped at Loch Ness.",
+        ),
     ),
     Rule(
         name="smalltalk-passing-state",
