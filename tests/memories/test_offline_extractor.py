@@ -881,3 +881,41 @@ def test_a_capitalised_today_or_tomorrow_inside_a_sentence_is_a_title_not_a_day(
     assert stored and not any("(2026-" in b for b in stored), stored
     say("My dentist appointment is tomorrow at 9.", when="2026-03-10T08:00:00Z")
     assert any("tomorrow (2026-03-11)" in b for b in bodies(api)), bodies(api)
+
+
+def test_roles_in_the_parse_are_asked_in_the_askers_voice(api, say):
+    # a job, a name given to a pet, a person as a value, and another person's doing,
+    # asked as the user would ask later; "a fan of" is no job
+    job = say(
+        "I work as a paramedic in Leeds.",
+        "That sounds demanding.",
+        "Our cat is named Miso. My landlord is Karen Hughes. Kofi teaches chemistry at "
+        "the college. I'm a fan of jazz. My mum is a retired nurse.",
+    )
+    cues = {
+        memory(api, p)["body"].split(".")[0]: memory(api, p)["cues"]
+        for p in job["result"]["created"]
+    }
+    by = {key: next(v for k, v in cues.items() if key in k) for key in ("paramedic", "Miso")}
+    assert "what do I do for work" in by["paramedic"], cues
+    assert "what is our cat called" in by["Miso"], cues
+    assert "who is my landlord" in next(v for k, v in cues.items() if "Karen" in k)
+    kofi = next(v for k, v in cues.items() if "Kofi" in k)
+    assert {"what does Kofi teach", "where does Kofi teach"} <= set(kofi), kofi
+    assert "what do I do for work" not in next(v for k, v in cues.items() if "jazz" in k)
+    assert "what does my mum do for work" in next(v for k, v in cues.items() if "nurse" in k)
+    assert "paramedic" in top(api, "what do I do for work")
+    assert "Miso" in top(api, "what is our cat called")
+
+
+def test_small_talk_of_the_moment_or_the_chat_is_not_kept_beside_a_fact(api, say):
+    say(
+        "I'm typing this on the train. My phone is nearly dead.",
+        "No problem, I'll keep it short.",
+        "Your explanation was great. I have another question. My landlord is raising "
+        "the rent to £1,150 in May.",
+    )
+    stored = bodies(api)
+    assert len(stored) == 1, stored
+    assert "£1,150" in stored[0]
+    assert "£1,150" in top(api, "how much is my rent")

@@ -39,6 +39,11 @@ def test_a_counterfactual_a_joke_and_sarcasm_are_not_kept(api, say):
     assert bodies(api) == []
 
 
+def test_small_talk_of_the_moment_or_the_chat_is_not_kept(api, say):
+    say("I'm typing this on the bus.", "The weather looks grim.", "Your answer helped.")
+    assert bodies(api) == []
+
+
 def test_a_hedge_is_kept_with_its_hedge(api, say):
     say("I might buy a Peloton.")
     assert bodies(api) == ["I might buy a Peloton."]
@@ -118,6 +123,9 @@ def test_question_cues(api, say):
     cues = all_cues(api, job)
     for cue in ("where do I work", "how much did the Kindle cost", "how many goldfish do we have"):
         assert cue in cues, cues
+    job = say("I work as a paramedic. Our cat is named Miso.")
+    cues = all_cues(api, job)
+    assert {"what do I do for work", "what is our cat called"} <= set(cues), cues
 
 
 def test_the_question_a_reply_answers_is_a_cue_and_a_source(api, say):

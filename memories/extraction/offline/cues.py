@@ -54,6 +54,7 @@ def cues_for(
     cues: list[str] = []
     for sent in reading.doc.sents:
         cues.extend(_questions(list(sent), who))
+        cues.extend(_role_questions(list(sent), who))
     for facet in reading.facets:
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
     if _introduces(reading):
@@ -427,6 +428,110 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         ) and any(c.dep_ == "appos" and c.ent_type_ == "PERSON" for c in other.children):
             out.extend(_about_someone(other, other.head, tokens, who))
     return out
+
+
+_JOB_VERBS = word_set("work")
+_NAMING = word_set("call name")
+_NOT_NAMES = frozenset(("GPE", "LOC", "FAC", "ORG", "DATE", "TIME", "MONEY", "NORP", "PRODUCT"))
+_NOT_PEOPLE = frozenset(("GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "NORP"))
+
+
+def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
+    """Questions the parse's roles ask in the asker's voice, whatever the words: a job
+    ("I work as a paramedic", "I'm a nurse") asks "what do I do for work"; a name given
+    to something ("my dog is called Biscuit") asks what it is called; a person as the
+    value of "my X is ..." asks "who is my X"; a named person's verb and object ("Kofi
+    teaches chemistry") ask what and where that person does it."""
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None or _is_question_sentence(tokens):
+        return []
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return []
+    out: list[str] = []
+    lemma = verb.lemma_.lower()
+    first = subject.lower_ in ("i", "we")
+    me, do, my = _subject_words(who, subject.lower_ if first else "i")
+    preps = {c.lower_: c for c in verb.children if c.dep_ == "prep"}
+    person = _named_person(subject)
+    if person is not None and not who:
+        me, do, my = person, "does", f"{person}'s"
+    owned = _owned(subject, who)
+    if owned and subject.lemma_.lower() in RELATIONS and not first and person is None:
+        me, do, my = owned, "does", f"{owned}'s"  # "My mum is a retired nurse"
+    if first or person is not None or me == owned:
+        attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+        works_as = lemma in _JOB_VERBS and "as" in preps
+        is_a = (
+            lemma == "be"
+            and attr is not None
+            and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in attr.children)
+            and attr.lemma_.lower() not in VAGUE_NOUNS
+            and attr.lemma_.lower() not in RELATIONS
+            # "a fan of jazz", "a member of the choir": what one is of something, no job
+            and not any(c.dep_ == "prep" and c.lower_ == "of" for c in attr.children)
+        )
+        if works_as or is_a:
+            out += [f"what {do} {me} do for work", f"what is {my} job"]
+        if lemma in _JOB_VERBS and any(p in preps for p in ("at", "for", "in")):
+            out.append(f"where {do} {me} work")
+    # "My sister Ama lives in Accra": asked of "my sister" or of "Ama"
+    named = [
+        " ".join(t.text for t in c.subtree if t.pos_ == "PROPN")
+        for c in subject.children
+        if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN" and c.ent_type_ not in _NOT_PEOPLE
+    ]
+    others = [o for o in (person, owned, *named[:1]) if o and not first]
+    if others and verb.pos_ == "VERB" and lemma not in ("be", "have"):
+        does = "did" if verb.tag_ == "VBD" else "does"
+        obj = next(
+            (c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN")), None
+        )
+        for other in others:
+            if obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
+                out.append(f"what {does} {other} {lemma}")
+            if any(p in preps for p in ("at", "in", "from")):
+                out.append(f"where {does} {other} {lemma}")
+    if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":
+        # "My dog is called Biscuit": asked by what it is called, or its name
+        out += [f"what is {owned} called", f"what is {owned}'s name"]
+    if owned and lemma == "be" and any(t.ent_type_ == "DATE" for t in tokens):
+        out.append(f"when is {owned}")  # "My anniversary is on 14 June"
+    if owned and lemma == "be":
+        value = next((c for c in verb.children if c.dep_ == "attr"), None)
+        if (
+            value is not None
+            and (value.ent_type_ == "PERSON" or value.tag_ == "NNP")
+            and value.ent_type_ not in _NOT_NAMES
+        ):
+            out.append(f"who is {owned}")  # "My landlord is Mr Patel"
+    return out
+
+
+def _is_question_sentence(tokens: list[Token]) -> bool:
+    return bool(tokens) and tokens[-1].text == "?"
+
+
+def _named_person(subject: Token) -> str | None:
+    """The subject when it is a person's name ("Kofi", "Ama Mensah"): a proper noun the
+    entity tagger does not call a place, company or date."""
+    # the small tagger often calls an unfamiliar first name an ORG ("Kofi teaches ..."),
+    # and "what does Monzo charge" is a fair question too: only places and times are out
+    if subject.pos_ != "PROPN" or subject.ent_type_ in _NOT_PEOPLE:
+        return None
+    words = [t for t in subject.subtree if t.pos_ == "PROPN" and t.i <= subject.i]
+    return " ".join(t.text for t in words[-2:]) or None
+
+
+def _owned(subject: Token, who: str | None) -> str:
+    """ "my dog" for a subject "my dog" (the asker's: "Kofi's dog" for a named speaker);
+    "" when the subject is no one's."""
+    if subject.pos_ != "NOUN" or subject.lemma_.lower() in VAGUE_NOUNS:
+        return ""
+    if not any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children):
+        return ""
+    owner = f"{who}'s" if who else next(c.lower_ for c in subject.children if c.dep_ == "poss")
+    return f"{owner} {_noun_phrase(subject)}"
 
 
 def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:

@@ -203,6 +203,135 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
+_BE = {"LEMMA": "be"}
+_CHAT_WORDS = ["answer", "suggestion", "help", "advice", "reply", "explanation", "tips", "idea"]
+# -- small talk: said in passing, true for the moment or of the chat, no lasting fact --
+SMALL_TALK: tuple[Rule, ...] = (
+    Rule(
+        name="smalltalk-of-the-chat",
+        kind="smalltalk",
+        why="what the speaker thinks of the chat or the assistant's answer is no fact of theirs",
+        patterns=(
+            # what follows the chat word ends or goes on about it ("your help means a
+            # lot"), not "your help with my CV", which names what the speaker is doing
+            (
+                {"LOWER": "your"},
+                {"LOWER": {"IN": _CHAT_WORDS}},
+                {"POS": {"IN": ["VERB", "AUX", "CCONJ", "PUNCT"]}},
+            ),
+            ({"LOWER": {"IN": ["this", "the"]}}, {"LOWER": {"IN": ["chat", "conversation"]}}),
+        ),
+        fires=(
+            "This conversation has been really useful.",
+            "Your explanation was clearer than the manual.",
+            "I appreciate your advice.",
+            "I followed your tips and it worked.",
+        ),
+        quiet=(
+            "I'd appreciate your help with my CV for the Deloitte job.",
+            "I work at the help desk of a bank.",
+            "My sister gave me good advice about mortgages.",
+            "I run a chat group for new parents.",
+        ),
+    ),
+    Rule(
+        name="smalltalk-asking-leads",
+        kind="smalltalk",
+        why="announcing a question or a wondering says nothing of the speaker",
+        patterns=(
+            (
+                _I_WE,
+                {"LOWER": {"IN": ["have", "'ve", "’ve", "got"]}, "OP": "+"},
+                {
+                    "LOWER": {"IN": ["a", "another", "one", "some", "two", "few", "quick"]},
+                    "OP": "*",
+                },
+                {"LEMMA": "question"},
+            ),
+            (
+                _I_WE,
+                {"LEMMA": "be"},
+                {"LOWER": {"IN": ["just"]}, "OP": "?"},
+                {"LOWER": "wondering"},
+            ),
+        ),
+        fires=(
+            "I have a quick question about my pension.",
+            "I've got another question.",
+            "I was wondering about hostels in Porto.",
+        ),
+        quiet=("I have a dog called Rolo.", "I question everything my boss says."),
+    ),
+    Rule(
+        name="smalltalk-right-now",
+        kind="smalltalk",
+        why="what the speaker is doing this minute (typing, sitting, in a meeting) will not be true later",
+        patterns=(
+            (
+                _I_WE,
+                _BE,
+                {"LOWER": {"IN": ["just", "currently", "still"]}, "OP": "?"},
+                {"LOWER": {"IN": ["typing", "sitting", "lying", "chatting", "texting"]}},
+                # "sitting in the garden", not "sitting my driving test"
+                {"TAG": {"IN": ["IN", "DT", "RB", "RP", "."]}},
+            ),
+            (_I_WE, _BE, _IN_SENTENCE, *_words("in", "a"), {"LOWER": {"IN": ["meeting", "call"]}}),
+            (_I_WE, _BE, _IN_SENTENCE, *_words("at", "my"), {"LOWER": {"IN": ["desk", "laptop"]}}),
+        ),
+        fires=(
+            "I'm typing this on the bus.",
+            "I'm sitting in the garden.",
+            "I'm in a call until four.",
+            "I'm at my desk now.",
+        ),
+        # "waiting for my visa" is a status that lasts, not this minute
+        quiet=(
+            "I'm sitting my driving test on 3 May.",
+            "I work at a desk in Leeds.",
+            "I'm waiting for my visa to come through.",
+        ),
+    ),
+    Rule(
+        name="smalltalk-weather",
+        kind="smalltalk",
+        why="today's weather is no fact about anyone",
+        patterns=(
+            (
+                {"LOWER": "the"},
+                {"LOWER": {"IN": ["weather", "sun", "rain", "snow", "wind", "sky"]}},
+                # this minute's weather: "the sky was clear" tells of a day that is kept
+                {"LEMMA": {"IN": ["be", "look", "feel", "come"]}, "TAG": {"IN": ["VBZ", "VBP"]}},
+            ),
+        ),
+        fires=("The sun is out for once.", "The weather looks grim this weekend."),
+        quiet=(
+            "I love the rain.",
+            "We moved to Spain for the sun.",
+            "The sky was clear the night we camped at Loch Ness.",
+        ),
+    ),
+    Rule(
+        name="smalltalk-passing-state",
+        kind="smalltalk",
+        why="a thing's state this minute (cold, late, dead, flat) will not be true later",
+        patterns=(
+            (
+                {"LOWER": {"IN": ["my", "our", "the"]}},
+                {"POS": "NOUN"},
+                {"LEMMA": {"IN": ["be", "go", "get"]}},
+                {"POS": "ADV", "OP": "?"},  # "nearly", "already", "totally"
+                {
+                    "LOWER": {"IN": ["cold", "late", "dead", "flat", "empty", "burnt"]},
+                    "DEP": {"IN": ["acomp", "oprd"]},  # "dead set on" is no state
+                },
+            ),
+        ),
+        fires=("My soup went cold.", "My laptop is almost flat.", "The bus is late."),
+        quiet=("My soup recipe uses cold water.", "My grandad is dead set on Cornwall."),
+    ),
+)
+RULES = RULES + SMALL_TALK
+
 KINDS = frozenset(rule.kind for rule in RULES)
 
 

@@ -419,6 +419,13 @@ def _from_text(
                     if orphaned is not None:
                         orphaned.append(clause)
                 continue
+            chat = rule_for(clause, "smalltalk")
+            if chat is not None:
+                # "I'm typing this on the bus", "your answer helped": true for the moment
+                # or of the chat, no lasting fact
+                decided = True
+                trace(chat.name, "drop", _text(clause))
+                continue
             hedged = _hedged(clause)
             if hedged and not _names_a_thing(clause):
                 decided = True
