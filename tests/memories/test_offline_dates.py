@@ -116,3 +116,24 @@ def test_relative_days_count_on_the_speakers_own_clock(api, say):
     say("My dentist appointment is tomorrow at 9.", when="2026-03-10T21:30:00-06:00")
     [body] = bodies(api)
     assert dates_in(body) == ["2026-03-11"], body
+
+
+# 2026-11-20 is a Friday
+NOVEMBER = "2026-11-20T10:00:00Z"
+
+
+def test_a_past_said_without_its_subject_is_dated_in_the_past(api, say):
+    # casual typing drops the "I": the participle still says it is done
+    say("Started at Octopus Energy in March as a tester. Moved to Frome in May.", when=NOVEMBER)
+    dated = sorted(d for body in bodies(api) for d in dates_in(body))
+    assert dated == ["2026-03", "2026-05"], bodies(api)
+
+
+def test_a_verb_that_could_point_either_way_leaves_the_date_as_said(api, say):
+    # "Got" is a request's get or casual typing's got; the verb after "and" belongs
+    # to another clause: in doubt, no date (the old code wrote next year's month)
+    say("Got my residence permit in October.", when=NOVEMBER)
+    say("Quit sugar in February and I've felt better ever since.", when=NOVEMBER)
+    stored = bodies(api)
+    assert stored and all(dates_in(body) == [] for body in stored), stored
+    assert any("in October" in body for body in stored), stored

@@ -96,11 +96,15 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue  # "Monday and Wednesday it's Priya", "on Tuesdays": a rota, no one day
         # "moved it to Friday": the day something is moved or lasts to lies ahead
         ahead = before is not None and before.lower_ in ("to", "until", "till")
+        # forward or back; None when the words do not say ("Got my visa in October":
+        # got, or get?), and then the phrase stays as said
+        past = False if ahead else _past(ent)
+        if past is None:
+            continue
         numbered = _numbered_weekday(span.doc, ent)
         if numbered is not None:
             # "Friday the 11th": the 11th names the day; the weekday only checks it
             end, number = numbered
-            past = _past(ent) and not ahead
             found_day = _day_numbered(_WEEKDAYS.index(ent[0].lower_), number, day, past)
             if found_day is not None:
                 found.append(Resolved(end=end, note=found_day.isoformat(), first=found_day))
@@ -108,16 +112,14 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         if _committed(ent) and not _ANCHORED.search(phrase):
             if before is None or before.lower_ != "for":
                 continue  # "I signed up for a race in October": booked then, or held then?
-            ahead = True  # "booked a table for Saturday": what is booked lies ahead
+            past = False  # "booked a table for Saturday": what is booked lies ahead
         if _names_a_kind(ent):
             continue  # "the Thursday pottery class": which class, not a day
         if _titled(ent):
             continue  # "my place, Tomorrow and Tomorrow and Tomorrow": a title, not a day
         if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
-        resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(
-            phrase, day, past=_past(ent) and not ahead
-        )
+        resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(phrase, day, past=past)
         if resolved is not None:
             first, note = resolved
             end = ent.end - 1
@@ -315,8 +317,9 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
     return found, found.isoformat()
 
 
-def _past(ent: Span) -> bool:
-    """Whether the phrase points back: "ago", "last", or a verb in the past tense."""
+def _past(ent: Span) -> bool | None:
+    """Whether the phrase points back: "ago", "last", or a verb in the past tense; None
+    when its verb could point either way."""
     text = ent.text.casefold()
     if _BACKWARD.search(text):
         return True
@@ -333,6 +336,12 @@ def _past(ent: Span) -> bool:
     if verb is None:
         after = [t for t in sent.doc[ent.end : sent.end] if t.pos_ in ("VERB", "AUX")]
         verb = after[0] if after else None
+        if verb is not None and any(
+            t.pos_ == "CCONJ" or t.text in (",", ";", "-", "–") for t in sent.doc[ent.end : verb.i]
+        ):
+            # "Quit smoking in January and I've been running since": the verb after
+            # belongs to another clause and says nothing of this phrase's direction
+            return None
     if verb is None:
         return False
     if verb.lower_ in ("will", "'ll", "gonna", "going", "shall"):
@@ -343,8 +352,21 @@ def _past(ent: Span) -> bool:
         helpers = [t for t in sent.doc[max(sent.start, verb.i - 3) : verb.i] if t.pos_ == "AUX"]
         if verb.lower_ == "got" and any(h.lemma_ == "have" for h in helpers):
             return False  # "I've got an interview on Friday": have
-        return bool(helpers) and any(h.tag_ in ("VBD", "VBZ", "VBP") for h in helpers)
+        if not helpers:
+            # "Started at Monzo in March", "sold the car in May": done; but "for" a day
+            # is what something is set for ("tickets sorted for June")
+            before = sent.doc[ent.start - 1] if ent.start > sent.start else None
+            return before is None or before.lower_ != "for"
+        return any(h.tag_ in ("VBD", "VBZ", "VBP") for h in helpers)
+    if verb.tag_ == "VB" and verb.i == sent.start and not _has_subject(verb):
+        # a sentence opening on a bare verb: a request ("Call me on Friday") or casual
+        # typing's past ("Got my visa in October"); the words do not say which
+        return None
     return False
+
+
+def _has_subject(verb: Token) -> bool:
+    return any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in verb.children)
 
 
 @lru_cache(maxsize=1024)
