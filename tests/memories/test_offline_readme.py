@@ -44,6 +44,15 @@ def test_small_talk_of_the_moment_or_the_chat_is_not_kept(api, say):
     assert bodies(api) == []
 
 
+def test_a_liking_said_without_its_i_is_kept_but_not_a_reaction(api, say):
+    say("Hate flying, always take the train if I can.", "Got it.", "Love it.")
+    say("Not a big fan of mushrooms tbh. Love that idea!")
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert "flying" in top(api, "do I like flying")
+    assert "mushrooms" in top(api, "do I like mushrooms")
+
+
 def test_a_hedge_is_kept_with_its_hedge(api, say):
     say("I might buy a Peloton.")
     assert bodies(api) == ["I might buy a Peloton."]

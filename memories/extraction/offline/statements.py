@@ -1018,6 +1018,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
     if first is None:
         return False
+    if _liking_without_subject(tokens, first):
+        return True  # "Hate flying", "Not a big fan of cilantro": a liking, the "I" left out
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
     opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
     # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
@@ -1090,6 +1092,30 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
     # "I need a bakery recommendation": a request, not a fact
     return not (verbs & {"need", "want", "hope", "wish"} and not specific)
+
+
+def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
+    """A liking said without its "I" ("Hate flying", "Really enjoy bouldering", "Big
+    fan of the Arctic Monkeys"), naming what is liked: not a reaction to what was just
+    said ("Love it", "Love that idea"). The small tagger often reads the opening verb
+    as a noun, so the words decide, not the tags."""
+    if first.i != tokens[0].i and not all(t.pos_ == "ADV" for t in tokens[: first.i - tokens[0].i]):
+        return False
+    rest = [t for t in tokens if t.i > first.i and not t.is_punct]
+    if first.lower_ in _LIKING_OPENERS:
+        what = rest[0] if rest else None
+        return (
+            what is not None
+            and what.lower_ not in _REACTION_WORDS
+            and what.pos_ not in ("PRON", "AUX")
+            and any(_content(t) for t in rest)
+        )
+    return bool(_FAN_OF.match(_text(tokens[first.i - tokens[0].i :])))
+
+
+_LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
+_REACTION_WORDS = word_set("it that this these those your you yours the idea everything")
+_FAN_OF = re.compile(r"(?:not\s+)?(?:a\s+)?(?:(?:big|huge|massive|real)\s+)?fan\s+of\s+\w", re.I)
 
 
 def _dated_be(root: Token | None) -> bool:
