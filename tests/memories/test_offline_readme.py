@@ -89,6 +89,18 @@ def test_a_short_answer_is_kept_with_its_question(api, say):
     assert "Monzo" in top(api, "which bank am I with")
 
 
+def test_her_gets_the_one_person_named_before_it_in_the_same_message(api, say):
+    say("Mum lives in Galway, I visit her every Easter.")
+    assert "I visit her (Mum) every Easter." in bodies(api), bodies(api)
+
+
+def test_a_habit_said_without_its_i_is_kept_but_not_a_request(api, say):
+    say("Work from home Mondays and Fridays.", "Nice.", "Drive a 2015 Yaris.")
+    say("Teach me Spanish verbs.")
+    assert sorted(bodies(api)) == ["Drive a 2015 Yaris.", "Work from home Mondays and Fridays."]
+    assert "Yaris" in top(api, "what car do I drive")
+
+
 def test_a_resolved_date_is_written_beside_its_phrase(api, say):
     say("My dentist appointment is on Friday.", when=WEDNESDAY)
     assert "on Friday (2026-03-13)" in bodies(api)[0]

@@ -63,6 +63,9 @@ _RETRACTS = re.compile(
 _MY_RELATION = re.compile(
     r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!['’]s\b)(?:,? (?P<name>[A-Z][\w'-]+))?"
 )
+_KIN_AS_NAME = re.compile(
+    r"(?<![Mm]y )(?<![Oo]ur )\b(?:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandad|Granddad|Grandpa)\b(?!['’]s\b)"
+)
 _YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
 _SETTLING = frozenset(("move", "live", "relocate", "work", "join", "start"))
 # marks what a memory's body quotes from outside its statement (the question it
@@ -118,6 +121,10 @@ class OfflineExtractor:
             if said:
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
                 said[0] = _with_referent(said[0], question, people.get(speaker, []))
+                # "Mum lives in Galway, I visit her every Easter": "her" is the one
+                # person a statement before it in the same message named
+                for n in range(1, len(said)):
+                    said[n] = _with_referent(said[n], "", _people(said[:n], self._speakers))
             people[speaker] = _people(said, self._speakers)
             context: dict[int, list[str]] = {}
             for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
@@ -284,6 +291,8 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
         # "my nephew Luca" is Luca; "my dad" is "my dad"
         relations = list(_MY_RELATION.finditer(statement.plain))
         found += [m.group("name") or m.group(0).lower() for m in relations]
+        # "Mum lives in Galway": a relation said as a name is a person too
+        found += [m.group(0) for m in _KIN_AS_NAME.finditer(statement.plain)]
         named = {m.group("name") for m in relations}
         found += [
             e.text

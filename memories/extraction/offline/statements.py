@@ -1031,11 +1031,23 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and opening
         and any(_specific(t) or t.ent_type_ == "DATE" for t in tokens)
     )
+    # "Work from home Mondays and Fridays", "Live in Leeds with two flatmates": a habit
+    # or a state said without its "I", by a verb a request to the assistant rarely opens
+    # with, naming when or what
+    habit = (
+        first.tag_ in ("VB", "VBP")
+        and opening
+        and first.lemma_.lower() in _HABIT_VERBS
+        and not any(c.dep_ == "prt" for c in first.children)  # "Work out how much ..."
+        and not any(t.lower_ in ("me", "us", "you", "your", "please") for t in tokens)
+        and any(_specific(t) or t.ent_type_ in ("DATE", "TIME") for t in tokens)
+    )
     implicit_i = (
         first.tag_ in ("VBD", "VBN")
         and opening
         or past_base
         or going
+        or habit
         or first.lower_ in ("got", "did", "gonna", "gon")
     ) and not any(
         t.dep_ in ("nsubj", "nsubjpass") and not any(c.dep_ == "mark" for c in t.head.children)
@@ -1051,7 +1063,13 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if not content:
         return False
     specific = any(_specific(t) for t in tokens)
-    if implicit_i and not specific and not _dated_object(tokens) and not _milestone(tokens):
+    if (
+        implicit_i
+        and not habit
+        and not specific
+        and not _dated_object(tokens)
+        and not _milestone(tokens)
+    ):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
     root = next(
@@ -1113,6 +1131,10 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
     return bool(_FAN_OF.match(_text(tokens[first.i - tokens[0].i :])))
 
 
+_HABIT_VERBS = word_set(
+    "work live commute cycle drive walk swim run jog play train teach study volunteer coach "
+    "sing cook bake speak own rent"
+)
 _LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
 _REACTION_WORDS = word_set("it that this these those your you yours the idea everything")
 _FAN_OF = re.compile(r"(?:not\s+)?(?:a\s+)?(?:(?:big|huge|massive|real)\s+)?fan\s+of\s+\w", re.I)
