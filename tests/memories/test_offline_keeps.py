@@ -87,6 +87,19 @@ def test_a_new_amount_of_a_habit_ranks_above_the_old_one(api, say):
     assert "two coffees" in top(api, "how many coffees do I drink a day")
 
 
+def test_a_new_amount_said_without_its_i_ranks_above_the_old_one(api, say):
+    say("I have about 3 energy drinks a day.", when="2026-12-01T10:00:00Z")
+    say("Cut down to 1 energy drink a day.", when="2026-12-03T10:00:00Z")
+    assert top(api, "how many energy drinks do I have a day").startswith("Cut down to 1")
+
+
+def test_a_moved_event_keeps_no_leftover_words_of_the_old_sentence(api, say):
+    # 2026-12-01 is a Tuesday: the 12th a Saturday, the 13th a Sunday
+    say("The quiz night is on Saturday the 12th.", when="2026-12-01T10:00:00Z")
+    say("Quiz night's moved to Sunday the 13th.", when="2026-12-02T10:00:00Z")
+    assert bodies(api) == ["Quiz night's moved to Sunday the 13th (2026-12-13)."], bodies(api)
+
+
 def test_a_switch_supersedes_what_names_the_same_thing(api, say):
     first = say("Our broadband provider is Zen.")
     second = say(

@@ -23,6 +23,7 @@ from spacy.tokens import Token
 
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
+from memories.extraction.offline.language import parse
 from memories.extraction.offline.words import CORRECTION, VAGUE_NOUNS
 from memories.extraction.stopwords import STOPWORDS
 from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
@@ -189,7 +190,16 @@ def _marked_clauses(reading: Reading) -> set[int]:
 
 
 def _first_person(reading: Reading) -> bool:
-    return any(t.lower_ in ("i", "we", "my", "our") for t in reading.doc)
+    """Said of the speaker: "I", "we", "my", "our", or a statement whose verb has no
+    subject at all ("Cut down to 1 coffee a day": the "I" left out)."""
+    if any(t.lower_ in ("i", "we", "my", "our") for t in reading.doc):
+        return True
+    root = next((t for t in reading.doc if t.dep_ == "ROOT"), None)
+    return (
+        root is not None
+        and root.pos_ == "VERB"
+        and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in root.children)
+    )
 
 
 def _roles(reading: Reading) -> list[tuple[str, str, int]]:
@@ -322,7 +332,10 @@ def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
     sentence = doc[facet.tokens[0]].sent
     removed = set(facet.tokens) | _contradicted(doc[facet.tokens[0]], facet)
     removed |= _resolved_note(doc, max(facet.tokens))
-    new_words = {w.casefold() for text in news for w in text.replace(",", " ").split()}
+    # the new statements' words and their lemmas: "Party's moved" says "party"
+    new_words = {
+        form for text in news for t in parse(text) for form in (t.lower_, t.lemma_.lower())
+    }
     pieces: list[list[Token]] = [[]]
     for token in sentence:
         if token.i in removed:
@@ -335,7 +348,9 @@ def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
         t
         for words in kept
         for t in words
-        if t.pos_ in ("NOUN", "PROPN", "NUM") and t.lower_ not in new_words
+        if t.pos_ in ("NOUN", "PROPN", "NUM")
+        and t.lower_ not in new_words
+        and t.lemma_.lower() not in new_words
     ]
     # the old statement, quoted without what the new one contradicts; nothing when the
     # new one already says all of its names and nouns

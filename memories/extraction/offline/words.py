@@ -116,6 +116,16 @@ def past_form(token) -> bool:
     """ "booked the ferry ...", "packed in", typed in lower case, may be tagged a base
     form: its "-ed" says it is past ("need", "proceed", "embed" are not)."""
     word = token.lower_
+    if word in _SAME_IN_THE_PAST:
+        # "Cut down to 1 coffee a day", "Quit vaping in May": a change of habit, told
+        particles = _SAME_IN_THE_PAST[word]
+        return not particles or any(
+            c.dep_ == "prt" and c.lower_ in particles for c in token.children
+        )
     return (
         len(word) > 4 and word.endswith("ed") and not word.endswith("eed") and word not in _NOT_PAST
     )
+
+
+# past forms that are their base form, and the particles that make them a change told
+_SAME_IN_THE_PAST = {"quit": (), "cut": ("down", "back", "out")}
