@@ -16,6 +16,13 @@ def test_a_fact_wrapped_in_a_request_to_remember_is_kept(api, say):
     assert "October 14th" in top(api, "when is my grandad's birthday")
 
 
+def test_a_fact_after_a_note_to_self_is_kept(api, say):
+    say("I need to remember my visa runs out on 30 April. I need to remember to call the bank.")
+    [body] = bodies(api)  # the errand to call the bank is no fact
+    assert body.startswith("My visa runs out on 30 April"), body
+    assert "30 April" in top(api, "when does my visa run out")
+
+
 def test_a_request_to_be_reminded_to_do_something_is_no_fact(api, say):
     say("Can you remind me to ring the plumber tomorrow?")
     assert bodies(api) == []

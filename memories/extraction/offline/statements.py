@@ -79,6 +79,8 @@ _WOULD = re.compile(r"\b(?:would|could|'d)\b", re.IGNORECASE)
 # "remind me that my mum's birthday is ...": a request to remember, wrapped round a fact
 _REMEMBER = re.compile(
     r"(?P<lead>^|[.!?]\s+)(?:(?:please|pls|can you|could you|would you|just)\s+)*"
+    # "I need to remember my passport expires ...": a note to self, the fact after it
+    r"(?:(?:i|we)\s+(?:need|have|want|must|should)\s+to\s+(?=remember\b))?"
     r"(?:remind me|remember|note(?: down)?|make a note|keep in mind|don't forget|do not forget)"
     r"\s+(?:that\s+)?(?=(?:my|our|i|i'm|we|we're|the)\b)",
     re.IGNORECASE,
