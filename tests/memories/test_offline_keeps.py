@@ -76,6 +76,12 @@ def test_a_short_answer_carries_the_question_it_answers(api, say):
     assert '— answering "What does your sister do?"' in body
 
 
+def test_a_short_answer_with_a_limiting_word_is_kept_with_its_question(api, say):
+    say("Do you have any allergies?", "Just penicillin.", first="assistant")
+    say("How are you feeling?", "Just tired.", first="assistant")
+    assert bodies(api) == ['Just penicillin. — answering "Do you have any allergies?"']
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

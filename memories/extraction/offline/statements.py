@@ -174,13 +174,15 @@ def _short_answer(
     # a noun and its modifiers that are no courtesy answer "What voice part do you
     # sing?" ("Baritone.") or "What do you do?" ("paediatric nurse.")
     head = words[-1] if words else None
+    # "Just penicillin.", "Mostly Python.": the limiting word leaves the answer a noun
+    core = words[1:] if words and words[0].lower_ in _LIMITING else words
     noun = (
         head is not None
-        and len(words) <= 3
+        and 1 <= len(core) <= 3
         and head.pos_ == "NOUN"
         and good_label(head.text)
         and head.lemma_.lower() not in _COURTESIES
-        and all(t.pos_ in ("ADJ", "NOUN", "PROPN") and t.lower_ not in FEELINGS for t in words)
+        and all(t.pos_ in ("ADJ", "NOUN", "PROPN") and t.lower_ not in FEELINGS for t in core)
     )
     if fragment and (
         any(t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBN", "VBG") for t in words)
@@ -285,6 +287,7 @@ def _statements(content: str, day: date) -> list[Statement]:
     return [s for s in found if s.plain]
 
 
+_LIMITING = word_set("just only mainly mostly usually")
 _LABEL = re.compile(r"[\w'’&]+(?: [\w'’&]+){0,2}:\s")  # "Leo: ", "Both of them: "
 _COURTESIES = frozenset(
     ["thank", "thanks", "cheers", "congrats", "congratulations", "problem", "pleasure", "luck"]
