@@ -40,7 +40,10 @@ def test_a_counterfactual_a_joke_and_sarcasm_are_not_kept(api, say):
 
 
 def test_small_talk_of_the_moment_or_the_chat_is_not_kept(api, say):
-    say("I'm typing this on the bus.", "The weather looks grim.", "Your answer helped.")
+    # one message of the user's, each sentence small talk
+    say(
+        "I'm typing this on the bus. The weather looks grim. Your answer helped. You're a lifesaver."
+    )
     assert bodies(api) == []
 
 

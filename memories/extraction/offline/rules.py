@@ -220,18 +220,23 @@ SMALL_TALK: tuple[Rule, ...] = (
                 {"POS": {"IN": ["VERB", "AUX", "CCONJ", "PUNCT"]}},
             ),
             ({"LOWER": {"IN": ["this", "the"]}}, {"LOWER": {"IN": ["chat", "conversation"]}}),
+            # what the assistant is ("you're a lifesaver", "you are amazing at this")
+            ({"LOWER": {"IN": ["you", "u"]}}, {"LOWER": {"IN": ["'re", "’re", "are", "r"]}}),
         ),
         fires=(
             "This conversation has been really useful.",
             "Your explanation was clearer than the manual.",
             "I appreciate your advice.",
             "I followed your tips and it worked.",
+            "You're a lifesaver honestly.",
+            "you are amazing at this",
         ),
         quiet=(
             "I'd appreciate your help with my CV for the Deloitte job.",
             "I work at the help desk of a bank.",
             "My sister gave me good advice about mortgages.",
             "I run a chat group for new parents.",
+            "I know you from the climbing wall.",
         ),
     ),
     Rule(
