@@ -330,9 +330,26 @@ SMALL_TALK: tuple[Rule, ...] = (
                     "DEP": {"IN": ["acomp", "oprd"]},  # "dead set on" is no state
                 },
             ),
+            # how things are around the speaker this minute: "it's chaos here"
+            (
+                {"LOWER": {"IN": ["it", "things"]}},
+                {"LEMMA": "be"},
+                {"LOWER": {"IN": ["been", "just", "so", "absolute", "total", "pure"]}, "OP": "*"},
+                {"LOWER": {"IN": ["chaos", "mayhem", "madness", "bedlam", "carnage", "manic"]}},
+            ),
         ),
-        fires=("My soup went cold.", "My laptop is almost flat.", "The bus is late."),
-        quiet=("My soup recipe uses cold water.", "My grandad is dead set on Cornwall."),
+        fires=(
+            "My soup went cold.",
+            "My laptop is almost flat.",
+            "The bus is late.",
+            "It's chaos here.",
+            "it's been absolute mayhem at work",
+        ),
+        quiet=(
+            "My soup recipe uses cold water.",
+            "My grandad is dead set on Cornwall.",
+            "It's a Chaos Theory poster from my brother.",
+        ),
     ),
 )
 RULES = RULES + SMALL_TALK
