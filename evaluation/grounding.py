@@ -14,26 +14,14 @@ it by a day, month, weekday or a relative word such as "tomorrow").
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+MONTHS = [m.lower() for m in calendar.month_name[1:]]
+WEEKDAYS = [d.lower() for d in calendar.day_name]
 _NUMBER_WORDS = [
     "zero",
     "one",

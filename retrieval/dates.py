@@ -11,23 +11,11 @@ was asked, which the service does not know.
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import UTC, datetime, timedelta
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+_MONTHS = [m.lower() for m in calendar.month_name[1:]]
 _MONTH_NUMBER = {name[:3]: number for number, name in enumerate(_MONTHS, 1)}
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"  # noqa: E501
 _YEAR = r"((?:19|20)\d\d)"
