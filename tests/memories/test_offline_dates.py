@@ -137,3 +137,24 @@ def test_a_verb_that_could_point_either_way_leaves_the_date_as_said(api, say):
     stored = bodies(api)
     assert stored and all(dates_in(body) == [] for body in stored), stored
     assert any("in October" in body for body in stored), stored
+
+
+def test_a_day_of_the_month_alone_is_this_months_or_the_next(api, say):
+    # said on Tuesday 10 March: the 18th ahead is 18 March; the 4th ahead is 4 April
+    say("Parents' evening is on the 18th.", "Noted.", "The boiler service is on the 4th.")
+    text = " ".join(bodies(api))
+    assert "the 18th (2026-03-18)" in text, text
+    assert "the 4th (2026-04-04)" in text, text
+
+
+def test_a_day_of_the_month_in_the_past_is_this_months_or_the_last(api, say):
+    say("We paid the deposit on the 2nd.", "Good.", "I posted the forms on the 27th.")
+    text = " ".join(bodies(api))
+    assert "the 2nd (2026-03-02)" in text, text
+    assert "the 27th (2026-02-27)" in text, text
+
+
+def test_a_floor_named_by_its_number_is_no_date(api, say):
+    say("I live on the 5th floor of a walk-up in Leith.")
+    [body] = bodies(api)
+    assert dates_in(body) == [], body

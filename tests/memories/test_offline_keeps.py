@@ -158,3 +158,50 @@ def test_a_change_said_of_someone_else_supersedes_nothing_of_mine(api, say):
     say("My job is stressful, lots of night shifts at the hospital.")
     second = say("My sister got a new job in Leeds.", when="2026-04-01T09:00:00Z")
     assert all(supersedes(api, p) == [] for p in second["result"]["created"])
+
+
+def test_a_statement_typed_without_apostrophes_is_read_and_kept_as_typed(api, say):
+    say("morning! im a physio at Leeds General, mostly weekends. ive got two whippets")
+    text = " ".join(bodies(api))
+    assert "Im a physio at Leeds General" in text, text  # the spelling as typed
+    assert "I'm" not in text
+    assert "physio" in top(api, "where do I work")
+    assert "physio" in top(api, "what do I do for work")
+
+
+def test_a_post_taken_up_at_a_named_place_answers_where_i_work(api, say):
+    say("We went for a walk by the canal.", "Nice!", "I joined Brightwell Foods in May as a buyer.")
+    assert "Brightwell" in top(api, "where do I work")
+    assert "Brightwell" in top(api, "what's my job")
+
+
+def test_words_that_take_a_statement_back_do_not_swallow_the_new_one(api, say):
+    say("My eye test is on the 18th at 2pm.")
+    say("Actually scratch that, the eye test is on the 19th, not the 18th.")
+    text = " ".join(bodies(api))
+    assert "the eye test is on the 19th" in text.lower(), text
+    assert "scratch" not in text.lower()
+
+
+def test_it_names_the_thing_the_sentence_before_was_about_not_its_detail(api, say):
+    say(
+        "Which camera do you have?",
+        "It's a Fujifilm X-T4 with a Sigma lens. I bought it at Jessops in Leeds for £1,100.",
+        "Do you use it much?",
+        "I take it to every gig I shoot.",
+        first="assistant",
+    )
+    text = " ".join(bodies(api))
+    assert "I bought it (a Fujifilm X-T4) at Jessops" in text, text
+    assert "I take it (a Fujifilm X-T4) to every gig" in text, text
+
+
+def test_an_answer_that_says_it_all_carries_no_question(api, say):
+    say(
+        "Did you go for the Corolla in the end?",
+        "nah, got a secondhand Honda Jazz, 2019. the corollas were all too dear",
+        first="assistant",
+    )
+    text = " ".join(bodies(api))
+    assert "Honda Jazz" in text
+    assert "Corolla in the end" not in text, text  # readable alone: no question beside it

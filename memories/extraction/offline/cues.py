@@ -431,6 +431,28 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
 
 
 _JOB_VERBS = word_set("work")
+_TAKING_UP = word_set("join start")
+
+
+def _as_role(prep: Token | None) -> bool:
+    """ "as a firmware engineer": a noun after "as", no name or number."""
+    noun = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep else None
+    return noun is not None and noun.pos_ == "NOUN" and noun.lemma_.lower() not in VAGUE_NOUNS
+
+
+def _named_place(head: Token, preps: str = "at in for") -> bool:
+    """A name hung on ``head`` by "at", "in" or "for", or as its object ("joined
+    Tarangini Robotics"): a workplace, when the clause names a post."""
+    for child in head.children:
+        if child.dep_ == "dobj" and child.pos_ == "PROPN" and head.lemma_ != "be":
+            return True
+        if child.dep_ == "prep" and child.lower_ in preps.split():
+            pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
+            if pobj is not None and pobj.pos_ == "PROPN" and pobj.ent_type_ not in ("DATE", "TIME"):
+                return True
+    return False
+
+
 _NAMING = word_set("call name")
 _NOT_NAMES = frozenset(("GPE", "LOC", "FAC", "ORG", "DATE", "TIME", "MONEY", "NORP", "PRODUCT"))
 _NOT_PEOPLE = frozenset(("GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "NORP"))
@@ -446,17 +468,21 @@ def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
     if verb is None or _is_question_sentence(tokens):
         return []
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subject is None:
+    # "Started at Monzo in March": the "I" left out of a sentence opening on a past verb
+    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN")
+    if subject is None and not implicit:
         return []
     out: list[str] = []
     lemma = verb.lemma_.lower()
-    first = subject.lower_ in ("i", "we")
-    me, do, my = _subject_words(who, subject.lower_ if first else "i")
+    first = implicit or subject.lower_ in ("i", "we")
+    me, do, my = _subject_words(who, subject.lower_ if first and subject is not None else "i")
     preps = {c.lower_: c for c in verb.children if c.dep_ == "prep"}
-    person = _named_person(subject)
+    person = _named_person(subject) if subject is not None else None
     if person is not None and not who:
         me, do, my = person, "does", f"{person}'s"
-    owned = _owned(subject, who)
+    owned = _owned(subject, who) if subject is not None else ""
+    if subject is None:
+        subject = verb  # no word of its own: nothing below is asked of it
     if owned and subject.lemma_.lower() in RELATIONS and not first and person is None:
         me, do, my = owned, "does", f"{owned}'s"  # "My mum is a retired nurse"
     if first or person is not None or me == owned:
@@ -471,9 +497,17 @@ def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
             # "a fan of jazz", "a member of the choir": what one is of something, no job
             and not any(c.dep_ == "prep" and c.lower_ == "of" for c in attr.children)
         )
-        if works_as or is_a:
+        # "I joined Tarangini Robotics as a firmware engineer": a post taken up
+        taken_up = lemma in _TAKING_UP and _as_role(preps.get("as"))
+        if works_as or is_a or taken_up:
             out += [f"what {do} {me} do for work", f"what is {my} job"]
-        if lemma in _JOB_VERBS and any(p in preps for p in ("at", "for", "in")):
+        named_place = _named_place(verb) or (attr is not None and is_a and _named_place(attr))
+        if (
+            (lemma in _JOB_VERBS and any(p in preps for p in ("at", "for", "in")))
+            or ((is_a or taken_up) and named_place)
+            or (lemma in _TAKING_UP and verb.tag_ in ("VBD", "VBN") and _named_place(verb, "at"))
+        ):
+            # "I'm a nurse in Mallow General", "started at Monzo in March"
             out.append(f"where {do} {me} work")
     # "My sister Ama lives in Accra": asked of "my sister" or of "Ama"
     named = [

@@ -43,6 +43,8 @@ _WEEK_OF_MONTH = re.compile(
     re.IGNORECASE,
 )
 _WEEKEND = re.compile(r"\b(?P<which>last|this|next|coming)\s+weekend\b", re.IGNORECASE)
+# "the 19th" alone: a day of this month or the next (the last, for the past)
+_BARE_DAY = re.compile(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.IGNORECASE)
 _MONTH_WORD = re.compile(r"\b(?P<which>last|this|next)\s+(?P<unit>month|year)\b", re.IGNORECASE)
 _BARE_MONTH = re.compile(
     r"^(?:in\s+|(?:early|mid|late)\s+)?(?P<month>" + "|".join(_MONTHS) + r")$", re.I
@@ -84,6 +86,13 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
     a rota) a bare weekday is every such weekday, not the next one."""
     found = []
     for ent in span.ents:
+        if ent.label_ == "ORDINAL" and _ordinal_day(ent):
+            # "on the 4th": tagged a rank, said as a day
+            past = _past(ent)
+            found_day = None if past is None else _day_of_month(int(ent.text[:-2]), day, past)
+            if found_day is not None:
+                found.append(Resolved(end=ent.end - 1, note=found_day[1], first=found_day[0]))
+            continue
         if ent.label_ not in ("DATE", "TIME"):
             continue
         phrase = " ".join(ent.text.split())
@@ -286,6 +295,8 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
                 return None
             return first, first.isoformat()
         return _nearest_day(month, number, day, past)
+    if (m := _BARE_DAY.match(phrase)) is not None:
+        return _day_of_month(int(m.group("day")), day, past)
     if (m := _WEEKEND.search(phrase)) is not None:
         return _weekend(m.group("which").lower(), day)
     if (m := _MONTH_WORD.search(phrase)) is not None:
@@ -404,6 +415,34 @@ def _nearest_day(month: int, number: int, day: date, past: bool) -> tuple[date, 
     if not found:
         return None
     return found[0], found[0].isoformat()
+
+
+def _ordinal_day(ent: Span) -> bool:
+    """ "on the 4th", "by the 1st": a rank after "the" and a preposition of time, with
+    no noun after it ("on the 4th floor" names a floor)."""
+    doc = ent.doc
+    if len(ent) != 1 or not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)", ent.text, re.IGNORECASE):
+        return False
+    if ent.start < 2 or doc[ent.start - 1].lower_ != "the":
+        return False
+    if doc[ent.start - 2].lower_ not in ("on", "by", "until", "till", "from", "for", "before"):
+        return False
+    after = doc[ent.end] if ent.end < len(doc) else None
+    return after is None or after.pos_ not in ("NOUN", "PROPN", "ADJ")
+
+
+def _day_of_month(number: int, day: date, past: bool) -> tuple[date, str] | None:
+    """ "On the 19th" said on the 10th is this month's 19th; said on the 25th, next
+    month's (the day itself is today: no date). In the past, this month's or the last."""
+    if number == day.day:
+        return None
+    step = (-1 if number > day.day else 0) if past else (1 if number < day.day else 0)
+    index = day.year * 12 + day.month - 1 + step
+    try:
+        found = date(index // 12, index % 12 + 1, number)
+    except ValueError:
+        return None  # "the 31st" of a month without one: in doubt, no date
+    return found, found.isoformat()
 
 
 def _weekend(which: str, day: date) -> tuple[date, str]:

@@ -39,7 +39,7 @@ from spacy.tokens import Doc
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
-from memories.extraction.offline.language import parse
+from memories.extraction.offline.language import as_typed, parse, with_apostrophes
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.statements import Statement, leftovers, statements
 from memories.extraction.offline.words import RELATIONS, good_label
@@ -95,8 +95,10 @@ class OfflineExtractor:
         things: list[str] = []  # what the speaker's statements so far were about
         last_said: dict[str, str] = {}  # each speaker's last statement, as said
         people: dict[str, list[str]] = {}  # whom each speaker's last message named
+        topics: dict[str, str] = {}  # what each speaker's last "it" was
         for message in messages:
-            question, asked = asked, _last_question(message.content)
+            content = with_apostrophes(message.content)
+            question, asked = asked, _last_question(content)
             question_id, asker = asker, message.id
             if not _speaks_facts(message):
                 continue
@@ -106,10 +108,10 @@ class OfflineExtractor:
             spoken = message.timestamp if message.timestamp is not None else when
             spoken_day = (spoken if spoken.tzinfo is not None else when).date()
             # "wait actually it's £1,530": a reply that corrects answers no question
-            retracts = _RETRACTS.match(message.content)
+            retracts = _RETRACTS.match(content)
             answered = "" if retracts else answered_question(question, who=message.name)
             said = statements(
-                message.content,
+                content,
                 day=spoken_day,
                 speakers=frozenset(self._speakers),
                 answers=bool(answered),
@@ -127,7 +129,7 @@ class OfflineExtractor:
                     said[n] = _with_referent(said[n], "", _people(said[:n], self._speakers))
             people[speaker] = _people(said, self._speakers)
             context: dict[int, list[str]] = {}
-            for k, sentence in leftovers(message.content, said, speakers=frozenset(self._speakers)):
+            for k, sentence in leftovers(content, said, speakers=frozenset(self._speakers)):
                 context.setdefault(k, []).append(sentence)
             for n, statement in enumerate(said):
                 # the first statement answers the question before it, its cue: that
@@ -145,7 +147,10 @@ class OfflineExtractor:
                     # "We split it: ...": what "it" is was said in the statement before;
                     # the thing it names goes beside "it", that statement into the cues
                     context.setdefault(n, []).insert(0, before)
-                    text = _with_antecedent(text, before)
+                    text, thing = _with_antecedent(text, before, topics.get(speaker, ""))
+                    topics[speaker] = thing
+                elif not _IT.search(statement.plain):
+                    topics.pop(speaker, None)
                 body = f"{message.name}: {text}" if message.name else text
                 seen = by_body.get(body.casefold())
                 if seen is not None:  # the same statement twice: one memory, both sources
@@ -169,8 +174,8 @@ class OfflineExtractor:
                         key=key,
                         tier=tier,
                         topic=_topic(reading, self._speakers),
-                        title=" ".join(statement.plain.split()[:8]),
-                        body=body,
+                        title=as_typed(" ".join(statement.plain.split()[:8]), message.content),
+                        body=as_typed(body, message.content),
                         tags=tuple(_tags(reading, self._speakers, who=message.name)),
                         cues=_with_context(
                             _cues(
@@ -261,7 +266,16 @@ def leans_on_question(doc: Doc) -> bool:
     its subject ("It's a Brompton."), or a bare yes or no."""
     subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass", "expl")]
     if not subjects:
-        return True
+        # "Got a second-hand Kona, 2021.": the "I" left out of a past verb and its
+        # object says it all; a fragment does not
+        opening = next((t for t in doc if not t.is_punct), None)
+        return not (
+            opening is not None
+            and opening.dep_ == "ROOT"
+            and opening.pos_ == "VERB"
+            and (opening.tag_ in ("VBD", "VBN") or opening.lower_ == "got")
+            and any(c.dep_ in ("dobj", "prep", "dative") for c in opening.children)
+        )
     first = subjects[0]
     return first.lower_ in (
         *("it", "that", "this", "there", "they", "those", "these", "one", "he", "she"),
@@ -330,25 +344,53 @@ def _with_referent(statement: Statement, question: str, before: list[str]) -> St
 _PERSONAL_PRONOUNS = frozenset(("he", "she", "him", "her", "his"))
 
 
-def _with_antecedent(text: str, before: str) -> str:
+def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, str]:
     """ "We split it: ..." after "We had a flat meeting about chores": "We split it
-    (chores): ...", the last thing the statement before named as an object, in its
-    words; as said when it named none."""
-    chunks = [
-        c
-        for c in parse(before).noun_chunks
-        if c.root.dep_ in ("dobj", "pobj", "attr")
-        and c.root.pos_ in ("NOUN", "PROPN")
-        and c.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
-    ]
-    if not chunks:
-        return text
+    (chores): ...", the last thing the statement before named as an object or
+    complement (a preposition's object only when it named none), in its words; the
+    thing ``earlier`` when the statement before spoke of "it" too. As said when there
+    is none. Returns the text and the thing."""
     doc = parse(text)
     pronoun = next((t for t in doc if t.dep_ == "dobj" and t.lower_ in ("it", "them")), None)
     if pronoun is None:
-        return text
+        return text, ""
+    thing = earlier if earlier and _IT.search(before) else ""
+    if not thing:
+        chunks = [
+            c
+            for c in parse(before).noun_chunks
+            if c.root.dep_ in ("dobj", "pobj", "attr")
+            and c.root.pos_ in ("NOUN", "PROPN")
+            and c.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
+        ]
+        # "It is a Velotraum Kettle 9 with a mid motor. I bought it ...": the bike
+        named = [c for c in chunks if c.root.dep_ != "pobj"] or chunks
+        if not named:
+            return text, ""
+        thing = _whole_name(named[-1])
     end = pronoun.idx + len(pronoun.text)
-    return f"{text[:end]} ({chunks[-1].text}){text[end:]}"
+    return f"{text[:end]} ({thing}){text[end:]}", thing
+
+
+_IT = re.compile(r"\bit\b", re.IGNORECASE)
+
+
+def _whole_name(chunk) -> str:
+    """A noun chunk with the rest of a name the parser cut off it ("T4" of "a Fujifilm
+    X-T4"): the names, numbers and hyphens next to it, and the article before them."""
+    doc, start, end = chunk.doc, chunk.start, chunk.end
+    joined = ("PROPN", "NUM")
+    while start > 0 and (doc[start - 1].pos_ in joined or doc[start - 1].text == "-"):
+        start -= 1
+    while (
+        end < len(doc)
+        and (doc[end].pos_ in joined or doc[end].text == "-")
+        and (doc[end].text == "-" or doc[end - 1].text == "-" or doc[end].pos_ == chunk.root.pos_)
+    ):
+        end += 1
+    if start > 0 and doc[start - 1].pos_ == "DET" and start < chunk.start:
+        start -= 1
+    return doc[start:end].text
 
 
 def _objects(reading: Reading) -> list[str]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Token
 
-from memories.extraction.offline.language import parse
+from memories.extraction.offline.language import parse, with_apostrophes
 from memories.extraction.offline.words import (
     CORRECTION,
     ENDING_PARTICLES,
@@ -91,7 +91,7 @@ _QUOTED_CONTEXT = re.compile(r'\s+— (?:answering|after) "[^"\n]*"(?=\s*$|\n)',
 
 def read(text: str) -> Reading:
     """The facets and endings of ``text`` (a statement or a memory's body)."""
-    body = _QUOTED_CONTEXT.sub("", without_speaker(text))
+    body = with_apostrophes(_QUOTED_CONTEXT.sub("", without_speaker(text)))
     doc = parse(body)
     reading = Reading(text=body, doc=doc, marked=bool(CORRECTION.search(body)))
     for sent in doc.sents:

@@ -85,6 +85,24 @@ def cased(text: str) -> str:
     return _SENTENCE_START.sub(capital, text)
 
 
+# "im a nurse", "ive got two kids": typed without the apostrophe, "m" and "ve" are read
+# as a verb of their own and the clause is lost ("Im vegan" has no "be").
+_BARE_CONTRACTION = re.compile(r"(?<![\w'’])([Ii])(m|ve)(?![\w'’])")
+
+
+def with_apostrophes(text: str) -> str:
+    """``text`` with "im" and "ive" written "I'm" and "I've", to be parsed."""
+    return _BARE_CONTRACTION.sub(lambda m: f"I'{m.group(2)}", text)
+
+
+def as_typed(text: str, typed: str) -> str:
+    """A statement of ``with_apostrophes(typed)`` in the spelling it was typed in,
+    when the message never wrote the apostrophe: its words, as said."""
+    if typed == with_apostrophes(typed) or re.search(r"\bI['’](?:m|ve)\b", typed):
+        return text
+    return re.sub(r"\bI'(m|ve)\b", lambda m: f"I{m.group(1)}", text)
+
+
 @lru_cache(maxsize=512)
 def parse(text: str) -> Doc:
     """The parsed text, cased (``cased``); cached, since a job reads candidate memories

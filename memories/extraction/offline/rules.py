@@ -118,6 +118,12 @@ RULES: tuple[Rule, ...] = (
             ({"LOWER": "a"}, {"LOWER": {"IN": ["million", "billion", "gazillion", "bazillion"]}}),
             (*_words("i", "swear"), _ANY, {"LOWER": "just"}),
             (_WOULD, {"LOWER": "literally", "OP": "?"}, *_words("kill", "me")),
+            # "practically a professional snacker": a trade nobody plies
+            (
+                {"LOWER": {"IN": ["basically", "practically", "literally", "officially"]}},
+                {"LOWER": {"IN": ["a", "an"]}},
+                {"LOWER": {"IN": ["professional", "pro", "full-time"]}},
+            ),
         ),
         fires=(
             "My boss has sent a million emails today.",
@@ -125,8 +131,14 @@ RULES: tuple[Rule, ...] = (
             "this heat is killing me",
             "Nah, Tom would kill me.",
             "I swear I gained a stone just looking at that cake.",
+            "Honestly I'm practically a professional snacker on weekends.",
         ),
-        quiet=("The house cost a lot of money.", "I'm bored of my commute.", "I just moved."),
+        quiet=(
+            "The house cost a lot of money.",
+            "I'm bored of my commute.",
+            "I just moved.",
+            "I'm a professional photographer.",
+        ),
     ),
     Rule(
         name="joke-sarcasm",

@@ -77,6 +77,14 @@ _LAUGH_AFTER_WORD = re.compile(
 )
 _WOULD = re.compile(r"\b(?:would|could|'d)\b", re.IGNORECASE)
 # "remind me that my mum's birthday is ...": a request to remember, wrapped round a fact
+# "Actually scratch that, the appointment is on the 19th": the words that take back
+# what was said are no part of the new statement (the parser hangs it off "scratch");
+# "actually" and "wait" stay, they say it replaces something
+_RETRACTION = re.compile(
+    r"(?P<lead>^|[.!?]\s+)(?P<keep>\W*(?:(?:oh|ok|okay|um|uh|no)\W+)?(?:actually|wait)?\W*)"
+    r"(?:scratch that|my bad|typo|correction|i meant|i mean)\s*[,:;.!–—-]+\s*",
+    re.IGNORECASE,
+)
 _REMEMBER = re.compile(
     r"(?P<lead>^|[.!?]\s+)(?:(?:please|pls|can you|could you|would you|just)\s+)*"
     # "I need to remember my passport expires ...": a note to self, the fact after it
@@ -263,7 +271,8 @@ def _statements(content: str, day: date) -> list[Statement]:
             # a list typed on one line
             found.append(_listed(items, day))
             continue
-        prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", _BULLET.sub("", line)))
+        prose = _RETRACTION.sub(r"\g<lead>\g<keep>", _BULLET.sub("", line))
+        prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", prose))
         prose = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", prose)
         sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
         labelled = sum(1 for text in sentences if _LABEL.match(text))
