@@ -119,6 +119,11 @@ class FusionParams:
     # its fused score. Topic tags matched by plain words are left to the lexical arm:
     # boosting them too cost the write pipeline's memories 3 points of recall@10.
     tag_match_boost: float = 0.5
+    # Ageing: a memory's fused score times age_floor + (1 - age_floor) * 0.5 ** (age /
+    # its tier's half-life). Age orders what is equally relevant; it never takes more
+    # than half: a months-old appointment asked after by name still beats a fresh
+    # memory about something else (docs/design/retrieval.md, "Fusion parameters").
+    age_floor: float = 0.5
 
     def max_fused_score(self) -> float:
         """An upper bound of a memory's fused score: every arm at rank 1, every boost."""
@@ -378,6 +383,7 @@ def fused_search(
         "query_tags": (name_tags(query) or None) if params.tag_match_boost else None,
         "limit": limit,
         **{f"half_life_{tier}": lives.get(tier) for tier in TIERS},
+        "age_floor": params.age_floor,
     }
     generic = settings.GITLOOM_PREPARED_STATEMENTS and not (filtered or exact)
     settings_ = {

@@ -353,7 +353,7 @@ scored AS (
            d.sources, d.related, d.body,
            f.rrf * CASE
                WHEN half_life IS NULL THEN 1.0
-               ELSE power(0.5, GREATEST(
+               ELSE %(age_floor)s::float8 + (1 - %(age_floor)s::float8) * power(0.5, GREATEST(
                    extract(epoch FROM (%(now)s::timestamptz - d.updated))::float8 / 86400.0, 0
                ) / half_life)
            END

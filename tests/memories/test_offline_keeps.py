@@ -165,12 +165,15 @@ def test_a_statement_typed_without_apostrophes_is_read_and_kept_as_typed(api, sa
     text = " ".join(bodies(api))
     assert "Im a physio at Leeds General" in text, text  # the spelling as typed
     assert "I'm" not in text
+    [physio] = [m for m in api.get("/v1/memories").json()["memories"] if "physio" in m["path"]]
+    assert {"where do I work", "what do I do for work"} <= set(memory(api, physio["path"])["cues"])
     assert "physio" in top(api, "where do I work")
-    assert "physio" in top(api, "what do I do for work")
 
 
 def test_a_post_taken_up_at_a_named_place_answers_where_i_work(api, say):
     say("We went for a walk by the canal.", "Nice!", "I joined Brightwell Foods in May as a buyer.")
+    [post] = [m for m in api.get("/v1/memories").json()["memories"] if "brightwell" in m["path"]]
+    assert {"where do I work", "what is my job"} <= set(memory(api, post["path"])["cues"])
     assert "Brightwell" in top(api, "where do I work")
     assert "Brightwell" in top(api, "what's my job")
 
@@ -205,3 +208,45 @@ def test_an_answer_that_says_it_all_carries_no_question(api, say):
     text = " ".join(bodies(api))
     assert "Honda Jazz" in text
     assert "Corolla in the end" not in text, text  # readable alone: no question beside it
+
+
+def test_lines_of_a_name_and_its_figures_are_one_list(api, say):
+    say(
+        "Can you keep my inhalers straight?",
+        "Sure, list them with when you take them.",
+        "clenil 100 - 2 puffs morning and night\nventolin - when needed, max 8 puffs\n"
+        "montelukast 10mg - bedtime",
+    )
+    [body] = [b for b in bodies(api) if "clenil" in b]
+    assert "montelukast 10mg - bedtime" in body and "ventolin" in body, body
+    assert "montelukast" in top(api, "when do I take montelukast")
+
+
+def test_a_yes_to_whether_someone_named_is_mine_is_kept_with_the_question(api, say):
+    say(
+        "ollie's cooking tonight thank god",
+        "Lovely! Is Ollie your husband?",
+        "yep",
+    )
+    text = " ".join(bodies(api))
+    assert 'answering "Is Ollie your husband?"' in text, text
+    assert "Ollie" in top(api, "what's my husband called")
+
+
+def test_a_past_verb_opening_a_sentence_ends_what_it_names(api, say):
+    say("I work at Ocado as a picker.")
+    say("Quit Ocado in March, I'm freelancing now.")
+    assert "Quit Ocado" in top(api, "where do I work")
+    say("I swim at Clissold Leisure Centre on Mondays.")
+    say("Cancelled Clissold, joined the lido instead.")
+    [old] = [
+        m for m in api.get("/v1/memories").json()["memories"] if "clissold-leisure" in m["path"]
+    ]
+    newer = [m["path"] for m in api.get("/v1/memories").json()["memories"] if "lido" in m["path"]]
+    assert newer and old["path"] in supersedes(api, newer[0])
+
+
+def test_handing_in_notice_ends_the_job(api, say):
+    say("I'm a barista at Grindsmith in Deansgate.")
+    say("Handed my notice in at Grindsmith today! Starting as a roaster at Ancoats Coffee Co.")
+    assert "Ancoats Coffee" in top(api, "where do I work")

@@ -191,13 +191,36 @@ def test_older_events_fade_but_facts_do_not(api, notes):
     old = scores["events/runs/old-run-00000002.md"]
     fact = scores["facts/runs/best-time-00000003.md"]
     # Identical text, so identical BM25: ranks 1..3 by path order. Events halve every 90
-    # days, so 180 days is a factor of 1/4; the ten-year-old fact keeps its full score.
+    # days above a floor of half the score: 180 days is a factor of 1/2 + 1/2 * 1/4; the
+    # ten-year-old fact keeps its full score.
     ranks = {r["path"]: r["arms"]["lexical"]["rank"] for r in body["results"]}
     rrf = {path: LEXICAL / (K + rank) for path, rank in ranks.items()}
     assert fact == pytest.approx(rrf["facts/runs/best-time-00000003.md"])
     assert recent == pytest.approx(rrf["events/runs/recent-run-00000001.md"], rel=1e-3)
-    assert old == pytest.approx(rrf["events/runs/old-run-00000002.md"] / 4, rel=1e-3)
+    assert old == pytest.approx(rrf["events/runs/old-run-00000002.md"] * 0.625, rel=1e-3)
     assert paths(body)[-1] == "events/runs/old-run-00000002.md"
+
+
+def test_an_old_event_asked_after_by_name_still_outranks_a_fresh_memory_about_else(api, notes):
+    now = datetime.now(UTC)
+    write(
+        notes,
+        {
+            "events/knee/knee-appointment-00000001.md": memory(
+                tier="events",
+                cues=["when is my knee appointment"],
+                body="Knee appointment at the Whittington on 7 April at 10:40.",
+                updated=now - timedelta(days=240),
+            ),
+            "facts/trips/whitstable-00000002.md": memory(
+                cues=["Went to Whitstable with Nadia for oysters."],
+                body="Went to Whitstable with Nadia for oysters.",
+                updated=now,
+            ),
+        },
+    )
+    body = retrieve(api, "when was my knee appointment")
+    assert paths(body)[0] == "events/knee/knee-appointment-00000001.md"
 
 
 def test_a_retrieval_asked_as_of_a_past_day_ages_memories_from_that_day(notes):

@@ -118,9 +118,10 @@ def answered_question(question: str, *, who: str | None) -> str:
         return ""
     wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
     yes_no = re.match(
-        r"^(?:(?:do|did|have|are|were|was|is|can|will) you|any|anything|got any)\b",
+        r"^(?i:(?:do|did|have|are|were|was|is|can|will) you|any|anything|got any)\b"
+        # "Is Kez your partner?": whether someone named is the speaker's someone
+        r"|^(?i:is|are|was|were) [A-Z][\w'-]*(?: (?i:and) [A-Z][\w'-]*)? (?i:your)\b",
         question,
-        re.IGNORECASE,
     )
     if not wh and not yes_no:
         return ""
@@ -468,8 +469,8 @@ def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
     if verb is None or _is_question_sentence(tokens):
         return []
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    # "Started at Monzo in March": the "I" left out of a sentence opening on a past verb
-    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN")
+    # "Started at Monzo in March", "Starting as head chef at ...": the "I" left out
+    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN", "VBG")
     if subject is None and not implicit:
         return []
     out: list[str] = []

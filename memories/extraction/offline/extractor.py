@@ -119,6 +119,10 @@ class OfflineExtractor:
                 # working towards anything?" "the Gloucester 10k")
                 asked=bool(question and not retracts),
             )
+            if not said and answered and _AFFIRMS.match(content):
+                # "Is Kez your partner?" "yeah": a yes to a question naming someone or
+                # something says what the question says; kept beside the question
+                said = [Statement(plain="Yes.", text="Yes.")]
             speaker = message.name or ""
             if said:
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
@@ -426,6 +430,14 @@ def _speaks_facts(message: Message) -> bool:
     if role in ("system", "tool", "function", "developer"):
         return False
     return role == "user" or bool(message.name)
+
+
+# a reply that is only a yes
+_AFFIRMS = re.compile(
+    r"^\W*(?:yes|yeah|yep|yup|yea|correct|exactly|that['’]s right|(?:he|she|it|they)(?: i|['’])s"
+    r"|they are)\b[\s!.,]*(?:(?:lol|haha|:\))[\s!.]*)?$",
+    re.IGNORECASE,
+)
 
 
 def _last_question(content: str) -> str:

@@ -48,6 +48,39 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
     return doc
 
 
+def _past_verb(word: str) -> bool:
+    """A past form the lemmatizer's tables know as a verb and never as a noun ("quit",
+    "joined", "sold", "got"; not "left", "rose", "ted")."""
+    index, exceptions = _lemma_tables()
+    if word in index.get("noun", ()) or word in exceptions.get("noun", ()):
+        return False
+    if word in _SAME_IN_THE_PAST or word in exceptions.get("verb", ()):
+        return True
+    if not word.endswith("ed") or len(word) < 5:
+        return False
+    bases = [word[:-2], word[:-1]]
+    if word.endswith("ied"):
+        bases.append(word[:-3] + "y")
+    if word[-3] == word[-4]:
+        bases.append(word[:-3])  # "stopped"
+    return any(b in index.get("verb", ()) for b in bases)
+
+
+_SAME_IN_THE_PAST = frozenset(("quit", "cut", "put", "set", "shut", "let"))
+
+
+@lru_cache(maxsize=1)
+def _lemma_tables() -> tuple[dict, dict]:
+    # spaCy's tables hash their string keys: asked by word, never copied into a dict
+    lookups = pipeline().get_pipe("lemmatizer").lookups
+    index, exceptions = lookups.get_table("lemma_index"), lookups.get_table("lemma_exc")
+    kinds = ("noun", "verb")
+    return (
+        {pos: frozenset(index[pos]) for pos in kinds if pos in index},
+        {pos: frozenset(exceptions[pos]) for pos in kinds if pos in exceptions},
+    )
+
+
 def pipeline() -> Language:
     with _lock:  # spaCy's loader is not thread-safe; gunicorn threads may race
         return _pipeline()
@@ -57,7 +90,7 @@ def pipeline() -> Language:
 # those as nouns or names and loses the clause, so the text is cased first; the same
 # length, so every offset still points into what was said.
 _LONE_I = re.compile(r"(?<![\w'’./-])i(?=['’](?:m|ve|d|ll)\b|m\b(?![’'./-])|(?![\w'’./-]))")
-_SENTENCE_START = re.compile(r"(^|[.!?]+[ \t]+|\n[ \t]*)([\"“(]?)([a-z])")
+_SENTENCE_START = re.compile(r"(^|[.!?]+[ \t]+|\n[ \t]*)([\"“(]?)([a-z][a-z]*|[A-Z][a-z]+\b)")
 _ABBREVIATION = re.compile(r"(?:\b\w\.\w|\b(?:etc|vs|approx|incl|min|max|no))\.$")
 
 
@@ -71,7 +104,8 @@ _EMPHASIS = re.compile(
 
 def cased(text: str) -> str:
     """``text`` with a lone "i" as "I", emphasis in capitals lowered, and each
-    sentence's first letter a capital (not after an abbreviation: "i.e. this")."""
+    sentence's first letter a capital (not after an abbreviation: "i.e. this"), but
+    for a past verb opening it, which is left in lower case."""
     text = _LONE_I.sub("I", text)
     if sum(c.islower() for c in text) > sum(c.isupper() for c in text):  # not all shouted
         text = _EMPHASIS.sub(lambda m: m.group(0).lower(), text)
@@ -80,7 +114,11 @@ def cased(text: str) -> str:
         before = text[: match.start(1) + len(match.group(1))].rstrip()
         if match.group(1).strip().startswith(".") and _ABBREVIATION.search(before):
             return match.group(0)
-        return match.group(1) + match.group(2) + match.group(3).upper()
+        if _past_verb(match.group(3).lower()):
+            # "quit Deliveroo in March", "Joined Monzo as a PM": the "I" left out. A
+            # capital makes the small tagger read the verb as a name ("Quit Deliveroo")
+            return match.group(1) + match.group(2) + match.group(3).lower()
+        return match.group(1) + match.group(2) + match.group(3)[:1].upper() + match.group(3)[1:]
 
     return _SENTENCE_START.sub(capital, text)
 

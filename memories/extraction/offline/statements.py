@@ -265,6 +265,15 @@ def _statements(content: str, day: date) -> list[Statement]:
                 i += 1
             found.append(_listed(items, day))
             continue
+        if _list_line(line) and i < len(lines) and _list_line(lines[i].strip()):
+            # "amlodipine 5mg - 8am with breakfast\nmetformin 500 - after lunch": lines
+            # of a name and its figures, no verb, typed one under the other: a list
+            items = [line]
+            while i < len(lines) and _list_line(lines[i].strip()):
+                items.append(lines[i].strip())
+                i += 1
+            found.append(_listed(items, day))
+            continue
         items = [item.strip() for item in _SLASHES.split(line)]
         if len(items) >= 3 and all(items):
             # "monday push: bench 4x8 at 70kg / wednesday pull: ... / friday legs: ...":
@@ -294,6 +303,17 @@ def _statements(content: str, day: date) -> list[Statement]:
             else:
                 found.append(Statement(plain=aside, text=aside))
     return [s for s in found if s.plain]
+
+
+def _list_line(line: str) -> bool:
+    """A line that is an item, not a sentence: short, no question, no finite verb, a
+    figure or a separator (" - ", ": ") between a name and what goes with it."""
+    words = line.split()
+    if not 2 <= len(words) <= 12 or line.endswith("?"):
+        return False
+    if not (re.search(r"\d", line) or re.search(r"\s[-–—]\s|:\s", line)):
+        return False
+    return not any(_finite(t) for t in parse(line))
 
 
 _LIMITING = word_set("just only mainly mostly usually")
@@ -1317,7 +1337,13 @@ def _addressed(token: Token) -> bool:
     doc = token.doc
     before = doc[token.i - 1] if token.i > 0 else None
     after = doc[token.i + 1] if token.i + 1 < len(doc) else None
-    opens = before is None or before.is_punct or before.is_sent_start
+    # "Thanks Mel, ...": after a greeting opening the sentence, not after a verb
+    # ("cancelled FlexForm, too far")
+    opens = (
+        before is None
+        or before.is_punct
+        or (before.is_sent_start and (before.pos_ == "INTJ" or interjection(before.text)))
+    )
     closes = after is None or after.is_punct
     # set off by commas and hung on the verb, not on a noun ("the new gym, Crux")
     return opens and closes and token.head.pos_ in ("VERB", "AUX", "ADJ", "INTJ")

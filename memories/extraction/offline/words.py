@@ -63,7 +63,8 @@ CORRECTION = re.compile(
 ENDING_VERBS = word_set("leave quit resign divorce sell lose split break retire withdraw cancel")
 # Endings only with their particle: "broke up", "pulled out of", "gave up on".
 ENDING_PARTICLES = {
-    "break": "up", "split": "up", "pull": "out", "drop": "out", "back": "out", "give": "up"
+    "break": "up", "split": "up", "pull": "out", "drop": "out", "back": "out", "give": "up",
+    "hand": "in",  # "handed my notice in at Margo's"
 }  # fmt: skip
 
 INTERJECTIONS = word_set(
