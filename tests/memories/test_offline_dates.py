@@ -130,13 +130,19 @@ def test_a_past_said_without_its_subject_is_dated_in_the_past(api, say):
 
 
 def test_a_verb_that_could_point_either_way_leaves_the_date_as_said(api, say):
-    # "Got" is a request's get or casual typing's got; the verb after "and" belongs
-    # to another clause: in doubt, no date (the old code wrote next year's month)
-    say("Got my residence permit in October.", when=NOVEMBER)
+    # "Quit" is a past or a base form; the verb after "and" belongs to another clause:
+    # in doubt, no date (the old code wrote next year's month)
     say("Quit sugar in February and I've felt better ever since.", when=NOVEMBER)
     stored = bodies(api)
     assert stored and all(dates_in(body) == [] for body in stored), stored
-    assert any("in October" in body for body in stored), stored
+    assert any("in February" in body for body in stored), stored
+
+
+def test_a_past_form_opening_a_sentence_dates_its_month_in_the_past(api, say):
+    # "Got" can only be a past: said in November, its October is this year's
+    say("Got my residence permit in October.", when=NOVEMBER)
+    [body] = bodies(api)
+    assert "October (2026-10)" in body, body
 
 
 def test_a_day_of_the_month_alone_is_this_months_or_the_next(api, say):

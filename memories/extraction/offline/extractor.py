@@ -122,7 +122,9 @@ class OfflineExtractor:
             if not said and answered and _AFFIRMS.match(content):
                 # "Is Kez your partner?" "yeah": a yes to a question naming someone or
                 # something says what the question says; kept beside the question
-                said = [Statement(plain="Yes.", text="Yes.")]
+                yes = " ".join(content.split()).rstrip(".!")
+                yes = f"{yes[:1].upper()}{yes[1:]}."  # the speaker's word ("Yep.")
+                said = [Statement(plain=yes, text=yes)]
             speaker = message.name or ""
             if said:
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
@@ -366,6 +368,7 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
             if c.root.dep_ in ("dobj", "pobj", "attr")
             and c.root.pos_ in ("NOUN", "PROPN")
             and c.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
+            and "\n" not in c.text  # a list's items are no one thing
         ]
         # "It is a Velotraum Kettle 9 with a mid motor. I bought it ...": the bike
         named = [c for c in chunks if c.root.dep_ != "pobj"] or chunks

@@ -306,14 +306,15 @@ def _statements(content: str, day: date) -> list[Statement]:
 
 
 def _list_line(line: str) -> bool:
-    """A line that is an item, not a sentence: short, no question, no finite verb, a
-    figure or a separator (" - ", ": ") between a name and what goes with it."""
+    """A line that is an item, not a sentence: short, no question, no subject, a figure
+    or a separator (" - ", ": ") between a name and what goes with it."""
     words = line.split()
     if not 2 <= len(words) <= 12 or line.endswith("?"):
         return False
     if not (re.search(r"\d", line) or re.search(r"\s[-–—]\s|:\s", line)):
         return False
-    return not any(_finite(t) for t in parse(line))
+    # (the small tagger reads a drug's name as a verb: a subject, not a verb, says sentence)
+    return not any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in parse(line))
 
 
 _LIMITING = word_set("just only mainly mostly usually")
@@ -734,18 +735,18 @@ def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
         1 for a, b in zip(after, after[1:], strict=False) if a.text == "," and b.dep_ == "cc"
     )
     verbs = set()
+    mine = 0
     for clause in clauses:
         verb = next((t for t in clause if _finite(t)), None)
         subject = next((t for t in clause if t.dep_ in ("nsubj", "nsubjpass")), None)
         if verb is None or subject is None:
             return False
-        mine = subject.lower_ in _FIRST_PERSON or any(
+        # "I just moved into a one-bedroom, rent is R$ 3.900, I drive ...": mostly mine
+        mine += subject.lower_ in _FIRST_PERSON or any(
             c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children
         )
-        if not mine:
-            return False
         verbs.add(verb.lemma_.lower())
-    return items <= len(clauses) and len(verbs) > 1
+    return 2 * mine > len(clauses) and items <= len(clauses) and len(verbs) > 1
 
 
 def _without_heading(sent: Span, clauses: list[list[Token]]) -> list[list[Token]]:
@@ -867,7 +868,9 @@ def _clauses(sent: Span) -> list[list[Token]]:
         )  # ", and I've ...": a clause of its own even after "so he's on nights"
         # a heading's "before I forget:" ends at its colon
         opened = [t for t in tokens[cuts[-1] : k] if t.i > max(colons, default=-1)]
-        if not fresh_start and any(_subordinates(t) for t in opened):
+        if not fresh_start and any(
+            _subordinates(t) and not _closed_relative(t, token) for t in opened
+        ):
             continue  # inside "how ...", "that ...", "because ...": not a clause of its own
         if cuts[-1] < k:
             cuts.append(k)
@@ -915,6 +918,17 @@ def _personal_at(tokens: list[Token], j: int) -> bool:
     phrase with a determiner or possessive ("my partner Tomasz")."""
     first = tokens[j]
     return first.pos_ in ("PRON", "PROPN", "DET") or first.tag_ in ("PRP$",)
+
+
+def _closed_relative(token: Token, cut: Token) -> bool:
+    """ "rent is R$ 3.900 which hurts, I drive ...": a relative clause on a noun that
+    ended before the cut leaves the next clause free."""
+    verb = token.head
+    return (
+        token.tag_ in ("WDT", "WP")
+        and verb.dep_ == "relcl"
+        and max(t.i for t in verb.subtree) < cut.i
+    )
 
 
 def _subordinates(token: Token) -> bool:
