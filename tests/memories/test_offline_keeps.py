@@ -250,3 +250,44 @@ def test_handing_in_notice_ends_the_job(api, say):
     say("I'm a barista at Grindsmith in Deansgate.")
     say("Handed my notice in at Grindsmith today! Starting as a roaster at Ancoats Coffee Co.")
     assert "Ancoats Coffee" in top(api, "where do I work")
+
+
+def test_a_run_on_of_my_facts_is_one_memory_each(api, say):
+    say(
+        "ok so: I just moved into a studio in Hackney, rent is £1,400 which stings, "
+        "I drive a 2018 Fiesta that barely fits the bay, I work as a nurse at the Homerton."
+    )
+    stored = bodies(api)
+    assert any("Hackney" in b and "Fiesta" not in b for b in stored), stored
+    assert any("Fiesta" in b and "Homerton" not in b for b in stored), stored
+    assert "Homerton" in top(api, "where do I work")
+
+
+def cues_of(api, word):
+    [found] = [m for m in api.get("/v1/memories").json()["memories"] if word in m["path"]]
+    return memory(api, found["path"])["cues"]
+
+
+def test_a_home_taken_in_a_named_place_answers_where_i_live(api, say):
+    say("Got the keys! Signed the lease on a flat in Walthamstow, two bedrooms.")
+    say("We stayed in a flat in Porto for a week, lovely.")
+    assert "where do I live" in cues_of(api, "walthamstow")
+    assert "where do I live" not in cues_of(api, "porto")
+    assert "Walthamstow" in top(api, "where do I live")
+
+
+def test_someone_who_moved_somewhere_is_asked_where_they_live(api, say):
+    say("My cousin Ines moved to Rotterdam in the spring, my aunt is still in Braga.")
+    assert {"where does my cousin live", "where does Ines live"} <= set(cues_of(api, "rotterdam"))
+    assert "Rotterdam" in top(api, "where does my cousin live")
+
+
+def test_a_job_in_a_later_clause_answers_what_i_do(api, say):
+    say("im a porter at St Thomas' Hospital, lates mostly, so the bus times matter.")
+    assert {"what do I do for work", "where do I work"} <= set(cues_of(api, "thomas"))
+
+
+def test_a_game_played_at_a_club_is_no_job(api, say):
+    say("I play squash at the Westway Club on Sundays, it's the only exercise I get.")
+    cues = cues_of(api, "westway")
+    assert "where do I work" not in cues and "what is my job" not in cues, cues

@@ -54,7 +54,8 @@ def cues_for(
     cues: list[str] = []
     for sent in reading.doc.sents:
         cues.extend(_questions(list(sent), who))
-        cues.extend(_role_questions(list(sent), who))
+        cues.extend(_clause_roles(list(sent), who))
+        cues.extend(_home_questions(list(sent), who))
     for facet in reading.facets:
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
     if _introduces(reading):
@@ -441,11 +442,11 @@ def _as_role(prep: Token | None) -> bool:
     return noun is not None and noun.pos_ == "NOUN" and noun.lemma_.lower() not in VAGUE_NOUNS
 
 
-def _named_place(head: Token, preps: str = "at in for") -> bool:
+def _named_place(head: Token, preps: str = "at in for", *, objects: bool = True) -> bool:
     """A name hung on ``head`` by "at", "in" or "for", or as its object ("joined
     Tarangini Robotics"): a workplace, when the clause names a post."""
     for child in head.children:
-        if child.dep_ == "dobj" and child.pos_ == "PROPN" and head.lemma_ != "be":
+        if objects and child.dep_ == "dobj" and child.pos_ == "PROPN" and head.lemma_ != "be":
             return True
         if child.dep_ == "prep" and child.lower_ in preps.split():
             pobj = next((g for g in child.children if g.dep_ == "pobj"), None)
@@ -459,13 +460,58 @@ _NOT_NAMES = frozenset(("GPE", "LOC", "FAC", "ORG", "DATE", "TIME", "MONEY", "NO
 _NOT_PEOPLE = frozenset(("GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "NORP"))
 
 
-def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
+_DWELLINGS = word_set("flat apartment house home studio condo bungalow cottage bedsit one-bedroom")
+
+
+def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Signed the lease on a flat in Stoneybatter", "we bought a house in Frome": a
+    home taken by the speaker in a named place answers where the speaker lives (not
+    one stayed in: "a flat in Lisbon for a week")."""
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ == "VERB"), None)
+    if verb is None or _is_question_sentence(tokens) or verb.lemma_.lower() not in _HOME_TAKING:
+        return []
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None and subject.lower_ not in ("i", "we"):
+        return []
+    # ("a flat" is tagged an adjective now and then: its role says it is a thing)
+    homes = [
+        t
+        for t in tokens
+        if t.lemma_.lower() in _DWELLINGS and (t.pos_ == "NOUN" or t.dep_ in ("pobj", "dobj"))
+    ]
+    if not homes or any(
+        c.dep_ == "poss" and c.lower_ not in ("my", "our") for h in homes for c in h.children
+    ):
+        return []  # "my parents' house in Cork"
+    if any(t.dep_ == "pobj" and t.pos_ == "PROPN" and t.head.lower_ == "in" for t in tokens):
+        me, do, _ = _subject_words(who, "i")
+        return [f"where {do} {me} live"]
+    return []
+
+
+_HOME_TAKING = word_set("sign buy rent lease own purchase find get")
+
+
+def _clause_roles(tokens: list[Token], who: str | None) -> list[str]:
+    """The role questions of the sentence's main clause, and of each other clause whose
+    subject is the speaker ("Im a nurse in Mallow General, so it needs to be comfy")."""
+    out = _role_questions(tokens, who)
+    for verb in tokens:
+        if verb.dep_ != "ROOT" and any(
+            c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in verb.children
+        ):
+            out += _role_questions(tokens, who, verb=verb)
+    return out
+
+
+def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = None) -> list[str]:
     """Questions the parse's roles ask in the asker's voice, whatever the words: a job
     ("I work as a paramedic", "I'm a nurse") asks "what do I do for work"; a name given
     to something ("my dog is called Biscuit") asks what it is called; a person as the
     value of "my X is ..." asks "who is my X"; a named person's verb and object ("Kofi
     teaches chemistry") ask what and where that person does it."""
-    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
     if verb is None or _is_question_sentence(tokens):
         return []
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
@@ -506,7 +552,11 @@ def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
         if (
             (lemma in _JOB_VERBS and any(p in preps for p in ("at", "for", "in")))
             or ((is_a or taken_up) and named_place)
-            or (lemma in _TAKING_UP and verb.tag_ in ("VBD", "VBN") and _named_place(verb, "at"))
+            or (
+                lemma in _TAKING_UP
+                and verb.tag_ in ("VBD", "VBN")
+                and _named_place(verb, "at", objects=False)
+            )
         ):
             # "I'm a nurse in Mallow General", "started at Monzo in March"
             out.append(f"where {do} {me} work")
@@ -527,6 +577,8 @@ def _role_questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"what {does} {other} {lemma}")
             if any(p in preps for p in ("at", "in", "from")):
                 out.append(f"where {does} {other} {lemma}")
+            if lemma in ("move", "relocate", "emigrate") and "to" in preps:
+                out.append(f"where does {other} live")  # "my brother Tom moved to Vancouver"
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":
         # "My dog is called Biscuit": asked by what it is called, or its name
         out += [f"what is {owned} called", f"what is {owned}'s name"]

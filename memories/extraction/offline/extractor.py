@@ -293,6 +293,8 @@ def _corrected_cues(
 ) -> list[str]:
     """For a new value said of "it" (a price, a date), the question cues of the latest
     statement before it with that attribute: it answers what that one answered."""
+    if not reading.marked and len(reading.doc) > 8:
+        return []  # "..., it's the only exercise I get": no new value of anything said
     attributes = {f.attribute for f in reading.facets if f.subject == PRONOUN}
     for draft in reversed(drafts):
         earlier = readings.get(draft.key)
@@ -370,8 +372,10 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
             and c.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
             and "\n" not in c.text  # a list's items are no one thing
         ]
-        # "It is a Velotraum Kettle 9 with a mid motor. I bought it ...": the bike
-        named = [c for c in chunks if c.root.dep_ != "pobj"] or chunks
+        # "It is a Velotraum Kettle 9 with a mid motor. I bought it ...": the bike, not
+        # a detail hung on it by "with", "in", "at"; "a meeting about chores": chores
+        named = [c for c in chunks if c.root.dep_ != "pobj" or c.root.head.lower_ in _TOPICAL]
+        named = named or chunks
         if not named:
             return text, ""
         thing = _whole_name(named[-1])
@@ -380,6 +384,7 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
 
 
 _IT = re.compile(r"\bit\b", re.IGNORECASE)
+_TOPICAL = frozenset(("about", "for", "of", "regarding", "on"))
 
 
 def _whole_name(chunk) -> str:

@@ -158,9 +158,20 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         return None
 
     lemmas = {t.lemma_.lower() for t in tokens if t.pos_ in ("VERB", "AUX")}
+
+    # the verbs said of the speaker: "I play badminton at the Baner Club, it's the only
+    # exercise I get" has no "be" of mine, so no job at the club
+    def said_of_me(verb: Token) -> bool:
+        if any(c.dep_.startswith("nsubj") for c in verb.children):
+            return any(c.dep_.startswith("nsubj") and c.lower_ in _FIRST for c in verb.children)
+        if verb.dep_ in ("conj", "aux", "auxpass") and verb.head.i != verb.i:
+            return said_of_me(verb.head)  # "I resigned ..., started at Kopano Re": the same "I"
+        return verb.dep_ == "ROOT"  # "Started at Monzo": the "I" left out
+
+    mine = {t.lemma_.lower() for t in tokens if t.pos_ in ("VERB", "AUX") and said_of_me(t)}
     if first_person:
         job = None
-        if lemmas & _JOB_VERBS and (
+        if mine & _JOB_VERBS and (
             "work" in lemmas
             or "join" in lemmas
             or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)

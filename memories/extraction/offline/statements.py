@@ -739,8 +739,8 @@ def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
     for clause in clauses:
         verb = next((t for t in clause if _finite(t)), None)
         subject = next((t for t in clause if t.dep_ in ("nsubj", "nsubjpass")), None)
-        if verb is None or subject is None:
-            return False
+        if verb is None or subject is None or subject.pos_ == "PROPN":
+            return False  # a named person's part: who does what
         # "I just moved into a one-bedroom, rent is R$ 3.900, I drive ...": mostly mine
         mine += subject.lower_ in _FIRST_PERSON or any(
             c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children
@@ -754,15 +754,22 @@ def _without_heading(sent: Span, clauses: list[list[Token]]) -> list[list[Token]
     before I forget:", "for the record:"); a heading with its own verb ("I have two
     jobs:") stays."""
     colon = next((t for t in sent if t.text == ":"), None)
-    if colon is None or not clauses or colon.i not in {t.i for t in clauses[0]}:
+    if colon is None:
         return clauses
-    heading = [t for t in clauses[0] if t.i < colon.i]
+    # the heading may have been cut in pieces itself ("Ok | so:")
+    at = next((n for n, c in enumerate(clauses) if colon.i in {t.i for t in c}), None)
+    if at is None:
+        return clauses
+    heading = [t for c in clauses[: at + 1] for t in c if t.i < colon.i]
     inside = {t.i for t in heading}
     tops = [t for t in heading if t.head.i not in inside or t.head.i == t.i]
-    if any(t.pos_ in ("VERB", "AUX") for t in tops):
+    # "so you have context:": what it says is said to the listener, no fact of mine
+    if any(
+        t.pos_ in ("VERB", "AUX") and not any(c.lower_ == "you" for c in t.children) for t in tops
+    ):
         return clauses
-    first = [t for t in clauses[0] if t.i > colon.i]
-    return [first, *clauses[1:]] if first else clauses[1:]
+    first = [t for t in clauses[at] if t.i > colon.i]
+    return [first, *clauses[at + 1 :]] if first else clauses[at + 1 :]
 
 
 def _verbless_list(sent: Span) -> bool:
@@ -923,12 +930,9 @@ def _personal_at(tokens: list[Token], j: int) -> bool:
 def _closed_relative(token: Token, cut: Token) -> bool:
     """ "rent is R$ 3.900 which hurts, I drive ...": a relative clause on a noun that
     ended before the cut leaves the next clause free."""
-    verb = token.head
-    return (
-        token.tag_ in ("WDT", "WP")
-        and verb.dep_ == "relcl"
-        and max(t.i for t in verb.subtree) < cut.i
-    )
+    # (the small parser may read "which stings" as a determiner and a noun: the words
+    # it heads, wherever it hangs them, are what must have ended)
+    return token.tag_ in ("WDT", "WP") and max(t.i for t in token.head.subtree) < cut.i
 
 
 def _subordinates(token: Token) -> bool:
