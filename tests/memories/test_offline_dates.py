@@ -164,3 +164,9 @@ def test_a_floor_named_by_its_number_is_no_date(api, say):
     say("I live on the 5th floor of a walk-up in Leith.")
     [body] = bodies(api)
     assert dates_in(body) == [], body
+
+
+def test_a_span_from_today_is_dated_ahead(api, say):
+    say("My driving theory test is three weeks from today.")  # said Tuesday 10 March
+    [body] = bodies(api)
+    assert "three weeks from today (2026-03-31)" in body, body

@@ -291,3 +291,23 @@ def test_a_game_played_at_a_club_is_no_job(api, say):
     say("I play squash at the Westway Club on Sundays, it's the only exercise I get.")
     cues = cues_of(api, "westway")
     assert "where do I work" not in cues and "what is my job" not in cues, cues
+
+
+def test_asking_for_advice_is_no_preference(api, say):
+    say(
+        "Good morning. I would like some advice on caring for a bonsai through winter.",
+        "Of course! What kind is it?",
+        "It's a Chinese elm I bought at Kew for £45.",
+    )
+    stored = bodies(api)
+    assert not any("advice" in b for b in stored), stored
+    assert any("Chinese elm" in b for b in stored), stored
+
+
+def test_a_note_of_what_and_when_without_a_verb_is_kept(api, say):
+    say("note to self: optician thursday at 9:15, Specsavers on Deansgate. and car wash tomorrow")
+    stored = bodies(api)
+    assert any(b.startswith("Optician thursday") and "9:15" in b for b in stored), stored
+    assert any("Car wash tomorrow" in b for b in stored), stored
+    assert not any("note to self" in b.lower() for b in stored), stored
+    assert "9:15" in top(api, "when is my optician appointment")

@@ -43,6 +43,7 @@ _WEEK_OF_MONTH = re.compile(
     re.IGNORECASE,
 )
 _WEEKEND = re.compile(r"\b(?P<which>last|this|next|coming)\s+weekend\b", re.IGNORECASE)
+_FROM_TODAY = re.compile(r"^(.+?)\s+from\s+(?:today|now)$", re.IGNORECASE)
 # "the 19th" alone: a day of this month or the next (the last, for the past)
 _BARE_DAY = re.compile(r"^(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)$", re.IGNORECASE)
 _MONTH_WORD = re.compile(r"\b(?P<which>last|this|next)\s+(?P<unit>month|year)\b", re.IGNORECASE)
@@ -128,10 +129,18 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue  # "my place, Tomorrow and Tomorrow and Tomorrow": a title, not a day
         if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
+        doc = span.doc
+        from_today = (
+            ent.end + 1 < len(doc)
+            and doc[ent.end].lower_ == "from"
+            and doc[ent.end + 1].lower_ in ("today", "now")
+        )
+        if from_today:
+            phrase, past = f"{phrase} from today", False  # split by the tagger
         resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(phrase, day, past=past)
         if resolved is not None:
             first, note = resolved
-            end = ent.end - 1
+            end = ent.end + 1 if from_today else ent.end - 1
             if end + 1 < len(span.doc) and span.doc[end + 1].text in ("'s", "’s"):
                 end += 1  # "Saturday's (2026-06-20) potluck"
             found.append(Resolved(end=end, note=note, first=first))
@@ -272,6 +281,10 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
     lowered = phrase.casefold()
     if lowered in ("today", "now", "tonight", "this morning", "this evening", "this afternoon"):
         return None  # the day it was said; the memory's own date says so
+    if (m := _FROM_TODAY.match(phrase)) is not None:
+        # "two weeks from today": in two weeks
+        phrase, past = f"in {m.group(1)}", False
+        lowered = phrase.casefold()
     if (m := _END_OF.search(phrase)) is not None:
         return _end_of(m, day, past)
     phrase = _COMING.sub("", phrase)  # "this coming Sunday": the next one

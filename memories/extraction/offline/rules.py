@@ -26,6 +26,7 @@ logger = logging.getLogger("gitloom.memories.rules")
 _I_WE = {"LOWER": {"IN": ["i", "we"]}}
 _WOULD = {"LOWER": {"IN": ["would", "'d", "’d"]}}
 _ANY = {"OP": "*"}
+_ASKED_FOR = ["advice", "help", "tips", "ideas", "suggestions", "recommendations", "recommendation"]
 _IN_SENTENCE = {"TEXT": {"NOT_IN": [".", "!", "?"]}, "OP": "*"}
 
 
@@ -204,14 +205,29 @@ RULES: tuple[Rule, ...] = (
                 {"LOWER": "any"},
                 {"LOWER": {"IN": ["good", "ideas", "tips", "recommendations"]}},
             ),
+            # "I'd like some advice on ...": asking for help, not saying what one likes
+            (
+                {"LOWER": "i"},
+                {"LOWER": {"IN": ["would", "'d", "’d", "need", "want"]}},
+                {"LOWER": "like", "OP": "?"},
+                {"LOWER": {"IN": ["some", "a", "any", "your"]}, "OP": "?"},
+                {"LOWER": {"IN": _ASKED_FOR}},
+            ),
         ),
         fires=(
             "Can you suggest a gift for my dad",
             "please give me three dinner ideas",
             "remind me to call the plumber tomorrow",
             "any tips for Lisbon",
+            "I would like some advice on keeping a sourdough starter alive.",
+            "I need help choosing a laptop for university.",
         ),
-        quiet=("I can play the piano.", "My dad will call tomorrow."),
+        quiet=(
+            "I can play the piano.",
+            "My dad will call tomorrow.",
+            "I would like a dog one day.",
+            "I need a new passport by June.",
+        ),
     ),
 )
 

@@ -85,6 +85,12 @@ _RETRACTION = re.compile(
     r"(?:scratch that|my bad|typo|correction|i meant|i mean)\s*[,:;.!–—-]+\s*",
     re.IGNORECASE,
 )
+# "reminder for me: dentist next tuesday": a heading for what follows, no fact
+_NOTE_HEADING = re.compile(
+    r"^\W*(?:a\s+|quick\s+)*(?:reminder|note)(?:\s+(?:for me|to self|to myself))?"
+    r"(?:\s+basically)?\s*[:,–—-]\s*",
+    re.IGNORECASE,
+)
 _REMEMBER = re.compile(
     r"(?P<lead>^|[.!?]\s+)(?:(?:please|pls|can you|could you|would you|just)\s+)*"
     # "I need to remember my passport expires ...": a note to self, the fact after it
@@ -280,7 +286,7 @@ def _statements(content: str, day: date) -> list[Statement]:
             # a list typed on one line
             found.append(_listed(items, day))
             continue
-        prose = _RETRACTION.sub(r"\g<lead>\g<keep>", _BULLET.sub("", line))
+        prose = _RETRACTION.sub(r"\g<lead>\g<keep>", _NOTE_HEADING.sub("", _BULLET.sub("", line)))
         prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", prose))
         prose = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", prose)
         sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
@@ -1106,7 +1112,9 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         for t in tokens
     )  # (the subject of "because we're going ..." is not the opening verb's)
     if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
-        return False  # a fragment: "Long day.", "Quick one before my coffee kicks in."
+        # a fragment: "Long day.", "Quick one before my coffee kicks in."; but "dentist
+        # next tuesday at 3:30" is a note of when something is
+        return _appointment(tokens)
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
         return False  # an imperative: a request, not a fact
     if first.tag_ == "VBG" and first.lemma_.lower() in _MUSING:
@@ -1210,6 +1218,35 @@ def _dated_be(root: Token | None) -> bool:
 def _past_date(tokens: list[Token]) -> bool:
     words = {t.lower_ for t in tokens if t.ent_type_ == "DATE"}
     return bool(words & {"yesterday", "ago", "last"})
+
+
+def _appointment(tokens: list[Token]) -> bool:
+    """A verbless note of a thing and when it is: a noun that names something and a
+    day or an hour ("dentist next tuesday at 3:30", "haircut tomorrow at noon")."""
+    if any(t.pos_ in ("VERB", "AUX") for t in tokens):
+        return False
+    when = [t for t in tokens if t.ent_type_ in ("DATE", "TIME")]
+    named_day = any(
+        t.lower_ in ("tomorrow", "tonight", "noon", "midday", "next")
+        or t.lower_.rstrip("s") in _WEEKDAY_NAMES
+        or any(c.isdigit() for c in t.text)
+        for t in when
+    )
+    # ("haircut" alone is tagged an adjective: as the head of the note it is its thing)
+    thing = any(
+        (t.pos_ in ("NOUN", "PROPN") or (t.pos_ == "ADJ" and t.dep_ == "ROOT"))
+        and t.ent_type_ not in ("DATE", "TIME")
+        and t.is_alpha
+        and t.lemma_.lower() not in VAGUE_NOUNS
+        and t.lower_ not in FEELINGS
+        for t in tokens
+    )
+    return named_day and thing
+
+
+_WEEKDAY_NAMES = frozenset(
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+)
 
 
 def _dated_object(tokens: list[Token]) -> bool:
