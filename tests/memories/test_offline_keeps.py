@@ -311,3 +311,19 @@ def test_a_note_of_what_and_when_without_a_verb_is_kept(api, say):
     assert any("Car wash tomorrow" in b for b in stored), stored
     assert not any("note to self" in b.lower() for b in stored), stored
     assert "9:15" in top(api, "when is my optician appointment")
+
+
+def test_a_plan_made_with_someone_is_asked_in_my_voice(api, say):
+    say("me and my mate Callum are going to Kraków in March!! first time in Poland")
+    assert "where am I going" in cues_of(api, "callum")
+
+
+def test_a_name_then_s_and_a_verb_is_a_statement(api, say):
+    say(
+        "Who's bringing what?",
+        "Priya's bringing the gazebo, Tom's got the barbecue and I'm doing the salads",
+        first="assistant",
+    )
+    stored = " ".join(bodies(api))
+    assert "Priya's bringing the gazebo" in stored, stored
+    assert "Priya" in top(api, "who is bringing the gazebo")

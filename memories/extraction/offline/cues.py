@@ -306,13 +306,18 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         and tokens[0].i == verb.i
         and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
     )
-    first_person = implicit or (subject is not None and subject.lower_ in ("i", "we"))
+    # "Me and my friend Fiona are going to Lisbon", "Tom and I moved": we
+    together = subject is not None and (
+        subject.lower_ == "me"
+        or any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children)
+    )
+    first_person = implicit or together or (subject is not None and subject.lower_ in ("i", "we"))
     past = (
         verb.tag_ == "VBD"
         or implicit  # "Signed up for ...", "Got a Kindle": what I did
         or any(c.tag_ == "VBD" for c in verb.children if c.dep_ == "aux")
     )
-    person = subject.lower_ if subject is not None else "i"
+    person = "i" if together else (subject.lower_ if subject is not None else "i")
     me, do, my = _subject_words(who, person)
     do = "did" if past else do
     lemma = "get" if verb.lower_ == "got" else verb.lemma_.lower()  # tagged VB, its own lemma

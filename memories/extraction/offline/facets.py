@@ -168,7 +168,12 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             return said_of_me(verb.head)  # "I resigned ..., started at Kopano Re": the same "I"
         return verb.dep_ == "ROOT"  # "Started at Monzo": the "I" left out
 
-    mine = {t.lemma_.lower() for t in tokens if t.pos_ in ("VERB", "AUX") and said_of_me(t)}
+    # (a helper's "be" is no "I'm a ...": "I'm doing a part-time MBA at ..." is no job)
+    mine = {
+        t.lemma_.lower()
+        for t in tokens
+        if t.pos_ in ("VERB", "AUX") and t.dep_ not in ("aux", "auxpass") and said_of_me(t)
+    }
     if first_person:
         job = None
         if mine & _JOB_VERBS and (

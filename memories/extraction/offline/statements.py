@@ -996,12 +996,14 @@ def _contracted_is(tokens: list[Token], k: int) -> bool:
 def _finite(token: Token) -> bool:
     if token.tag_ == "VB" and any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children):
         return True  # "These figurines ... remind me": a base form with a subject is finite
-    if token.tag_ == "VBN" and any(
+    if token.tag_ in ("VBN", "VBG") and any(
         c.dep_.startswith("nsubj")
         and any(g.dep_ == "case" and g.lower_ in _CONTRACTIONS for g in c.children)
         for c in token.children
     ):
-        return True  # "the band's called ...": the small parser reads "'s" as a possessive
+        # "the band's called ...", "Dev's bringing the tent": the small parser reads
+        # "'s" as a possessive
+        return True
     return (
         token.tag_ in _FINITE_TAGS
         or token.lower_ in _CONTRACTIONS
