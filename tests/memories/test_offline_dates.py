@@ -170,3 +170,16 @@ def test_a_span_from_today_is_dated_ahead(api, say):
     say("My driving theory test is three weeks from today.")  # said Tuesday 10 March
     [body] = bodies(api)
     assert "three weeks from today (2026-03-31)" in body, body
+
+
+def test_a_timetable_of_weekdays_and_hours_gets_no_dates(api, say):
+    say(
+        "My timetable: Monday 09:00 Organic Chemistry; Wednesday 11:30 Statistics; Friday 14:00 Lab."
+    )
+    say("And my dentist is on Thursday and my haircut on Saturday.")
+    text = " ".join(bodies(api))
+    assert "Monday 09:00 Organic Chemistry" in text, text
+    assert "Wednesday (20" not in text and "Friday (20" not in text and "Monday (20" not in text, (
+        text
+    )
+    assert "Thursday (2026-03-12)" in text and "Saturday (2026-03-14)" in text, text

@@ -50,6 +50,7 @@ _MONTH_WORD = re.compile(r"\b(?P<which>last|this|next)\s+(?P<unit>month|year)\b"
 _BARE_MONTH = re.compile(
     r"^(?:in\s+|(?:early|mid|late)\s+)?(?P<month>" + "|".join(_MONTHS) + r")$", re.I
 )
+_CLOCK = re.compile(r"^\d{1,2}(?:[:.]\d{2})?(?:am|pm)?$", re.IGNORECASE)
 _BARE_WEEKDAY = re.compile(
     r"^(?:on\s+)?(?:" + "|".join(_WEEKDAYS) + r")s?(?:\s+(?:morning|afternoon|evening|night))?$",
     re.IGNORECASE,
@@ -86,6 +87,17 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
     """The date phrases of ``span`` that resolve, in order. In a ``schedule`` (a roster,
     a rota) a bare weekday is every such weekday, not the next one."""
     found = []
+    # "Monday 10:00 Thermodynamics; Tuesday 08:15 Linear Algebra; Friday 14:00 Lab":
+    # three weekdays said bare, or two each with its hour, are a timetable, every
+    # week's, not this week's days ("dentist on Tuesday and haircut on Friday" are not)
+    bare = [
+        e
+        for e in span.ents
+        if e.label_ in ("DATE", "TIME") and _BARE_WEEKDAY.match(" ".join(e.text.split()))
+    ]
+    timed = [e for e in bare if e.end < len(span.doc) and _CLOCK.match(span.doc[e.end].text)]
+    days = {e.text.lower() for e in bare}
+    schedule = schedule or len(days) >= 3 or (len(days) >= 2 and len(timed) == len(bare))
     for ent in span.ents:
         if ent.label_ == "ORDINAL" and _ordinal_day(ent):
             # "on the 4th": tagged a rank, said as a day

@@ -394,12 +394,8 @@ def _whole_name(chunk) -> str:
     joined = ("PROPN", "NUM")
     while start > 0 and (doc[start - 1].pos_ in joined or doc[start - 1].text == "-"):
         start -= 1
-    while (
-        end < len(doc)
-        and (doc[end].pos_ in joined or doc[end].text == "-")
-        and (doc[end].text == "-" or doc[end - 1].text == "-" or doc[end].pos_ == chunk.root.pos_)
-    ):
-        end += 1
+    while end < len(doc) and (doc[end].pos_ in joined or doc[end].text == "-"):
+        end += 1  # "9" of "a Velotraum Kettle 9"
     if start > 0 and doc[start - 1].pos_ == "DET" and start < chunk.start:
         start -= 1
     return doc[start:end].text
