@@ -140,7 +140,7 @@ def statements(
                 # "A Bernina 335 from John Lewis. £1,199, which ...": the details after
                 # the answer, said without a verb, are the answer's
                 for clause in _ORPHANS.get() or []:
-                    if _text(clause).rstrip(".!") not in short[0].plain:
+                    if _text(clause).rstrip(".!").casefold() not in short[0].plain.casefold():
                         _append(short[0], clause, day, same_sentence=False)
                 if found and _OWNED.match(found[0].plain):
                     # "cockatiel. his name is Wasabi": what is the answer's is said with it
