@@ -189,3 +189,39 @@ def test_the_rule_behind_a_dropped_sentence_is_logged(api, say, caplog):
         for r in caplog.records
         if r.name == "gitloom.memories.rules"
     )
+
+
+def test_typing_without_apostrophes_is_read_and_stored_as_typed(api, say):
+    say("im a nurse at Mallow General, nights mostly")
+    [body] = bodies(api)
+    assert body.startswith("Im a nurse at Mallow General"), body
+    assert "Mallow General" in top(api, "where do I work")
+
+
+def test_a_sentence_opening_on_a_past_verb_is_the_speakers(api, say):
+    say("I go to PureGym on Mill Lane.")
+    say("Cancelled PureGym, joined the climbing wall instead.")
+    say("I work at Deliveroo as a rider.")
+    say("Quit Deliveroo in March.")
+    assert top(api, "which gym do I go to").startswith("Cancelled PureGym")
+    assert top(api, "where do I work").startswith("Quit Deliveroo")
+
+
+def test_a_note_without_a_verb_is_kept(api, say):
+    say("reminder for me: dentist next tuesday at 3:30", when=WEDNESDAY)
+    [body] = bodies(api)
+    assert body.startswith("Dentist next tuesday (2026-03-17) at 3:30"), body
+
+
+def test_a_yes_to_a_question_naming_someone_is_kept_with_it(api, say):
+    say("kez is making me a fry up lol", "Sounds perfect. Is Kez your partner?", "yeah")
+    assert 'Yeah. — answering "Is Kez your partner?"' in bodies(api)
+    assert "Kez" in top(api, "what's my partner called")
+
+
+def test_a_day_of_the_month_and_a_timetable(api, say):
+    say("The boiler service is on the 19th.", when=WEDNESDAY)
+    say("Monday 10:00 Thermodynamics; Wednesday 11:30 Statistics; Friday 14:00 Lab", when=WEDNESDAY)
+    text = " ".join(bodies(api))
+    assert "the 19th (2026-03-19)" in text, text
+    assert "Monday (" not in text and "Friday (" not in text, text

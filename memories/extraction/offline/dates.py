@@ -50,6 +50,7 @@ _MONTH_WORD = re.compile(r"\b(?P<which>last|this|next)\s+(?P<unit>month|year)\b"
 _BARE_MONTH = re.compile(
     r"^(?:in\s+|(?:early|mid|late)\s+)?(?P<month>" + "|".join(_MONTHS) + r")$", re.I
 )
+_NOT_BARE = frozenset(("next", "this", "last", "coming", "every", "each"))
 _CLOCK = re.compile(r"^\d{1,2}(?:[:.]\d{2})?(?:am|pm)?$", re.IGNORECASE)
 _BARE_WEEKDAY = re.compile(
     r"^(?:on\s+)?(?:" + "|".join(_WEEKDAYS) + r")s?(?:\s+(?:morning|afternoon|evening|night))?$",
@@ -90,14 +91,18 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
     # "Monday 10:00 Thermodynamics; Tuesday 08:15 Linear Algebra; Friday 14:00 Lab":
     # three weekdays said bare, or two each with its hour, are a timetable, every
     # week's, not this week's days ("dentist on Tuesday and haircut on Friday" are not)
-    bare = [
-        e
-        for e in span.ents
-        if e.label_ in ("DATE", "TIME") and _BARE_WEEKDAY.match(" ".join(e.text.split()))
+    doc = span.doc
+    weekdays = [
+        t
+        for t in span
+        if t.lower_ in _WEEKDAYS
+        and t.ent_type_ in ("DATE", "TIME")
+        and (t.i == 0 or doc[t.i - 1].lower_ not in _NOT_BARE)
     ]
-    timed = [e for e in bare if e.end < len(span.doc) and _CLOCK.match(span.doc[e.end].text)]
-    days = {e.text.lower() for e in bare}
-    schedule = schedule or len(days) >= 3 or (len(days) >= 2 and len(timed) == len(bare))
+    timed = [t for t in weekdays if t.i + 1 < len(doc) and _CLOCK.match(doc[t.i + 1].text)]
+    days = {t.lower_ for t in weekdays}
+    timetable = len(days) >= 3 or (len(days) >= 2 and len(timed) == len(weekdays))
+    schedule = schedule or timetable
     for ent in span.ents:
         if ent.label_ == "ORDINAL" and _ordinal_day(ent):
             # "on the 4th": tagged a rank, said as a day
@@ -111,6 +116,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         phrase = " ".join(ent.text.split())
         if schedule and _BARE_WEEKDAY.match(phrase):
             continue
+        if timetable and ent[0].lower_ in _WEEKDAYS:
+            continue  # "Wednesday 11:30" of a timetable: every Wednesday's
         before = span.doc[ent.start - 1] if ent.start > 0 else None
         if before is not None and before.lower_ in ("every", "each"):
             continue  # "every Tuesday evening": a habit, not one day
