@@ -183,3 +183,10 @@ def test_a_timetable_of_weekdays_and_hours_gets_no_dates(api, say):
         text
     )
     assert "Thursday (2026-03-12)" in text and "Saturday (2026-03-14)" in text, text
+
+
+def test_a_day_of_the_month_said_of_every_month_gets_no_date(api, say):
+    say("My council tax goes out on the 15th.", "Noted.", "I get paid on the 28th.")
+    text = " ".join(bodies(api))
+    assert "the 15th" in text and "the 28th" in text, text
+    assert dates_in(text) == [], text

@@ -104,6 +104,10 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
     timetable = len(days) >= 3 or (len(days) >= 2 and len(timed) == len(weekdays))
     schedule = schedule or timetable
     for ent in span.ents:
+        if (
+            ent.label_ == "ORDINAL" and _ordinal_day(ent) or _BARE_DAY.match(ent.text)
+        ) and _habitual(ent):
+            continue  # "the rent goes out on the 1st": every month's 1st, no one day
         if ent.label_ == "ORDINAL" and _ordinal_day(ent):
             # "on the 4th": tagged a rank, said as a day
             past = _past(ent)
@@ -447,6 +451,22 @@ def _nearest_day(month: int, number: int, day: date, past: bool) -> tuple[date, 
     if not found:
         return None
     return found[0], found[0].isoformat()
+
+
+def _habitual(ent: Span) -> bool:
+    """The phrase hangs on a verb in the simple present that is no "be" ("the rent goes
+    out on the 1st", "I get paid on the 25th"): what happens on that day every time."""
+    verb = ent.root.head
+    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+        verb = verb.head
+    if verb.pos_ not in ("VERB", "AUX"):
+        return False
+    helpers = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    if verb.lemma_ == "be" or any(
+        h.lemma_ in ("be", "will", "have") or h.tag_ == "MD" for h in helpers
+    ):
+        return False
+    return verb.tag_ in ("VBZ", "VBP") or any(h.tag_ in ("VBZ", "VBP") for h in helpers)
 
 
 def _ordinal_day(ent: Span) -> bool:
