@@ -225,3 +225,16 @@ def test_a_day_of_the_month_and_a_timetable(api, say):
     text = " ".join(bodies(api))
     assert "the 19th (2026-03-19)" in text, text
     assert "Monday (" not in text and "Friday (" not in text, text
+
+
+def test_asking_for_advice_is_a_request(api, say):
+    say("I would like some advice on repotting a fiddle-leaf fig.")
+    assert bodies(api) == []
+
+
+def test_two_weeks_from_today_and_a_day_of_every_month(api, say):
+    say("My driving test is two weeks from today.", when=WEDNESDAY)
+    say("My council tax goes out on the 15th.", when=WEDNESDAY)
+    text = " ".join(bodies(api))
+    assert "two weeks from today (2026-03-25)" in text, text
+    assert "the 15th." in text and "the 15th (" not in text, text
