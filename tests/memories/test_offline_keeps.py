@@ -327,3 +327,32 @@ def test_a_name_then_s_and_a_verb_is_a_statement(api, say):
     stored = " ".join(bodies(api))
     assert "Priya's bringing the gazebo" in stored, stored
     assert "Priya" in top(api, "who is bringing the gazebo")
+
+
+def test_a_choice_made_carries_what_it_was_a_choice_for(api, say):
+    say(
+        "need somewhere for a hen do in march, not too far from Leeds",
+        "York has cocktail bars, or Harrogate has a spa, or Whitby for the seaside.",
+        "Harrogate it is, thanks",
+    )
+    stored = bodies(api)
+    assert 'Harrogate it is, thanks. — after "Need somewhere for a hen do in march' in " ".join(
+        stored
+    ), stored
+    assert "Harrogate" in top(api, "where is the hen do")
+
+
+def test_a_plan_naming_a_place_is_kept_with_its_hedge(api, say):
+    say("thinking Dishoom in Covent Garden for her birthday")
+    [body] = bodies(api)
+    assert body.startswith("Thinking Dishoom in Covent Garden"), body
+
+
+def test_a_pronoun_the_statement_names_gets_no_one_else(api, say):
+    say(
+        "my sister hates all the names we picked",
+        "Any themes you both like?",
+        "ok we decided, he's Biscuit",
+    )
+    text = " ".join(bodies(api))
+    assert "he's Biscuit" in text and "(my sister)" not in text, text

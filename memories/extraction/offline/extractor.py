@@ -96,6 +96,7 @@ class OfflineExtractor:
         last_said: dict[str, str] = {}  # each speaker's last statement, as said
         people: dict[str, list[str]] = {}  # whom each speaker's last message named
         topics: dict[str, str] = {}  # what each speaker's last "it" was
+        asked_for: dict[str, str] = {}  # each speaker's last message, its first sentence
         for message in messages:
             content = with_apostrophes(message.content)
             question, asked = asked, _last_question(content)
@@ -134,6 +135,8 @@ class OfflineExtractor:
                 for n in range(1, len(said)):
                     said[n] = _with_referent(said[n], "", _people(said[:n], self._speakers))
             people[speaker] = _people(said, self._speakers)
+            wanted = asked_for.get(speaker, "")
+            asked_for[speaker] = _first_sentence(content)
             context: dict[int, list[str]] = {}
             for k, sentence in leftovers(content, said, speakers=frozenset(self._speakers)):
                 context.setdefault(k, []).append(sentence)
@@ -148,6 +151,11 @@ class OfflineExtractor:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
+                elif n == 0 and _CHOICE.match(statement.plain) and wanted:
+                    # "Ananthagiri it is.": a choice, of what the speaker asked for before
+                    wanted = _clip_cue(wanted)
+                    text = f'{text} {CONTEXT_MARK} after "{wanted[:1].upper()}{wanted[1:]}"'
+                    context.setdefault(n, []).insert(0, wanted)  # and what a question asks of it
                 before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
                 if before and _pronoun_object(reading):
                     # "We split it: ...": what "it" is was said in the statement before;
@@ -335,6 +343,12 @@ def _with_referent(statement: Statement, question: str, before: list[str]) -> St
     pronoun = next((t for t in doc if t.lower_ in _PERSONAL_PRONOUNS), None)
     if pronoun is None or pronoun.i > 12:
         return statement
+    if (
+        pronoun.dep_ == "nsubj"
+        and pronoun.head.lemma_ == "be"
+        and any(c.dep_ == "attr" and c.pos_ == "PROPN" for c in pronoun.head.children)
+    ):
+        return statement  # "he's Rigby": the statement says who he is
     earlier = doc[: pronoun.i]
     if any(t.ent_type_ == "PERSON" for t in earlier) or _MY_RELATION.search(earlier.text):
         return statement  # "my sister Anika said she ...": said in the statement itself
@@ -434,6 +448,20 @@ def _speaks_facts(message: Message) -> bool:
     if role in ("system", "tool", "function", "developer"):
         return False
     return role == "user" or bool(message.name)
+
+
+# "Ananthagiri it is.", "ok, the Lucca it is": a choice made
+_CHOICE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|alright|right|so)\W+)?(?!(?:that|this|what|which|it|that's)\b)"
+    r"(?:the\s+)?\w[\w'&-]*(?:\s+[\w'&-]+){0,3}\s+it\s+is"
+    r"[\s,.!]*(?:(?:thanks|thank you|then|lol|haha)[\s,.!]*)?$",
+    re.IGNORECASE,
+)
+
+
+def _first_sentence(content: str) -> str:
+    text = " ".join(content.split())
+    return re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0]
 
 
 # a reply that is only a yes

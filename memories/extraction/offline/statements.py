@@ -1119,7 +1119,11 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return _appointment(tokens)
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
         return False  # an imperative: a request, not a fact
-    if first.tag_ == "VBG" and first.lemma_.lower() in _MUSING:
+    if (
+        first.tag_ == "VBG"
+        and first.lemma_.lower() in _MUSING
+        and not any(_specific(t) for t in tokens)  # "thinking Osteria Lucca": a plan named
+    ):
         return False  # "Thinking about home gym stuff.": a musing, not a fact
     content = [t for t in tokens if _content(t)]
     if not content:
