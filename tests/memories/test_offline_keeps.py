@@ -2,7 +2,7 @@
 what, and which memories it links. Every sentence is our own, through
 POST /v1/memories and GET /v1/retrieve; jobs run inline."""
 
-from tests.memories.test_offline_extractor import bodies, memory, top
+from tests.memories.test_offline_extractor import all_cues, bodies, memory, top
 
 
 def supersedes(api, path):
@@ -356,3 +356,12 @@ def test_a_pronoun_the_statement_names_gets_no_one_else(api, say):
     )
     text = " ".join(bodies(api))
     assert "he's Biscuit" in text and "(my sister)" not in text, text
+
+
+def test_the_first_of_two_questions_is_the_cue_of_a_short_answer(api, say):
+    job = say(
+        "How long have you been nursing, and which ward do you like best?",
+        "11 years. paeds mostly",
+        first="assistant",
+    )
+    assert "how long have I been nursing" in all_cues(api, job)

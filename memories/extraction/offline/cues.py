@@ -115,6 +115,14 @@ def answered_question(question: str, *, who: str | None) -> str:
     question = LEAD_IN.sub("", question)  # "Sure, when's the appointment?"
     # "What do you do, if you don't mind me asking?": the courtesy is no part of it
     question = re.sub(r",\s*if\b[^,?]*\?$", "?", question, flags=re.IGNORECASE)
+    # "How long have you been teaching, and what kind of students ...?": two questions;
+    # a short answer answers the first
+    question = re.sub(
+        r",?\s+(?:and|or)\s+(?:what|where|who|when|which|how)\b[^?]*\?$",
+        "?",
+        question,
+        flags=re.IGNORECASE,
+    )
     if len(question) > 90 or not question.endswith("?"):
         return ""
     wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
