@@ -365,3 +365,10 @@ def test_the_first_of_two_questions_is_the_cue_of_a_short_answer(api, say):
         first="assistant",
     )
     assert "how long have I been nursing" in all_cues(api, job)
+
+
+def test_a_price_in_a_currency_word_is_asked_how_much(api, say):
+    job = say("I bought a used cello from a shop in Cremona for 3,400 euros.")
+    cues = all_cues(api, job)
+    assert "how much did I pay" in cues, cues
+    assert not any(c.startswith("how many euros") for c in cues), cues

@@ -32,6 +32,9 @@ _CUE_CHARS = 200
 _PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
 _WHERE_PREPS = word_set("at in from to near")
 _ACQUIRE = word_set("buy get order purchase pick adopt rent lease win")
+_CURRENCIES = word_set(
+    "euro dollar pound quid buck rupee rand real yen yuan franc krona peso dirham"
+)
 # what a person is "on" or "in": "I'm on the payments team" -> "what team am I on"
 _GROUPS = word_set("team squad crew band club group committee league class course program")
 _OFTEN = re.compile(
@@ -750,7 +753,11 @@ def _counted_named_dated(
             (c for c in noun.children if c.dep_ == "nummod" and c.ent_type_ in ("CARDINAL", "")),
             None,
         )
-        if counted is not None and counted.lower_ not in ("one", "1"):
+        if counted is not None and noun.lemma_.lower() in _CURRENCIES:
+            # "for 2,840 euros": a price, not a count of euros
+            paid = lemma in _ACQUIRE or lemma in ("pay", "spend")
+            out.append(f"how much {do} {me} pay" if paid else f"how much {do} {me} {lemma} it for")
+        elif counted is not None and counted.lower_ not in ("one", "1"):
             have = "have" if lemma in ("have", "keep", "own", "be") else lemma
             out.append(f"how many {_noun_phrase(noun, plural=True)} {do} {me} {have}")
         called = next(
