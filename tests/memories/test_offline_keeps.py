@@ -372,3 +372,9 @@ def test_a_price_in_a_currency_word_is_asked_how_much(api, say):
     cues = all_cues(api, job)
     assert "how much did I pay" in cues, cues
     assert not any(c.startswith("how many euros") for c in cues), cues
+
+
+def test_teaching_at_a_named_school_answers_what_i_do(api, say):
+    job = say("I teach geography at Thornhill Academy, so half terms are sacred.")
+    cues = all_cues(api, job)
+    assert {"what do I do for work", "where do I work"} <= cues, cues

@@ -449,6 +449,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
 
 
 _JOB_VERBS = word_set("work")
+_TRADE_VERBS = word_set("teach lecture")
 _TAKING_UP = word_set("join start")
 
 
@@ -562,12 +563,14 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         )
         # "I joined Tarangini Robotics as a firmware engineer": a post taken up
         taken_up = lemma in _TAKING_UP and _as_role(preps.get("as"))
-        if works_as or is_a or taken_up:
+        # "I teach chemistry at Citadel High": a trade plied at a named place
+        plies = lemma in _TRADE_VERBS and verb.tag_ in ("VBP", "VBZ") and _named_place(verb, "at")
+        if works_as or is_a or taken_up or plies:
             out += [f"what {do} {me} do for work", f"what is {my} job"]
         named_place = _named_place(verb) or (attr is not None and is_a and _named_place(attr))
         if (
             (lemma in _JOB_VERBS and any(p in preps for p in ("at", "for", "in")))
-            or ((is_a or taken_up) and named_place)
+            or ((is_a or taken_up or plies) and named_place)
             or (
                 lemma in _TAKING_UP
                 and verb.tag_ in ("VBD", "VBN")
