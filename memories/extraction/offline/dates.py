@@ -21,6 +21,7 @@ from functools import lru_cache
 from spacy.tokens import Span, Token
 
 _WEEKDAYS = [d.lower() for d in calendar.day_name]
+WEEKDAYS = frozenset(_WEEKDAYS)  # "monday" ... "sunday", for the statements' own checks
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m and m != "May"})
 _ANCHOR = re.compile(

@@ -136,7 +136,7 @@ class OfflineExtractor:
                     said[n] = _with_referent(said[n], "", _people(said[:n], self._speakers))
             people[speaker] = _people(said, self._speakers)
             wanted = asked_for.get(speaker, "")
-            asked_for[speaker] = _first_sentence(content)
+            asked_for[speaker] = _said_sentences(content)[0]
             context: dict[int, list[str]] = {}
             for k, sentence in leftovers(content, said, speakers=frozenset(self._speakers)):
                 context.setdefault(k, []).append(sentence)
@@ -459,11 +459,6 @@ _CHOICE = re.compile(
 )
 
 
-def _first_sentence(content: str) -> str:
-    text = " ".join(content.split())
-    return re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0]
-
-
 # a reply that is only a yes
 _AFFIRMS = re.compile(
     r"^\W*(?:yes|yeah|yep|yup|yea|correct|exactly|that['’]s right|(?:he|she|it|they)(?: i|['’])s"
@@ -475,9 +470,13 @@ _AFFIRMS = re.compile(
 def _last_question(content: str) -> str:
     """The message's last question ("What concert was it? The advocacy event was ...":
     the question), which the next message may answer."""
-    text = " ".join(content.split())
-    questions = [p for p in re.split(r"(?<=[.!?])\s+", text) if p.endswith("?")]
+    questions = [p for p in _said_sentences(content) if p.endswith("?")]
     return questions[-1] if questions else ""
+
+
+def _said_sentences(content: str) -> list[str]:
+    """A message's sentences as typed, cut after ".", "!" or "?" (no parse)."""
+    return re.split(r"(?<=[.!?])\s+", " ".join(content.split()))
 
 
 def _tier(statement: Statement, reading: Reading, day: date) -> str:

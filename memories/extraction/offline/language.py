@@ -54,7 +54,7 @@ def _past_verb(word: str) -> bool:
     index, exceptions = _lemma_tables()
     if word in index.get("noun", ()) or word in exceptions.get("noun", ()):
         return False
-    if word in _SAME_IN_THE_PAST or word in exceptions.get("verb", ()):
+    if word in _PAST_AS_BASE or word in exceptions.get("verb", ()):
         return True
     if not word.endswith("ed") or len(word) < 5:
         return False
@@ -66,7 +66,9 @@ def _past_verb(word: str) -> bool:
     return any(b in index.get("verb", ()) for b in bases)
 
 
-_SAME_IN_THE_PAST = frozenset(("quit", "cut", "put", "set", "shut", "let"))
+# past forms spelt as their base form (words.py's table says which of them tell a change
+# of habit); here only whether an opening word can be a past at all
+_PAST_AS_BASE = frozenset(("quit", "cut", "put", "set", "shut", "let"))
 
 
 @lru_cache(maxsize=1)

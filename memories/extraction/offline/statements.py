@@ -29,7 +29,7 @@ from datetime import date
 
 from spacy.tokens import Doc, Span, Token
 
-from memories.extraction.offline.dates import Resolved, resolve_dates
+from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import parse
 from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
@@ -1234,7 +1234,7 @@ def _appointment(tokens: list[Token]) -> bool:
     when = [t for t in tokens if t.ent_type_ in ("DATE", "TIME")]
     named_day = any(
         t.lower_ in ("tomorrow", "tonight", "noon", "midday", "next")
-        or t.lower_.rstrip("s") in _WEEKDAY_NAMES
+        or t.lower_.rstrip("s") in WEEKDAYS
         or any(c.isdigit() for c in t.text)
         for t in when
     )
@@ -1248,11 +1248,6 @@ def _appointment(tokens: list[Token]) -> bool:
         for t in tokens
     )
     return named_day and thing
-
-
-_WEEKDAY_NAMES = frozenset(
-    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-)
 
 
 def _dated_object(tokens: list[Token]) -> bool:
