@@ -190,3 +190,50 @@ def test_a_day_of_the_month_said_of_every_month_gets_no_date(api, say):
     text = " ".join(bodies(api))
     assert "the 15th" in text and "the 28th" in text, text
     assert dates_in(text) == [], text
+
+
+def test_a_bare_weekday_of_a_habit_in_the_present_gets_no_date(api, say):
+    # "the recycling goes out on Thursday": every Thursday, or this one? No date; but
+    # a one-off in the present ("my train leaves Friday") keeps its day
+    say("The recycling goes out on Thursday.", "Noted.", "My train to Leeds leaves Friday.")
+    text = " ".join(bodies(api))
+    assert "Thursday." in text or "Thursday " in text, text
+    assert dates_in(text) == ["2026-03-13"], text
+
+
+def test_a_week_typed_a_day_per_line_is_one_list_without_dates(api, say):
+    say(
+        "here's the kids' week so you know\n"
+        "monday Noor has gymnastics at 5\n"
+        "wednesday Sami goes to his dad's\n"
+        "fri both have swimming with coach Dara",
+        when=TUESDAY,
+    )
+    listed = [b for b in bodies(api) if "gymnastics" in b]
+    assert len(listed) == 1 and "Sami" in listed[0] and "Dara" in listed[0], bodies(api)
+    assert dates_in(" ".join(bodies(api))) == [], bodies(api)
+
+
+def test_in_some_months_names_a_month_not_a_day(api, say):
+    say("My knee operation is in 3 months.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-06"], body
+
+
+def test_a_week_from_a_weekday_counts_on_from_that_day(api, say):
+    # this Saturday is the 14th; a week from it is the 21st
+    say("Our housewarming is a week from this Saturday.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-03-21"], body
+
+
+def test_an_ending_only_wanted_supersedes_nothing(api, say):
+    first = say("My son Ravi goes to Kumon maths every Monday.")
+    second = say("Ravi wants to quit Kumon, he says it's boring.", when="2026-03-17T09:00:00Z")
+    related = [r for p in second["result"]["created"] for r in memory(api, p)["related"]]
+    assert not any(r["type"] == "supersedes" for r in related), related
+    assert second["result"]["rewritten"] == []
+    assert "wants to quit Kumon" in " ".join(bodies(api))
+    assert first["result"]["created"][0] in {
+        m["path"] for m in api.get("/v1/memories?namespace=default").json()["memories"]
+    }

@@ -378,3 +378,9 @@ def test_teaching_at_a_named_school_answers_what_i_do(api, say):
     job = say("I teach geography at Thornhill Academy, so half terms are sacred.")
     cues = all_cues(api, job)
     assert {"what do I do for work", "where do I work"} <= cues, cues
+
+
+def test_a_plan_whose_object_the_tagger_reads_as_an_adjective_is_kept(api, say):
+    # "the flat" is tagged an adjective by the small model; with its article it is a noun
+    say("we're seeing the flat on thursday", when="2026-03-10T18:00:00Z")
+    assert "seeing the flat" in " ".join(bodies(api))

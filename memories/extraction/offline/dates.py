@@ -20,6 +20,8 @@ from functools import lru_cache
 
 from spacy.tokens import Span, Token
 
+from memories.extraction.offline.words import word_set
+
 _WEEKDAYS = [d.lower() for d in calendar.day_name]
 WEEKDAYS = frozenset(_WEEKDAYS)  # "monday" ... "sunday", for the statements' own checks
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
@@ -64,6 +66,15 @@ _END_OF = re.compile(
     + "|".join(_MONTHS)
     + r"))\b",
     re.IGNORECASE,
+)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_IN_MONTHS = re.compile(
+    r"^in\s+(?P<n>a|an|one|two|three|four|five|six|\d{1,2})\s+(?P<unit>months?|years?)"
+    r"(?:\s+time)?$"
+)
+_WEEK_ON = re.compile(
+    r"^(?P<n>a|one|two|\d)\s+weeks?\s+(?:from|on|after)\s+(?:(?P<which>this|next|coming)\s+)?"
+    r"(?P<day>" + "|".join(_WEEKDAYS) + r")$"
 )
 _COMING = re.compile(r"\b(?:this\s+)?(?:coming|upcoming)\s+(?=\w)", re.IGNORECASE)
 
@@ -121,6 +132,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         phrase = " ".join(ent.text.split())
         if schedule and _BARE_WEEKDAY.match(phrase):
             continue
+        if _BARE_WEEKDAY.match(phrase) and _habitual(ent) and not _futurate(ent):
+            continue  # "the bins go out wednesday": every Wednesday, or this one? No date
         if timetable and ent[0].lower_ in _WEEKDAYS:
             continue  # "Wednesday 11:30" of a timetable: every Wednesday's
         before = span.doc[ent.start - 1] if ent.start > 0 else None
@@ -161,6 +174,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         )
         if from_today:
             phrase, past = f"{phrase} from today", False  # split by the tagger
+        elif (counted := _weeks_before(doc, ent)) is not None:
+            phrase, past = f"{counted} {phrase}", False  # "a week" "from" "this saturday"
         resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(phrase, day, past=past)
         if resolved is not None:
             first, note = resolved
@@ -205,6 +220,15 @@ def _weekly(ent: Span) -> bool:
         ):
             return True
     return False
+
+
+def _weeks_before(doc, ent: Span) -> str | None:
+    """ "a week from" / "two weeks on" before a weekday the tagger split off: the words
+    that count on from it."""
+    words = [t.lower_ for t in doc[max(0, ent.start - 3) : ent.start]]
+    said = " ".join(words)
+    m = re.search(r"(?:^|\s)((?:a|one|two|\d)\s+weeks?\s+(?:from|on|after))$", said)
+    return m.group(1) if m and ent[0].lower_ in ("this", "coming", *_WEEKDAYS) else None
 
 
 def _numbered_weekday(doc, ent: Span) -> tuple[int, int] | None:
@@ -353,6 +377,21 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
         elif not past and month < day.month:
             year += 1
         return date(year, month, 1), f"{year:04d}-{month:02d}"
+    if (m := _IN_MONTHS.match(lowered)) is not None:
+        # "in 3 months": about a month, not a day of it ("in two years": a year)
+        count = _COUNTS.get(m.group("n")) or int(m.group("n"))
+        if m.group("unit").startswith("year"):
+            return date(day.year + count, 1, 1), str(day.year + count)
+        index = day.year * 12 + day.month - 1 + count
+        first = date(index // 12, index % 12 + 1, 1)
+        return first, f"{first:%Y-%m}"
+    if (m := _WEEK_ON.match(lowered)) is not None:
+        # "a week from this Saturday", "a week on Friday": that day's next, a week on
+        if m.group("which") == "next":
+            return None  # "a week from next Friday": which Friday is next? In doubt, none
+        ahead = (_WEEKDAYS.index(m.group("day")) - day.weekday()) % 7 or 7
+        first = day + timedelta(days=ahead + 7 * (_COUNTS.get(m.group("n")) or int(m.group("n"))))
+        return first, first.isoformat()
     if (m := _WEEK.search(phrase)) is not None:
         step = {"last": -7, "this": 0, "next": 7}[m.group("which").lower()]
         monday = day - timedelta(days=day.weekday()) + timedelta(days=step)
@@ -468,6 +507,20 @@ def _habitual(ent: Span) -> bool:
     ):
         return False
     return verb.tag_ in ("VBZ", "VBP") or any(h.tag_ in ("VBZ", "VBP") for h in helpers)
+
+
+# verbs whose simple present tells a one-off plan ("I start Monday", "my flight leaves
+# Friday"); with any other, a bare weekday may be every week's ("Ella swims Tuesday")
+_FUTURATE = word_set(
+    "start begin leave fly arrive land depart return finish end open close kick have get"
+)
+
+
+def _futurate(ent: Span) -> bool:
+    verb = ent.root.head
+    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+        verb = verb.head
+    return verb.lemma_.lower() in _FUTURATE
 
 
 def _ordinal_day(ent: Span) -> bool:

@@ -30,6 +30,7 @@ from memories.extraction.offline.words import (
     ENDING_PARTICLES,
     ENDING_VERBS,
     RELATIONS,
+    UNREALISED,
     VAGUE_NOUNS,
     word_set,
 )
@@ -537,6 +538,8 @@ def _endings(tokens: list[Token]) -> set[str]:
         particles = {c.lower_ for c in token.children if c.dep_ in ("prt", "prep", "advmod")}
         if lemma in ENDING_PARTICLES and ENDING_PARTICLES[lemma] not in particles:
             continue
+        if _unrealised(token):
+            continue
         related = [c for c in token.children if c.dep_ in ("dobj", "nsubj", "conj", "prep", "prt")]
         for item in (t for c in related for t in c.subtree):
             # a name typed in lower case ("pulled out of the bristol half") still names
@@ -544,6 +547,28 @@ def _endings(tokens: list[Token]) -> set[str]:
             if item.pos_ in ("PROPN", "NOUN"):
                 names.add(item.lower_)
     return names
+
+
+def _unrealised(verb: Token) -> bool:
+    """An ending only wanted, planned, asked or denied ("wants to quit piano", "might
+    sell the car", "if I leave", "didn't quit", "going to resign"): nothing is over yet."""
+    while True:
+        children = list(verb.children)
+        if any(
+            c.dep_ == "neg"
+            or (c.dep_ == "aux" and c.tag_ == "MD")
+            or (c.dep_ == "mark" and c.lower_ in ("if", "whether", "unless"))
+            for c in children
+        ):
+            return True
+        if verb.lemma_.lower() in UNREALISED or verb.lower_ == "going":
+            return True
+        if verb.dep_ not in ("xcomp", "pcomp", "ccomp", "conj") or verb.head.i == verb.i:
+            break
+        verb = verb.head
+        if verb.pos_ == "ADP":  # "thinking of selling": the preposition hangs on the verb
+            verb = verb.head
+    return verb.sent.text.rstrip().endswith("?")
 
 
 def _states(tokens: list[Token]) -> tuple[set[str], set[str]]:

@@ -434,9 +434,21 @@ def _opened(tokens: list[Token]) -> bool:
 
 
 def _restates(new: Reading, old: Reading) -> bool:
+    """The new statement says nothing the old one does not: its names and numbers are
+    the old one's, and so are its verbs and qualities ("Ravi wants to quit Kumon" adds
+    a wish to "Ravi goes to Kumon")."""
     words = {t.lemma_.lower() for t in new.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
-    have = {t.lemma_.lower() for t in old.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
-    return len(words) >= 2 and words <= have
+    have = {t.lemma_.lower() for t in old.doc if t.pos_ in _SAYING}
+    said = {t.lemma_.lower() for t in new.doc if t.pos_ in _SAYING and not _light(t)}
+    return len(words) >= 2 and said <= have
+
+
+_SAYING = ("NOUN", "PROPN", "NUM", "VERB", "ADJ")
+
+
+def _light(token) -> bool:
+    """A verb or quality that adds nothing of its own ("is", "got", "still")."""
+    return token.lemma_.lower() in ("be", "have", "do", "get", "say", "still", "same")
 
 
 def _speaker(text: str) -> str:

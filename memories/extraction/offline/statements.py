@@ -238,6 +238,15 @@ def _statements(content: str, day: date) -> list[Statement]:
             roster = heading + "\n" + "\n".join(f"- {item}" for item in items if item)
             found.append(_roster(roster, day, bullets=True))
             continue
+        if _weekday_line(line) and i < len(lines) and _weekday_line(lines[i]):
+            # "monday ella has swimming 4:30\ntuesday she's at gran's": a week typed a day
+            # per line, every week's (one list, and no one day's date)
+            items = [_BULLET.sub("", line).strip()]
+            while i < len(lines) and _weekday_line(lines[i]):
+                items.append(_BULLET.sub("", lines[i]).strip())
+                i += 1
+            found.append(_listed(items, day))
+            continue
         if _BULLET.match(line) and i < len(lines) and _BULLET.match(lines[i]):
             # items without a heading ("- monstera: every 10 days\n- orchid: ..."): a list
             items = [_BULLET.sub("", line).strip()]
@@ -309,6 +318,24 @@ def _statements(content: str, day: date) -> list[Statement]:
             else:
                 found.append(Statement(plain=aside, text=aside))
     return [s for s in found if s.plain]
+
+
+def _weekday_line(line: str) -> bool:
+    """A line that opens on a bare weekday ("Tues - Ella swimming", "- friday: gran's"),
+    not on "next Friday" or a sentence with a subject before it."""
+    words = _BULLET.sub("", line).strip().split(maxsplit=2)
+    if words and words[0].casefold() == "on":
+        words = words[1:]
+    return bool(words) and _weekday_word(words[0])
+
+
+def _weekday_word(word: str) -> bool:
+    """ "Monday", "mondays:", "Tues", "thurs" (a weekday however shortened)."""
+    key = word.casefold().rstrip(":,.-")
+    return key.removesuffix("s") in _WEEKDAY_FORMS or key in _WEEKDAY_FORMS
+
+
+_WEEKDAY_FORMS = WEEKDAYS | {d[:3] for d in WEEKDAYS} | {"tues", "thur", "thurs", "weds"}
 
 
 def _list_line(line: str) -> bool:
@@ -521,7 +548,7 @@ def _clear_first_person(tokens: list[Token]) -> bool:
         if state and not any(_specific(t) for t in said):
             continue  # a state said of oneself ("my ears are done"), not "due on 4 June"
         if any(_specific(t) for t in said) or any(
-            t.pos_ == "NOUN"
+            _noun_in_use(t)
             and t.dep_ in ("dobj", "pobj", "attr")
             and t.lemma_.lower() not in VAGUE_NOUNS
             and t.lower_ not in FEELINGS
@@ -1405,6 +1432,16 @@ def _addressed(token: Token) -> bool:
     return opens and closes and token.head.pos_ in ("VERB", "AUX", "ADJ", "INTJ")
 
 
+def _noun_in_use(token: Token) -> bool:
+    """A noun, or a word the small tagger calls an adjective used as one: an object or
+    subject with its article ("seeing the flat", "the cold got worse")."""
+    return token.pos_ == "NOUN" or (
+        token.pos_ == "ADJ"
+        and token.dep_ in ("dobj", "pobj", "nsubj", "nsubjpass")
+        and any(c.dep_ in ("det", "poss") for c in token.children)
+    )
+
+
 def _content(token: Token) -> bool:
     if _addressed(token):
         return False
@@ -1416,7 +1453,7 @@ def _content(token: Token) -> bool:
         return False  # "Soooo excited"
     if token.pos_ in ("PROPN", "NUM"):
         return token.lower_ not in VAGUE_NOUNS
-    if token.pos_ == "NOUN":
+    if _noun_in_use(token):
         return token.lemma_.lower() not in VAGUE_NOUNS and token.lower_ not in VAGUE_NOUNS
     if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):
         return token.lower_ not in FEELINGS

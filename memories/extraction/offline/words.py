@@ -61,6 +61,11 @@ CORRECTION = re.compile(
 )
 # Endings: the relation or membership named in the statement is over.
 ENDING_VERBS = word_set("leave quit resign divorce sell lose split break retire withdraw cancel")
+# Verbs under which an ending is only wanted, planned or tried ("Zoe wants to quit
+# judo", "I'm thinking of selling the van"): nothing has ended yet.
+UNREALISED = word_set(
+    "want wish hope plan consider think intend tempt threaten like love try mean need"
+)
 # Endings only with their particle: "broke up", "pulled out of", "gave up on".
 ENDING_PARTICLES = {
     "break": "up", "split": "up", "pull": "out", "drop": "out", "back": "out", "give": "up",
