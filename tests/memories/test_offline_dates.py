@@ -237,3 +237,16 @@ def test_an_ending_only_wanted_supersedes_nothing(api, say):
     assert first["result"]["created"][0] in {
         m["path"] for m in api.get("/v1/memories?namespace=default").json()["memories"]
     }
+
+
+def test_a_birthday_said_as_its_day_is_every_years(api, say):
+    # said in December: the words stay as said; a 60th is one day, dated
+    say(
+        "Our wedding anniversary is on 3 May.",
+        "Lovely.",
+        "We're throwing a party for Dad's 60th birthday on March 14th.",
+        when="2026-12-02T10:00:00Z",
+    )
+    text = " ".join(bodies(api))
+    assert "3 May." in text, text
+    assert dates_in(text) == ["2027-03-14"], text

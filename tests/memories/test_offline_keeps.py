@@ -384,3 +384,25 @@ def test_a_plan_whose_object_the_tagger_reads_as_an_adjective_is_kept(api, say):
     # "the flat" is tagged an adjective by the small model; with its article it is a noun
     say("we're seeing the flat on thursday", when="2026-03-10T18:00:00Z")
     assert "seeing the flat" in " ".join(bodies(api))
+
+
+def test_accepting_the_assistants_offer_is_no_memory(api, say):
+    say(
+        "I moved to Elm Road in Bicester last week.",
+        "Congrats! Should I update the address I have for you?",
+        "Ja please.",
+    )
+    text = " ".join(bodies(api))
+    assert "Elm Road" in text
+    assert "please" not in text.casefold(), text
+
+
+def test_asking_the_assistant_to_remember_keeps_only_what_is_to_be_remembered(api, say):
+    say(
+        "I'd like you to remember the new schedule.",
+        "Of course.",
+        "I want you to remember that my sister Ama's birthday is August 9th.",
+        when="2026-12-02T10:00:00Z",
+    )
+    [body] = bodies(api)
+    assert body.startswith("My sister Ama's birthday is August 9th"), body

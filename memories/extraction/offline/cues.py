@@ -176,6 +176,12 @@ _OFFER = re.compile(
 )
 
 
+def offers(question: str) -> bool:
+    """The question offers the speaker something ("Should I update your bio?", "Want
+    me to draft it?") rather than asks about them."""
+    return bool(question) and _OFFER.search(question) is not None
+
+
 def _names_a_thing(question: str) -> bool:
     return any(
         t.pos_ in ("NOUN", "PROPN")

@@ -162,6 +162,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             past = False  # "booked a table for Saturday": what is booked lies ahead
         if _names_a_kind(ent):
             continue  # "the Thursday pottery class": which class, not a day
+        if not past and _annual(ent):
+            continue  # "Mum's birthday is November 2nd": every year's, no one year's
         if _titled(ent):
             continue  # "my place, Tomorrow and Tomorrow and Tomorrow": a title, not a day
         if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
@@ -521,6 +523,27 @@ def _futurate(ent: Span) -> bool:
     while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
         verb = verb.head
     return verb.lemma_.lower() in _FUTURATE
+
+
+_ANNUAL = frozenset(("birthday", "bday", "anniversary", "nameday"))
+
+
+def _annual(ent: Span) -> bool:
+    """A birthday's or an anniversary's day and month, said as what it is ("our
+    anniversary is 3 May"): every year's; "next year", or "Dad's 60th birthday party
+    on 14 March", still dates it."""
+    return (
+        _MONTH_DAY.search(ent.text) is not None
+        and not _YEAR.search(ent.text)
+        and not _YEAR_WORD.search(ent.sent.text)
+        and any(
+            t.lemma_.lower() in _ANNUAL
+            and t.dep_ in ("nsubj", "nsubjpass")
+            and t.head.lemma_ == "be"
+            and not any(c.ent_type_ == "ORDINAL" or c.like_num for c in t.children)
+            for t in ent.sent
+        )
+    )
 
 
 def _ordinal_day(ent: Span) -> bool:

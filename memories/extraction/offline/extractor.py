@@ -37,7 +37,7 @@ from datetime import date, datetime
 from spacy.tokens import Doc
 
 from gitloom.core.times import as_utc
-from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for
+from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
 from memories.extraction.offline.language import as_typed, parse, with_apostrophes
 from memories.extraction.offline.reconcile import heads, reconcile
@@ -119,6 +119,7 @@ class OfflineExtractor:
                 # a question that makes no cue may still be answered by a name ("Are you
                 # working towards anything?" "the Gloucester 10k")
                 asked=bool(question and not retracts),
+                offered=offers(question),
             )
             if not said and answered and _AFFIRMS.match(content):
                 # "Is Kez your partner?" "yeah": a yes to a question naming someone or

@@ -95,6 +95,8 @@ _REMEMBER = re.compile(
     r"(?P<lead>^|[.!?]\s+)(?:(?:please|pls|can you|could you|would you|just)\s+)*"
     # "I need to remember my passport expires ...": a note to self, the fact after it
     r"(?:(?:i|we)\s+(?:need|have|want|must|should)\s+to\s+(?=remember\b))?"
+    # "I'd like you to remember ...", "I want you to note ...": asked of the assistant
+    r"(?:i(?:'d|’d|\s+would)\s+like\s+you\s+to\s+|i\s+(?:want|need)\s+you\s+to\s+)?"
     r"(?:remind me|remember|note(?: down)?|make a note|keep in mind|don't forget|do not forget)"
     r"\s+(?:that\s+)?(?=(?:my|our|i|i'm|we|we're|the)\b)",
     re.IGNORECASE,
@@ -119,6 +121,7 @@ def statements(
     speakers: frozenset[str] = frozenset(),
     answers: bool = False,
     asked: bool = False,
+    offered: bool = False,
 ) -> list[Statement]:
     """The statements of one message said on ``day`` (see the module docstring);
     ``speakers`` (lower case) are the conversation's names, which state no fact.
@@ -126,13 +129,15 @@ def statements(
     you been married?"), so a short answer with a number or a name ("5 years
     already!") is kept as said when nothing else is; the question is its cue.
     ``asked``: a question was put that makes no cue; a short answer must then name
-    something (a name or a number that is no date)."""
+    something (a name or a number that is no date). ``offered``: the question was
+    the assistant's offer ("Should I update your bio?"), which "Ja please." accepts
+    without saying anything of the speaker."""
     token = _SPEAKERS.set(frozenset(speakers))
     answering = _ANSWERING.set(answers)
     orphans = _ORPHANS.set([])
     try:
         found = _statements(content, day)
-        if answers or asked:
+        if (answers or asked) and not (offered and _accepts(content)):
             # "Dexcom G7. I've had type 1 since I was 9": the first words answer the
             # question asked, whatever the message goes on to say
             short = _short_answer(content, day, fragment=bool(found), named=not answers)
@@ -151,6 +156,16 @@ def statements(
         _SPEAKERS.reset(token)
         _ANSWERING.reset(answering)
         _ORPHANS.reset(orphans)
+
+
+_COURTESY = word_set("please pls plz thanks thank cheers ta")
+
+
+def _accepts(content: str) -> bool:
+    """ "Ja please.", "Sim, please!", "yes pls thanks": a few words with a courtesy,
+    accepting what was offered."""
+    words = re.findall(r"[\w'’]+", content)
+    return len(words) <= 4 and any(w.casefold() in _COURTESY for w in words)
 
 
 def _only_interjections(sent: Span) -> bool:
