@@ -406,3 +406,24 @@ def test_asking_the_assistant_to_remember_keeps_only_what_is_to_be_remembered(ap
     )
     [body] = bodies(api)
     assert body.startswith("My sister Ama's birthday is August 9th"), body
+
+
+def test_a_reply_about_those_offered_carries_the_question(api, say):
+    say(
+        "We got a kitten on Saturday!",
+        "Congratulations! Names like Mochi, Tofu or Miso are popular. Any favourites?",
+        "My husband hates all of those.",
+    )
+    text = " ".join(bodies(api))
+    assert 'My husband hates all of those. — answering "Any favourites?"' in text, text
+
+
+def test_how_a_suggestion_sounds_is_no_memory(api, say):
+    say(
+        "Any ideas for a rainy Sunday?",
+        "A slow-cooked chili, a jigsaw, or a film marathon.",
+        "Chili sounds good. The Airbnb we booked in Alfama sounds perfect too.",
+    )
+    text = " ".join(bodies(api))
+    assert "Chili" not in text, text
+    assert "Alfama" in text, text

@@ -292,9 +292,16 @@ def leans_on_question(doc: Doc) -> bool:
             and any(c.dep_ in ("dobj", "prep", "dative") for c in opening.children)
         )
     first = subjects[0]
+    if any(
+        t.dep_ in ("dobj", "pobj") and t.lower_ in _POINTING and not list(t.children) for t in doc
+    ):
+        return True  # "My partner hates all of those.": those the question offered
     return first.lower_ in (
         *("it", "that", "this", "there", "they", "those", "these", "one", "he", "she"),
     )
+
+
+_POINTING = frozenset(("those", "these", "both", "either", "neither"))
 
 
 def _corrected_cues(

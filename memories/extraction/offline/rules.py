@@ -268,6 +268,58 @@ SMALL_TALK: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        name="smalltalk-reaction",
+        kind="smalltalk",
+        why="how a suggestion sounds to the speaker answers the chat, not what is true of them",
+        start=True,  # "the Airbnb in Alfama sounds perfect" names what it is said of: kept
+        patterns=(
+            (
+                {"POS": {"NOT_IN": ["ADP", "VERB", "AUX", "NUM", "CCONJ"]}, "OP": "*"},
+                {"LEMMA": "sound"},
+                {"LOWER": {"IN": ["so", "really", "pretty"]}, "OP": "?"},
+                {
+                    "LOWER": {
+                        "IN": [
+                            "good",
+                            "great",
+                            "perfect",
+                            "lovely",
+                            "fun",
+                            "nice",
+                            "ideal",
+                            "amazing",
+                            "brilliant",
+                            "delicious",
+                            "fine",
+                            "grand",
+                            "ok",
+                            "okay",
+                            "right",
+                            "fab",
+                            "fantastic",
+                            "wonderful",
+                        ]
+                    }
+                },
+            ),
+            (
+                {"POS": {"IN": ["DET", "PRON", "INTJ", "PUNCT"]}, "OP": "*"},
+                {"LEMMA": "sound"},
+                *_words("like", "a", "plan"),
+            ),
+        ),
+        fires=(
+            "Chili sounds good.",
+            "That sounds like a plan.",
+            "the second one sounds really fun",
+        ),
+        quiet=(
+            "My band sounds like Radiohead.",
+            "The new Polestar sounds quieter than my old Golf.",
+            "The Airbnb in Alfama sounds perfect.",
+        ),
+    ),
+    Rule(
         name="smalltalk-asking-leads",
         kind="smalltalk",
         why="announcing a question or a wondering says nothing of the speaker",
