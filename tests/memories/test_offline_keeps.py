@@ -427,3 +427,24 @@ def test_how_a_suggestion_sounds_is_no_memory(api, say):
     text = " ".join(bodies(api))
     assert "Chili" not in text, text
     assert "Alfama" in text, text
+
+
+def test_a_price_answering_a_question_is_kept_with_the_question(api, say):
+    say(
+        "picked up a Cube Attain road bike from Halfords yesterday",
+        "Nice! Was it expensive?",
+        "£1,150 which hurt a bit lol but they threw in a free service",
+    )
+    text = " ".join(bodies(api))
+    assert '£1,150 which hurt a bit. — answering "Was it expensive?"' in text, text
+
+
+def test_there_names_the_one_place_said_before(api, say):
+    say(
+        "flying to Osaka tomorrow morning and I haven't packed",
+        "Want restaurant ideas?",
+        "no, my sister lives there, she'll feed me",
+    )
+    text = " ".join(bodies(api))
+    assert "My sister lives there (Osaka)" in text, text
+    assert "Osaka" in top(api, "where does my sister live")

@@ -95,6 +95,7 @@ class OfflineExtractor:
         things: list[str] = []  # what the speaker's statements so far were about
         last_said: dict[str, str] = {}  # each speaker's last statement, as said
         people: dict[str, list[str]] = {}  # whom each speaker's last message named
+        places: dict[str, list[str]] = {}  # the places each speaker last named
         topics: dict[str, str] = {}  # what each speaker's last "it" was
         asked_for: dict[str, str] = {}  # each speaker's last message, its first sentence
         for message in messages:
@@ -135,7 +136,11 @@ class OfflineExtractor:
                 # person a statement before it in the same message named
                 for n in range(1, len(said)):
                     said[n] = _with_referent(said[n], "", _people(said[:n], self._speakers))
+            # "my sister lives there" after "flying to Osaka tomorrow": there (Osaka)
+            for n in range(len(said)):
+                said[n] = _with_place(said[n], _places(said[:n]) or places.get(speaker, []))
             people[speaker] = _people(said, self._speakers)
+            places[speaker] = _places(said) or places.get(speaker, [])
             wanted = asked_for.get(speaker, "")
             asked_for[speaker] = _said_sentences(content)[0]
             context: dict[int, list[str]] = {}
@@ -291,6 +296,10 @@ def leans_on_question(doc: Doc) -> bool:
             and (opening.tag_ in ("VBD", "VBN") or opening.lower_ == "got")
             and any(c.dep_ in ("dobj", "prep", "dative") for c in opening.children)
         )
+    # "$2,150 which hurt a bit.": the only subject is a relative clause's
+    subjects = [t for t in subjects if t.tag_ not in ("WDT", "WP")] or subjects[:0]
+    if not subjects:
+        return True
     first = subjects[0]
     if any(
         t.dep_ in ("dobj", "pobj") and t.lower_ in _POINTING and not list(t.children) for t in doc
@@ -338,6 +347,28 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
             if e.label_ == "PERSON" and e.text.casefold() not in speakers and e.text not in named
         ]
     return list(dict.fromkeys(found))
+
+
+def _places(said: Sequence[Statement]) -> list[str]:
+    """The places the statements name (cities, countries, regions), the last first."""
+    found = [e.text for st in said for e in parse(st.plain).ents if e.label_ in ("GPE", "LOC")]
+    return list(dict.fromkeys(reversed(found)))
+
+
+def _with_place(statement: Statement, places: list[str]) -> Statement:
+    """ "My sister lives there": "there (Osaka)", when one place only was named before
+    and the statement names none of its own. The words stay as said."""
+    if len(places) != 1:
+        return statement
+    doc = parse(statement.text)
+    there = next(
+        (t for t in doc[:12] if t.lower_ == "there" and t.dep_ == "advmod"),
+        None,
+    )
+    if there is None or any(e.label_ in ("GPE", "LOC", "FAC") for e in doc.ents):
+        return statement
+    end = there.idx + len(there.text)
+    return replace(statement, text=f"{statement.text[:end]} ({places[0]}){statement.text[end:]}")
 
 
 def _with_referent(statement: Statement, question: str, before: list[str]) -> Statement:

@@ -145,6 +145,8 @@ def statements(
                 # "A Bernina 335 from John Lewis. £1,199, which ...": the details after
                 # the answer, said without a verb, are the answer's
                 for clause in _ORPHANS.get() or []:
+                    if _accepts(_text(clause)):
+                        continue  # "Back on the 21st. checklist yes pls": the offer's yes
                     if _text(clause).rstrip(".!").casefold() not in short[0].plain.casefold():
                         _append(short[0], clause, day, same_sentence=False)
                 if found and _OWNED.match(found[0].plain):
@@ -186,7 +188,10 @@ def _short_answer(
     "End of April.") and the message is no list."""
     if fragment and any(_BULLET.match(line) for line in content.splitlines()):
         return []
-    doc = parse(" ".join(_asides(content)[0].split()))
+    # "$2,150 which hurt a bit lol but the guy threw in a bottle cage": laughter ends
+    # a sentence, as it does for the statements
+    said = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", _asides(content)[0])
+    doc = parse(" ".join(said.split()))
     # "yesss. a Brompton in racing green": the answer follows the yes
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
     if first is None or _is_question(first) or _joke(first) or rule_for(first, "hypothetical"):
@@ -196,7 +201,7 @@ def _short_answer(
         return []  # "ask me again in six months": a request, not an answer
     words = [t for t in first if not t.is_punct]
     if named and not any(
-        _specific(t) and t.ent_type_ not in ("DATE", "TIME") and (t.pos_ == "PROPN" or t.is_digit)
+        _specific(t) and t.ent_type_ not in ("DATE", "TIME") and (t.pos_ == "PROPN" or t.like_num)
         for t in words
     ):
         return []  # "Not at all, I'm the nervous one": no name, no figure
@@ -213,8 +218,15 @@ def _short_answer(
         and head.lemma_.lower() not in _COURTESIES
         and all(t.pos_ in ("ADJ", "NOUN", "PROPN") and t.lower_ not in FEELINGS for t in core)
     )
+    inside = {t.i for t in first}
     if fragment and (
-        any(t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBN", "VBG") for t in words)
+        any(
+            t.pos_ in ("VERB", "AUX")
+            and t.tag_ not in ("VBN", "VBG")
+            # "$2,150 which hurt a bit": the value is the answer, the rest a comment on it
+            and not _in_relative_clause(t, inside)
+            for t in words
+        )
         or re.search(r":(?:\s|$)", first.text)
         or not noun
         and not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
