@@ -448,3 +448,14 @@ def test_there_names_the_one_place_said_before(api, say):
     text = " ".join(bodies(api))
     assert "My sister lives there (Osaka)" in text, text
     assert "Osaka" in top(api, "where does my sister live")
+
+
+def test_names_after_a_group_say_which_group(api, say):
+    say(
+        "My two dogs are a nightmare. Toto keeps digging up the lawn "
+        "and Juno barks at the postman.",
+        "Ha, busy house!",
+    )
+    text = " ".join(bodies(api))
+    assert 'Toto keeps digging up the lawn. — after "My two dogs are a nightmare.' in text, text
+    assert "Toto" in top(api, "what are my dogs called")

@@ -39,7 +39,7 @@ from spacy.tokens import Doc
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
-from memories.extraction.offline.language import as_typed, parse, with_apostrophes
+from memories.extraction.offline.language import as_typed, dictionary_word, parse, with_apostrophes
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.statements import Statement, leftovers, statements
 from memories.extraction.offline.words import RELATIONS, good_label
@@ -162,6 +162,13 @@ class OfflineExtractor:
                     wanted = _clip_cue(wanted)
                     text = f'{text} {CONTEXT_MARK} after "{wanted[:1].upper()}{wanted[1:]}"'
                     context.setdefault(n, []).insert(0, wanted)  # and what a question asks of it
+                group = next((g for g in reversed(said[:n]) if _group(g.plain)), None)
+                if group is not None and _member(reading, group.plain):
+                    # "Our cats are driving me up the wall. Mochi keeps knocking things
+                    # off the counter": Mochi is one of the cats the statement before named
+                    text = f'{text} {CONTEXT_MARK} after "{_clip_cue(group.plain)}"'
+                    context.setdefault(n, []).insert(0, group.plain)
+                    context[n].insert(0, f"what are my {_GROUP.search(group.plain)['noun']} called")
                 before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
                 if before and _pronoun_object(reading):
                     # "We split it: ...": what "it" is was said in the statement before;
@@ -347,6 +354,33 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
             if e.label_ == "PERSON" and e.text.casefold() not in speakers and e.text not in named
         ]
     return list(dict.fromkeys(found))
+
+
+_GROUP = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur) (?:two |three |four )?(?P<noun>"
+    + "|".join(sorted({f"{r}s" for r in RELATIONS} | {"kids", "children", "parents", "pets"}))
+    + r")\b(?!['’])"
+)
+
+
+def _group(text: str) -> bool:
+    """ "Our cats are ...", "my two sons ...": people or pets said as a group, unnamed."""
+    m = _GROUP.search(text)
+    return m is not None and not re.search(r"[A-Z][\w'-]+", text[m.end() : m.end() + 3])
+
+
+def _member(reading: Reading, group: str) -> bool:
+    """The statement's subject is a name the group's statement did not say ("Mochi
+    keeps knocking things off the counter" after "Our cats are ...")."""
+    subject = next((t for t in reading.doc if t.dep_ in ("nsubj", "nsubjpass")), None)
+    return (
+        subject is not None
+        # the small tagger reads a pet's name at a sentence's start as anything
+        and (subject.pos_ == "PROPN" or subject.is_title and not dictionary_word(subject.text))
+        and subject.ent_type_ not in ("GPE", "ORG", "LOC", "FAC")
+        and subject.text not in group
+        and not _MY_RELATION.search(reading.text[: subject.idx])
+    )
 
 
 def _places(said: Sequence[Statement]) -> list[str]:

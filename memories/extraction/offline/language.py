@@ -66,6 +66,17 @@ def _past_verb(word: str) -> bool:
     return any(b in index.get("verb", ()) for b in bases)
 
 
+def dictionary_word(word: str) -> bool:
+    """The lemmatizer's tables know the word (lower case) as a noun, verb, adjective or
+    adverb: "Dinner" at a sentence's start is a word; "Toto" or "Mochi" is a name."""
+    index, exceptions = _lemma_tables()
+    key = word.casefold()
+    return any(key in index.get(pos, ()) or key in exceptions.get(pos, ()) for pos in _POS)
+
+
+_POS = ("noun", "verb", "adj", "adv")
+
+
 # past forms spelt as their base form (words.py's table says which of them tell a change
 # of habit); here only whether an opening word can be a past at all
 _PAST_AS_BASE = frozenset(("quit", "cut", "put", "set", "shut", "let"))
