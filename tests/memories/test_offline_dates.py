@@ -250,3 +250,27 @@ def test_a_birthday_said_as_its_day_is_every_years(api, say):
     text = " ".join(bodies(api))
     assert "3 May." in text, text
     assert dates_in(text) == ["2027-03-14"], text
+
+
+def test_the_same_weekday_as_usual_gets_no_date(api, say):
+    say("Changed gyms to PureGym Leith, same Thursday yoga class though.", when=TUESDAY)
+    [body] = bodies(api)
+    assert "same Thursday yoga" in body and dates_in(body) == [], body
+
+
+def test_a_retyped_figure_supersedes_the_statement_it_corrects(api, say):
+    first = say(
+        "Need to give couriers my address every time, pls remember: Flat 3B, unit 14-207",
+        "Noted, unit 14-207.",
+        "wait typo, I meant 14-270",
+    )
+    created = first["result"]["created"]
+    linked = {
+        (p, r["path"])
+        for p in created
+        for r in memory(api, p)["related"]
+        if r["type"] == "supersedes"
+    }
+    [(new, old)] = linked
+    assert "14-270" in memory(api, new)["body"] and "14-207" in memory(api, old)["body"]
+    assert "14-270" in top(api, "what's my unit number")

@@ -459,3 +459,10 @@ def test_names_after_a_group_say_which_group(api, say):
     text = " ".join(bodies(api))
     assert 'Toto keeps digging up the lawn. — after "My two dogs are a nightmare.' in text, text
     assert "Toto" in top(api, "what are my dogs called")
+
+
+def test_what_is_asked_to_be_remembered_after_a_colon_is_kept(api, say):
+    say("Need to give couriers my address every time, pls remember: Flat 3B, 17 Harcourt Terrace")
+    text = " ".join(bodies(api))
+    assert "17 Harcourt Terrace" in text, text
+    assert "Harcourt" in top(api, "what is my address")

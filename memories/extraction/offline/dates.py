@@ -162,6 +162,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             past = False  # "booked a table for Saturday": what is booked lies ahead
         if _names_a_kind(ent):
             continue  # "the Thursday pottery class": which class, not a day
+        if before is not None and before.lower_ in _AS_USUAL:
+            continue  # "same Wednesday spin class", "my usual Friday": every week's
         if not past and _annual(ent):
             continue  # "Mum's birthday is November 2nd": every year's, no one year's
         if _titled(ent):
@@ -525,6 +527,7 @@ def _futurate(ent: Span) -> bool:
     return verb.lemma_.lower() in _FUTURATE
 
 
+_AS_USUAL = frozenset(("same", "usual", "regular", "normal", "weekly"))
 _ANNUAL = frozenset(("birthday", "bday", "anniversary", "nameday"))
 
 

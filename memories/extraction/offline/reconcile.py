@@ -149,6 +149,8 @@ def changes(new: Reading, old: Reading) -> bool:
     been painting a lot now; the new canvas is huge" supersedes nothing about painting)."""
     if BOTH_HOLD.search(new.text):
         return False
+    if new.marked and _retyped(new, old):
+        return True
     marked = _marked_clauses(new)
     if not marked or not _first_person(new):
         return False
@@ -156,6 +158,31 @@ def changes(new: Reading, old: Reading) -> bool:
     return any(
         lemma in before and clause in marked and _said_of_mine(new.doc[clause], lemma)
         for lemma, _, clause in _roles(new)
+    )
+
+
+def _retyped(new: Reading, old: Reading) -> bool:
+    """ "wait typo, I meant #08-121" after "... unit #08-112": a figure of the same
+    shape as one the older statement said, and none of its own figures the same."""
+
+    def figures(reading: Reading) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for t in reading.doc:
+            if (
+                any(c.isdigit() for c in t.text)
+                and len(t.text) >= 3
+                and t.ent_type_
+                not in (
+                    "DATE",
+                    "TIME",
+                )
+            ):
+                found.setdefault(t.shape_, set()).add(t.text)
+        return found
+
+    mine, theirs = figures(new), figures(old)
+    return bool(mine) and all(
+        shape in theirs and not (texts & theirs[shape]) for shape, texts in mine.items()
     )
 
 

@@ -530,7 +530,12 @@ def _from_text(
             out.append(statement)
             previous = statement
         now = (len(out), previous.text if previous is not None else None)
-        if now == said_before and not decided and _clear_first_person(list(sent)):
+        if now == said_before and not decided and _to_remember(sent):
+            # "..., pls remember: Blk 423 Serangoon Central, unit #08-112": asked to be
+            # remembered, with a name or a number to remember; kept whole, as said
+            trace("kept-to-remember", "keep", words)
+            out.append(_statement(_trim(list(sent)) or list(sent), day, kind="fact"))
+        elif now == said_before and not decided and _clear_first_person(list(sent)):
             # nothing clear is lost: the rules above found no statement in a sentence
             # that says something of the speaker with a name, a number or a thing, and
             # none said why; it is kept whole, as said
@@ -541,6 +546,22 @@ def _from_text(
         elif now == said_before and not decided:
             trace("uninformative", "drop", words)
     return out
+
+
+_TO_REMEMBER = re.compile(
+    r"\b(?:remember|note(?: down)?|keep in mind|don'?t forget|for (?:the|your) records?)\s*:\s*\S",
+    re.IGNORECASE,
+)
+
+
+def _to_remember(sent: Span) -> bool:
+    """A sentence asking, before a colon, that what follows be remembered, and what
+    follows names something (a name or a number)."""
+    m = _TO_REMEMBER.search(sent.text)
+    if m is None:
+        return False
+    after = sent.start_char + m.end() - 1
+    return any(_specific(t) for t in sent if t.idx >= after)
 
 
 _NOT_STATING = word_set("need want hope wish wonder think guess suppose bet")

@@ -53,7 +53,7 @@ LAUGHTER = re.compile(
 )
 # Words that say a statement replaces an earlier one.
 CORRECTION = re.compile(
-    r"\b(?:actually|correction|misremembered|mistake|i meant|not\s+\w+\s+anymore|"
+    r"\b(?:actually|correction|misremembered|mistake|typo|i meant|not\s+\w+\s+anymore|"
     r"no longer|any ?more|changed my mind|instead|now|new|update|switched|got pushed|"
     r"moved|moving|rescheduled|postponed|pushed back|turns out|wait no|no wait|sorry,? (?:it|i)|"
     r"i was wrong|my bad|scratch that)\b",
