@@ -274,3 +274,16 @@ def test_a_retyped_figure_supersedes_the_statement_it_corrects(api, say):
     [(new, old)] = linked
     assert "14-270" in memory(api, new)["body"] and "14-207" in memory(api, old)["body"]
     assert "14-270" in top(api, "what's my unit number")
+
+
+def test_a_switch_after_an_ending_takes_the_ended_ones_place(api, say):
+    first = say("I go to PureGym Leith for spin every Thursday.")
+    second = say(
+        "cancelled PureGym, too pricey. switched to Anytime Fitness in Stockbridge",
+        when="2026-03-17T09:00:00Z",
+    )
+    old = first["result"]["created"][0]
+    switch = [p for p in second["result"]["created"] if "Anytime" in memory(api, p)["body"]]
+    assert switch, second["result"]
+    assert {"type": "supersedes", "path": old} in memory(api, switch[0])["related"]
+    assert "Anytime Fitness" in top(api, "which gym do I go to now")

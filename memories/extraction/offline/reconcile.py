@@ -76,6 +76,21 @@ def reconcile(
         same = [k for k in keys if _restates(new, readings[k])]
         if same:
             folds.setdefault(same[0], []).append((draft, None))
+    # "cancelled FlexForm, too far. switched to Ironbark Fitness": the change said next
+    # takes the ended one's place too, so what asked after the old one finds it
+    order = {d.key: i for i, d in enumerate(drafts)}
+    claimed = {link.source for link in links} | {
+        d.key for parts in folds.values() for d, _ in parts
+    }
+    for draft, ended in endings:
+        after = drafts[order[draft.key] + 1] if order[draft.key] + 1 < len(drafts) else None
+        if (
+            after is not None
+            and after.key not in claimed
+            and after.sources[:1] == draft.sources[:1]
+            and _SWITCH.search(readings[after.key].text)
+        ):
+            links.extend(DraftLink(source=after.key, target=k, type=SUPERSEDES) for k in ended)
     for draft, ended in endings:
         for key in ended:
             if key in folds and any(f is not None for _, f in folds[key]):
@@ -115,6 +130,12 @@ def reconcile(
         body = corrected_body(readings[key], facets[0], [d.body for d, _ in parts])
         rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=body))
     return rewrites, links
+
+
+_SWITCH = re.compile(
+    r"\b(?:switch(?:ed)?|mov(?:ed|ing)|chang(?:ed|ing)|went|going)\s+(?:over\s+)?to\b|\binstead\b|\bjoined\b",
+    re.I,
+)
 
 
 def _of(reading: Reading, attribute: str) -> set[str]:
