@@ -287,3 +287,21 @@ def test_a_switch_after_an_ending_takes_the_ended_ones_place(api, say):
     assert switch, second["result"]
     assert {"type": "supersedes", "path": old} in memory(api, switch[0])["related"]
     assert "Anytime Fitness" in top(api, "which gym do I go to now")
+
+
+def test_moving_the_day_of_an_appointment_supersedes_it(api, say):
+    first = say(
+        "got the osteo friday at 9:40 with Marek at Back in Balance",
+        "Good luck!",
+        "oh wait just got a text, they've moved friday to 11:20",
+    )
+    created = first["result"]["created"]
+    linked = [
+        (memory(api, p)["body"], r["path"])
+        for p in created
+        for r in memory(api, p)["related"]
+        if r["type"] == "supersedes"
+    ]
+    assert len(linked) == 1 and "11:20" in linked[0][0], linked
+    assert "9:40" in memory(api, linked[0][1])["body"]
+    assert "11:20" in top(api, "what time is my osteo on friday")

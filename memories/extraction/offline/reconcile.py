@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from spacy.tokens import Token
 
+from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import parse
@@ -170,7 +171,7 @@ def changes(new: Reading, old: Reading) -> bool:
     been painting a lot now; the new canvas is huge" supersedes nothing about painting)."""
     if BOTH_HOLD.search(new.text):
         return False
-    if new.marked and _retyped(new, old):
+    if new.marked and (_retyped(new, old) or _moves_the_day(new, old)):
         return True
     marked = _marked_clauses(new)
     if not marked or not _first_person(new):
@@ -179,6 +180,23 @@ def changes(new: Reading, old: Reading) -> bool:
     return any(
         lemma in before and clause in marked and _said_of_mine(new.doc[clause], lemma)
         for lemma, _, clause in _roles(new)
+    )
+
+
+_MOVES = frozenset(("move", "push", "reschedule", "change", "bump", "shift", "postpone"))
+
+
+def _moves_the_day(new: Reading, old: Reading) -> bool:
+    """ "they've moved thursday to 5:15" after "physio thursday at 4:30": the day
+    moved is one the older statement was set for, so what it said then is over."""
+    said = {t.lower_ for t in old.doc if t.ent_type_ in ("DATE", "TIME") or t.lower_ in WEEKDAYS}
+    return any(
+        t.lemma_.lower() in _MOVES
+        and any(
+            c.dep_ in ("dobj", "nsubjpass", "npadvmod") and c.lower_ in WEEKDAYS & said
+            for c in t.children
+        )
+        for t in new.doc
     )
 
 
