@@ -466,3 +466,10 @@ def test_what_is_asked_to_be_remembered_after_a_colon_is_kept(api, say):
     text = " ".join(bodies(api))
     assert "17 Harcourt Terrace" in text, text
     assert "Harcourt" in top(api, "what is my address")
+
+
+def test_the_place_one_goes_home_to_says_where_one_lives(api, say):
+    say("mental shift. bus home to tolworth takes forever at this hour too")
+    [body] = bodies(api)
+    assert "tolworth" in body and "(20" not in body, body
+    assert "tolworth" in top(api, "where do I live")

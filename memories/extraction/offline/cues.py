@@ -14,7 +14,7 @@ import re
 from spacy.tokens import Token
 
 from memories.extraction.offline.facets import PRONOUN, Reading
-from memories.extraction.offline.language import parse
+from memories.extraction.offline.language import home_place, parse
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
     ENDING_VERBS,
@@ -59,6 +59,9 @@ def cues_for(
         cues.extend(_questions(list(sent), who))
         cues.extend(_clause_roles(list(sent), who))
         cues.extend(_home_questions(list(sent), who))
+        if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
+            me, do, _ = _subject_words(who, "i")
+            cues.append(f"where {do} {me} live")
     for facet in reading.facets:
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
     if _introduces(reading):

@@ -403,8 +403,8 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
     if not _ANCHOR.search(phrase) or _YEAR.search(phrase):
         return None
     found = _dateparser(lowered, day.isoformat(), past)
-    if found is None:
-        return None
+    if found is None or found == day:
+        return None  # "at this hour", "this afternoon": the day said, which the memory's date is
     return found, found.isoformat()
 
 

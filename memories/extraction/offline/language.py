@@ -77,6 +77,24 @@ def dictionary_word(word: str) -> bool:
 _POS = ("noun", "verb", "adj", "adv")
 
 
+def home_place(tokens) -> object | None:
+    """ "bus home to levenshulme takes forever", "driving home to Hove": the place the
+    speaker goes home to (a name, however typed: no word the tables know), or None."""
+    for token in tokens:
+        if token.lower_ != "home" or token.i + 2 >= len(token.doc):
+            continue
+        prep, place = token.doc[token.i + 1], token.doc[token.i + 2]
+        if prep.lower_ not in ("to", "in") or not place.is_alpha or place.is_stop:
+            continue
+        if (
+            place.pos_ == "PROPN"
+            or place.ent_type_ in ("GPE", "LOC")
+            or not dictionary_word(place.text)
+        ):
+            return place
+    return None
+
+
 # past forms spelt as their base form (words.py's table says which of them tell a change
 # of habit); here only whether an opening word can be a past at all
 _PAST_AS_BASE = frozenset(("quit", "cut", "put", "set", "shut", "let"))

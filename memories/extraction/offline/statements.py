@@ -30,7 +30,7 @@ from datetime import date
 from spacy.tokens import Doc, Span, Token
 
 from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
-from memories.extraction.offline.language import parse
+from memories.extraction.offline.language import home_place, parse
 from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     CORRECTION,
@@ -1155,6 +1155,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False
     if _liking_without_subject(tokens, first):
         return True  # "Hate flying", "Not a big fan of cilantro": a liking, the "I" left out
+    if home_place(tokens) is not None and not _is_question(tokens[0].sent):
+        return True  # "bus home to levenshulme takes forever": where home is, said in passing
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
     opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
     # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
