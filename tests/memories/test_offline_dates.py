@@ -305,3 +305,21 @@ def test_moving_the_day_of_an_appointment_supersedes_it(api, say):
     assert len(linked) == 1 and "11:20" in linked[0][0], linked
     assert "9:40" in memory(api, linked[0][1])["body"]
     assert "11:20" in top(api, "what time is my osteo on friday")
+
+
+def test_a_week_of_activities_said_as_sentences_gets_no_dates(api, say):
+    say(
+        "Amara has ballet tuesday at 5 in the church hall. Kofi has football wednesday "
+        "and friday at half 6. Efe has tutoring thursday at 4",
+        when=TUESDAY,
+    )
+    text = " ".join(bodies(api))
+    assert "ballet" in text and "tutoring" in text, text
+    assert dates_in(text) == [], text
+
+
+def test_got_with_a_bare_weekday_could_point_either_way(api, say):
+    # "got physio thursday" is "I've got it" (ahead), "got my visa in May" is done
+    say("Got physio thursday at 4:30 with Jess.", when="2026-03-16T09:00:00Z")
+    [body] = bodies(api)
+    assert dates_in(body) == [], body

@@ -141,8 +141,12 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue  # "every Tuesday evening": a habit, not one day
         if _weekly(ent):
             continue  # "Monday and Wednesday it's Priya", "on Tuesdays": a rota, no one day
-        # "moved it to Friday": the day something is moved or lasts to lies ahead
-        ahead = before is not None and before.lower_ in ("to", "until", "till")
+        # "moved it to Friday": the day something is moved or lasts to lies ahead; so
+        # does the day that is moved ("they've moved thursday to 5:15")
+        ahead = (before is not None and before.lower_ in ("to", "until", "till")) or (
+            ent.root.dep_ in ("dobj", "npadvmod", "nsubjpass")
+            and ent.root.head.lemma_.lower() in _MOVED
+        )
         # forward or back; None when the words do not say ("Got my visa in October":
         # got, or get?), and then the phrase stays as said
         past = False if ahead else _past(ent)
@@ -437,6 +441,15 @@ def _past(ent: Span) -> bool | None:
         return False
     if verb.lower_ in ("will", "'ll", "gonna", "going", "shall"):
         return False
+    if (
+        verb.lower_ == "got"
+        and verb.i == sent.start
+        and not _has_subject(verb)
+        and _BARE_WEEKDAY.match(" ".join(ent.text.split()))
+    ):
+        # "Got physio thursday at 4:30": have got, ahead, or got, done? ("Got my visa
+        # in October" can only be done: no one has a month as an appointment)
+        return None
     if verb.tag_ == "VBD":
         return True
     if verb.tag_ == "VBN":
@@ -527,6 +540,7 @@ def _futurate(ent: Span) -> bool:
     return verb.lemma_.lower() in _FUTURATE
 
 
+_MOVED = frozenset(("move", "push", "reschedule", "postpone", "bump", "shift", "change"))
 _AS_USUAL = frozenset(("same", "usual", "regular", "normal", "weekly"))
 _ANNUAL = frozenset(("birthday", "bday", "anniversary", "nameday"))
 

@@ -47,6 +47,8 @@ from memories.extraction.offline.words import (
 
 MAX_STATEMENT_CHARS = 1200
 _SPEAKERS: ContextVar[frozenset[str]] = ContextVar("speakers", default=frozenset())
+# the message names three weekdays or more, bare: a week's timetable, however typed
+_WEEKLY: ContextVar[bool] = ContextVar("weekly", default=False)
 _ANSWERING: ContextVar[bool] = ContextVar("answering", default=False)
 # details said without a verb before any statement of the message ("£1,199, which ..."):
 # they belong to the short answer the message opens with, if it has one
@@ -133,6 +135,7 @@ def statements(
     the assistant's offer ("Should I update your bio?"), which "Ja please." accepts
     without saying anything of the speaker."""
     token = _SPEAKERS.set(frozenset(speakers))
+    weekly = _WEEKLY.set(_week_of_days(content))
     answering = _ANSWERING.set(answers)
     orphans = _ORPHANS.set([])
     try:
@@ -156,6 +159,7 @@ def statements(
         return found
     finally:
         _SPEAKERS.reset(token)
+        _WEEKLY.reset(weekly)
         _ANSWERING.reset(answering)
         _ORPHANS.reset(orphans)
 
@@ -615,8 +619,27 @@ def _hedged(tokens: list[Token]) -> bool:
     return bool(main) and rule_for(main, "hedge") is not None
 
 
+def _week_of_days(content: str) -> bool:
+    """ "Saoirse has swimming tuesday at 5. Cian has hurling wednesday and friday ...":
+    three different weekdays said bare (not "next Friday") in one message."""
+    said = {
+        m.group("day").casefold()
+        for m in _BARE_WEEKDAY_WORD.finditer(content)
+        if not m.group("which")
+    }
+    return len(said) >= 3
+
+
+_BARE_WEEKDAY_WORD = re.compile(
+    r"(?:\b(?P<which>next|this|last|coming)\s+)?\b(?P<day>" + "|".join(sorted(WEEKDAYS)) + r")\b",
+    re.IGNORECASE,
+)
+
+
 def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
-    span_dates = [r for r in resolve_dates(_span_of(tokens), day) if r.end in {t.i for t in tokens}]
+    span = _span_of(tokens)
+    found = resolve_dates(span, day, schedule=_WEEKLY.get())
+    span_dates = [r for r in found if r.end in {t.i for t in tokens}]
     return Statement(
         plain=_text(tokens), text=_render(tokens, span_dates), kind=kind, dates=span_dates
     )
