@@ -323,3 +323,10 @@ def test_got_with_a_bare_weekday_could_point_either_way(api, say):
     say("Got physio thursday at 4:30 with Jess.", when="2026-03-16T09:00:00Z")
     [body] = bodies(api)
     assert dates_in(body) == [], body
+
+
+def test_getting_something_done_on_a_day_is_dated_by_getting(api, say):
+    # said on Tuesday 10 March: "getting ... serviced on Friday" is the 13th, ahead
+    say("I'm getting my Corsa serviced on Friday at Kwik Fit.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-03-13"], body

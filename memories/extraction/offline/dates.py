@@ -452,6 +452,13 @@ def _past(ent: Span) -> bool | None:
         return None
     if verb.tag_ == "VBD":
         return True
+    if (
+        verb.tag_ == "VBN"
+        and verb.head.i < verb.i
+        and verb.head.lemma_ in ("get", "have")
+        and verb.head.tag_ in ("VBG", "VBZ", "VBP", "VB")
+    ):
+        return False  # "getting my Mazda serviced on Friday": "getting" tells when
     if verb.tag_ == "VBN":
         helpers = [t for t in sent.doc[max(sent.start, verb.i - 3) : verb.i] if t.pos_ == "AUX"]
         if verb.lower_ == "got" and any(h.lemma_ == "have" for h in helpers):
