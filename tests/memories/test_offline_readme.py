@@ -238,3 +238,82 @@ def test_two_weeks_from_today_and_a_day_of_every_month(api, say):
     text = " ".join(bodies(api))
     assert "two weeks from today (2026-03-25)" in text, text
     assert "the 15th." in text and "the 15th (" not in text, text
+
+
+def test_a_reaction_and_accepting_an_offer_are_not_kept(api, say):
+    say(
+        "Any ideas for dinner?",
+        "A chili, or a stir-fry.",
+        "Chili sounds good.",
+        "Should I update the address I have for you?",
+        "Ja please.",
+    )
+    assert bodies(api) == []
+
+
+def test_those_there_and_a_group_get_their_context(api, say):
+    say(
+        "We got a kitten!",
+        "Congratulations! Mochi, Tofu or Miso are popular. Any favourites?",
+        "My husband hates all of those.",
+    )
+    say("flying to Osaka tomorrow", "Want restaurant ideas?", "no, my sister lives there")
+    say("My two dogs are a nightmare. Toto keeps digging up the lawn.")
+    text = " ".join(bodies(api))
+    assert 'My husband hates all of those. — answering "Any favourites?"' in text, text
+    assert "My sister lives there (Osaka)" in text, text
+    assert 'Toto keeps digging up the lawn. — after "My two dogs are a nightmare."' in text, text
+
+
+def test_habits_weeks_and_birthdays_get_no_dates_and_counted_spans_do(api, say):
+    say(
+        "The recycling goes out on Thursday.",
+        "Noted.",
+        "Changed gyms, same Thursday yoga class though.",
+        "Ok.",
+        "Our wedding anniversary is on 3 May.",
+        "Nice.",
+        "Mo has ballet tuesday. Ife has football wednesday. Ada has tutoring friday.",
+        when=WEDNESDAY,
+    )
+    assert "(20" not in " ".join(bodies(api)), bodies(api)
+    say(
+        "My knee operation is in 3 months.",
+        "Ok.",
+        "Our housewarming is a week from this Saturday.",
+        when=WEDNESDAY,
+    )
+    text = " ".join(bodies(api))
+    assert "3 months (2026-06)" in text and "this Saturday (2026-03-21)" in text, text
+
+
+def test_switches_retyped_figures_and_moved_days_supersede_and_wishes_do_not(api, say):
+    say("I go to PureGym Leith for spin every Thursday.", "My son Ravi goes to Kumon every Monday.")
+    second = say(
+        "cancelled PureGym, too pricey. switched to Anytime Fitness",
+        "Ok.",
+        "Ravi wants to quit Kumon.",
+        when="2026-03-17T09:00:00Z",
+    )
+    say(
+        "pls remember: unit 14-207",
+        "Noted.",
+        "wait typo, I meant 14-270",
+        when="2026-03-18T09:00:00Z",
+    )
+    say(
+        "got the osteo friday at 9:40 with Marek at Back in Balance",
+        "Ok!",
+        "they've moved friday to 11:20",
+        when="2026-03-18T10:00:00Z",
+    )
+    links = {
+        memory(api, p)["body"].split(".")[0]
+        for p in (m["path"] for m in api.get("/v1/memories?namespace=default").json()["memories"])
+        if any(r["type"] == "supersedes" for r in memory(api, p)["related"])
+    }
+    assert any("Anytime Fitness" in b for b in links), links
+    assert any("14-270" in b for b in links), links
+    assert any("11:20" in b for b in links), links
+    assert not any("Kumon" in b for b in links), links
+    assert second["result"]["rewritten"] == []
