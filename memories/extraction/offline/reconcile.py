@@ -25,7 +25,7 @@ from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import parse
-from memories.extraction.offline.words import CORRECTION, VAGUE_NOUNS
+from memories.extraction.offline.words import CORRECTION, ENDING_VERBS, UNREALISED, VAGUE_NOUNS
 from memories.extraction.stopwords import STOPWORDS
 from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
 
@@ -501,20 +501,16 @@ def _opened(tokens: list[Token]) -> bool:
 
 def _restates(new: Reading, old: Reading) -> bool:
     """The new statement says nothing the old one does not: its names and numbers are
-    the old one's, and so are its verbs and qualities ("Ravi wants to quit Kumon" adds
-    a wish to "Ravi goes to Kumon")."""
+    the old one's, and it adds no wish, plan or ending ("Ravi wants to quit Kumon" is
+    news beside "Ravi goes to Kumon")."""
     words = {t.lemma_.lower() for t in new.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
-    have = {t.lemma_.lower() for t in old.doc if t.pos_ in _SAYING}
-    said = {t.lemma_.lower() for t in new.doc if t.pos_ in _SAYING and not _light(t)}
-    return len(words) >= 2 and said <= have
-
-
-_SAYING = ("NOUN", "PROPN", "NUM", "VERB", "ADJ")
-
-
-def _light(token) -> bool:
-    """A verb or quality that adds nothing of its own ("is", "got", "still")."""
-    return token.lemma_.lower() in ("be", "have", "do", "get", "say", "still", "same")
+    have = {t.lemma_.lower() for t in old.doc if t.pos_ in ("NOUN", "PROPN", "NUM", "VERB")}
+    news = {
+        t.lemma_.lower()
+        for t in new.doc
+        if t.pos_ == "VERB" and t.lemma_.lower() in UNREALISED | ENDING_VERBS
+    }
+    return len(words) >= 2 and words <= have and not news - have
 
 
 def _speaker(text: str) -> str:
