@@ -13,6 +13,16 @@ from tests.memories.test_offline_extractor import bodies, memory, top
 TUESDAY = "2026-03-10T18:00:00Z"
 
 
+def superseding(api, paths: list[str]) -> list[tuple[str, str]]:
+    """(new body, old body) of each supersedes link the memories at ``paths`` hold."""
+    return [
+        (memory(api, p)["body"], memory(api, r["path"])["body"])
+        for p in paths
+        for r in memory(api, p)["related"]
+        if r["type"] == "supersedes"
+    ]
+
+
 def dates_in(text: str) -> list[str]:
     return re.findall(r"\((\d{4}-\d{2}(?:-\d{2})?)", text)
 
@@ -264,15 +274,8 @@ def test_a_retyped_figure_supersedes_the_statement_it_corrects(api, say):
         "Noted, unit 14-207.",
         "wait typo, I meant 14-270",
     )
-    created = first["result"]["created"]
-    linked = {
-        (p, r["path"])
-        for p in created
-        for r in memory(api, p)["related"]
-        if r["type"] == "supersedes"
-    }
-    [(new, old)] = linked
-    assert "14-270" in memory(api, new)["body"] and "14-207" in memory(api, old)["body"]
+    [(new, old)] = superseding(api, first["result"]["created"])
+    assert "14-270" in new and "14-207" in old
     assert "14-270" in top(api, "what's my unit number")
 
 
@@ -295,15 +298,8 @@ def test_moving_the_day_of_an_appointment_supersedes_it(api, say):
         "Good luck!",
         "oh wait just got a text, they've moved friday to 11:20",
     )
-    created = first["result"]["created"]
-    linked = [
-        (memory(api, p)["body"], r["path"])
-        for p in created
-        for r in memory(api, p)["related"]
-        if r["type"] == "supersedes"
-    ]
-    assert len(linked) == 1 and "11:20" in linked[0][0], linked
-    assert "9:40" in memory(api, linked[0][1])["body"]
+    linked = superseding(api, first["result"]["created"])
+    assert len(linked) == 1 and "11:20" in linked[0][0] and "9:40" in linked[0][1], linked
     assert "11:20" in top(api, "what time is my osteo on friday")
 
 
