@@ -473,3 +473,14 @@ def test_the_place_one_goes_home_to_says_where_one_lives(api, say):
     [body] = bodies(api)
     assert "tolworth" in body and "(20" not in body, body
     assert "tolworth" in top(api, "where do I live")
+
+
+def test_a_name_given_to_a_new_pet_says_whose_it_is(api, say):
+    say(
+        "WE GOT A KITTEN.",
+        "Congratulations! Have you picked a name?",
+        "We argued for days, she's called Pickle.",
+    )
+    text = " ".join(bodies(api))
+    assert "she (the kitten)'s called Pickle" in text, text
+    assert "Pickle" in top(api, "what is my kitten's name")

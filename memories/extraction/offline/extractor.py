@@ -42,7 +42,7 @@ from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
 from memories.extraction.offline.language import as_typed, dictionary_word, parse, with_apostrophes
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.statements import Statement, leftovers, statements
-from memories.extraction.offline.words import RELATIONS, good_label
+from memories.extraction.offline.words import RELATIONS, good_label, word_set
 from memories.extraction.types import Candidate, Decision, Draft, DraftLink, Message, Usage
 
 logger = logging.getLogger("gitloom.memories")
@@ -96,6 +96,7 @@ class OfflineExtractor:
         last_said: dict[str, str] = {}  # each speaker's last statement, as said
         people: dict[str, list[str]] = {}  # whom each speaker's last message named
         places: dict[str, list[str]] = {}  # the places each speaker last named
+        young_ones: dict[str, str] = {}  # the new pet or baby each speaker last spoke of
         topics: dict[str, str] = {}  # what each speaker's last "it" was
         asked_for: dict[str, str] = {}  # each speaker's last message, its first sentence
         for message in messages:
@@ -139,11 +140,22 @@ class OfflineExtractor:
             # "my sister lives there" after "flying to Osaka tomorrow": there (Osaka)
             for n in range(len(said)):
                 said[n] = _with_place(said[n], _places(said[:n]) or places.get(speaker, []))
+            # "WE GOT A PUPPY." ... "We decided, he's Rigby.": he (the puppy)
+            named: dict[int, str] = {}
+            for n in range(len(said)):
+                young = _young(said[:n]) or young_ones.get(speaker, "")
+                said[n], named_one = _with_named(said[n], young)
+                if named_one:
+                    named[n] = named_one
             people[speaker] = _people(said, self._speakers)
             places[speaker] = _places(said) or places.get(speaker, [])
+            young_ones[speaker] = _young(said) or young_ones.get(speaker, "")
             wanted = asked_for.get(speaker, "")
             asked_for[speaker] = _said_sentences(content)[0]
-            context: dict[int, list[str]] = {}
+            context: dict[int, list[str]] = {
+                n: [f"what is my {one}'s name", f"what is my {one} called"]
+                for n, one in named.items()
+            }
             for k, sentence in leftovers(content, said, speakers=frozenset(self._speakers)):
                 context.setdefault(k, []).append(sentence)
             for n, statement in enumerate(said):
@@ -381,6 +393,47 @@ def _member(reading: Reading, group: str) -> bool:
         and subject.text not in group
         and not _MY_RELATION.search(reading.text[: subject.idx])
     )
+
+
+_YOUNG = word_set(
+    "puppy kitten dog cat baby bunny rabbit hamster guinea parrot budgie tortoise foal"
+)
+
+
+def _young(said: Sequence[Statement]) -> str:
+    """The last new pet or baby the statements speak of ("we got a puppy"), or ""."""
+    found = [
+        t.lemma_.lower()
+        for st in said
+        for t in parse(st.plain)
+        if t.lemma_.lower() in _YOUNG and t.dep_ in ("dobj", "attr", "nsubj", "pobj")
+    ]
+    return found[-1] if found else ""
+
+
+def _with_named(statement: Statement, young: str) -> tuple[Statement, str]:
+    """ "he's Rigby", "she's called Miso" after "we got a puppy": the name is the
+    puppy's, said beside the pronoun ("he (the puppy)'s Rigby"); the pet it names."""
+    if not young:
+        return statement, ""
+    doc = parse(statement.text)
+    pronoun = next(
+        (t for t in doc[:8] if t.lower_ in ("he", "she") and t.dep_ in ("nsubj", "nsubjpass")),
+        None,
+    )
+    if pronoun is None:
+        return statement, ""
+    verb = pronoun.head
+    names = [
+        t
+        for t in verb.subtree
+        if t.pos_ == "PROPN" and t.i > pronoun.i and t.dep_ in ("attr", "oprd", "npadvmod", "dobj")
+    ]
+    if not names or verb.lemma_ not in ("be", "call", "name"):
+        return statement, ""
+    end = pronoun.idx + len(pronoun.text)
+    text = f"{statement.text[:end]} (the {young}){statement.text[end:]}"
+    return replace(statement, text=text), young
 
 
 def _places(said: Sequence[Statement]) -> list[str]:
