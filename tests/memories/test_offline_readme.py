@@ -259,7 +259,9 @@ def test_those_there_and_a_group_get_their_context(api, say):
     )
     say("flying to Osaka tomorrow", "Want restaurant ideas?", "no, my sister lives there")
     say("My two dogs are a nightmare. Toto keeps digging up the lawn.")
+    say("WE GOT A KITTEN.", "Have you picked a name?", "We argued for days, she's called Pickle.")
     text = " ".join(bodies(api))
+    assert "she (the kitten)'s called Pickle" in text, text
     assert 'My husband hates all of those. — answering "Any favourites?"' in text, text
     assert "My sister lives there (Osaka)" in text, text
     assert 'Toto keeps digging up the lawn. — after "My two dogs are a nightmare."' in text, text
