@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from spacy.tokens import Span, Token
 
-from memories.extraction.offline.words import word_set
+from memories.extraction.offline.words import MOVE_VERBS, word_set
 
 _WEEKDAYS = [d.lower() for d in calendar.day_name]
 WEEKDAYS = frozenset(_WEEKDAYS)  # "monday" ... "sunday", for the statements' own checks
@@ -145,7 +145,7 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         # does the day that is moved ("they've moved thursday to 5:15")
         ahead = (before is not None and before.lower_ in ("to", "until", "till")) or (
             ent.root.dep_ in ("dobj", "npadvmod", "nsubjpass")
-            and ent.root.head.lemma_.lower() in _MOVED
+            and ent.root.head.lemma_.lower() in MOVE_VERBS
         )
         # forward or back; None when the words do not say ("Got my visa in October":
         # got, or get?), and then the phrase stays as said
@@ -547,7 +547,6 @@ def _futurate(ent: Span) -> bool:
     return verb.lemma_.lower() in _FUTURATE
 
 
-_MOVED = frozenset(("move", "push", "reschedule", "postpone", "bump", "shift", "change"))
 _AS_USUAL = frozenset(("same", "usual", "regular", "normal", "weekly"))
 _ANNUAL = frozenset(("birthday", "bday", "anniversary", "nameday"))
 

@@ -316,7 +316,7 @@ def leans_on_question(doc: Doc) -> bool:
             and any(c.dep_ in ("dobj", "prep", "dative") for c in opening.children)
         )
     # "$2,150 which hurt a bit.": the only subject is a relative clause's
-    subjects = [t for t in subjects if t.tag_ not in ("WDT", "WP")] or subjects[:0]
+    subjects = [t for t in subjects if t.tag_ not in ("WDT", "WP")]
     if not subjects:
         return True
     first = subjects[0]

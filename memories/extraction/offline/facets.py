@@ -29,6 +29,7 @@ from memories.extraction.offline.words import (
     CORRECTION,
     ENDING_PARTICLES,
     ENDING_VERBS,
+    MOVE_VERBS,
     RELATIONS,
     UNREALISED,
     VAGUE_NOUNS,
@@ -59,8 +60,7 @@ _DURATION = re.compile(
     r"\bold\b|^(?:about |around |almost |over )?\w+ (?:years?|months?|weeks?|days?|hours?)$", re.I
 )
 _JOB_VERBS = word_set("work join start be")
-_MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
-_VENUE_VERBS = _MOVE_VERBS | word_set("switch relocate")
+_VENUE_VERBS = MOVE_VERBS | word_set("switch relocate")
 PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
 _HOME_VERBS = word_set("live move relocate settle be")
 
@@ -419,7 +419,7 @@ def _moved(tokens: list[Token], ents) -> Facet | None:
     """ "they moved it to Friday": a new date for what "it" is, said before (the
     reconciler takes it for the one dated memory it could be, or for none)."""
     for verb in tokens:
-        if verb.lemma_.lower() not in _MOVE_VERBS or verb.pos_ != "VERB":
+        if verb.lemma_.lower() not in MOVE_VERBS or verb.pos_ != "VERB":
             continue
         if not any(c.dep_ == "dobj" and c.lower_ in ("it", "that") for c in verb.children):
             continue

@@ -25,7 +25,13 @@ from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import parse
-from memories.extraction.offline.words import CORRECTION, ENDING_VERBS, UNREALISED, VAGUE_NOUNS
+from memories.extraction.offline.words import (
+    CORRECTION,
+    ENDING_VERBS,
+    MOVE_VERBS,
+    UNREALISED,
+    VAGUE_NOUNS,
+)
 from memories.extraction.stopwords import STOPWORDS
 from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
 
@@ -183,15 +189,12 @@ def changes(new: Reading, old: Reading) -> bool:
     )
 
 
-_MOVES = frozenset(("move", "push", "reschedule", "change", "bump", "shift", "postpone"))
-
-
 def _moves_the_day(new: Reading, old: Reading) -> bool:
     """ "they've moved thursday to 5:15" after "physio thursday at 4:30": the day
     moved is one the older statement was set for, so what it said then is over."""
     said = {t.lower_ for t in old.doc if t.ent_type_ in ("DATE", "TIME") or t.lower_ in WEEKDAYS}
     return any(
-        t.lemma_.lower() in _MOVES
+        t.lemma_.lower() in MOVE_VERBS
         and any(
             c.dep_ in ("dobj", "nsubjpass", "npadvmod") and c.lower_ in WEEKDAYS & said
             for c in t.children

@@ -59,6 +59,8 @@ CORRECTION = re.compile(
     r"i was wrong|my bad|scratch that)\b",
     re.IGNORECASE,
 )
+# Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
+MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
 # Endings: the relation or membership named in the statement is over.
 ENDING_VERBS = word_set("leave quit resign divorce sell lose split break retire withdraw cancel")
 # Verbs under which an ending is only wanted, planned or tried ("Zoe wants to quit
