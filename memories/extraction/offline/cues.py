@@ -13,6 +13,7 @@ import re
 
 from spacy.tokens import Token
 
+from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Reading
 from memories.extraction.offline.language import home_place, parse
 from memories.extraction.offline.rules import rule_for
@@ -368,9 +369,18 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"where did {me} {lemma} the {name}")
 
     if first_person and lemma not in ("be", "have") and verb.pos_ == "VERB":
+        if lemma == "do" and any(c.dep_ == "dobj" for c in verb.children):
+            # "I'm doing the esky and all the food": "do" says nothing of its object, the
+            # question asks what I do (or do then: "on Wednesdays")
+            be = "are" if person == "we" else ("is" if who else "am")
+            doing = verb.tag_ == "VBG"
+            out.append(f"what {be} {me} doing" if doing else f"what {do} {me} do")
+            when = _time_said(verb)
+            if when:
+                out.append(f"what {be} {me} doing {when}" if doing else f"what {do} {me} do {when}")
         if obj is not None:
             noun = _noun_phrase(obj)
-            if lemma not in ("name", "call"):  # "what did we name the kitten" instead
+            if lemma not in ("name", "call", "do"):  # "what did we name the kitten" instead
                 out.append(f"what {noun} {do} {me} {lemma}")
             for prep in (c for c in verb.children if c.dep_ == "prep"):
                 pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
@@ -458,7 +468,16 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
 
 
 _JOB_VERBS = word_set("work")
-_TRADE_VERBS = word_set("teach lecture")
+_TRADE_VERBS = word_set("teach lecture tutor")
+# "I drive for Uber", "I deliver for Deliveroo": a service done for a named firm
+_SERVICE_VERBS = word_set("drive deliver ride clean cook write freelance")
+# "I run a small bakery", "we own a garage": a business one keeps is one's work
+_KEEPING = word_set("run own manage")
+_BUSINESSES = word_set(
+    "business company shop bakery cafe café restaurant salon studio stall pub bar clinic "
+    "practice firm agency store garage farm startup boutique nursery takeaway brewery "
+    "bookshop gym hostel hotel workshop consultancy"
+)
 _TAKING_UP = word_set("join start")
 
 
@@ -573,10 +592,57 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         # "I joined Tarangini Robotics as a firmware engineer": a post taken up
         taken_up = lemma in _TAKING_UP and _as_role(preps.get("as"))
         # "I teach chemistry at Citadel High": a trade plied at a named place
-        plies = lemma in _TRADE_VERBS and verb.tag_ in ("VBP", "VBZ") and _named_place(verb, "at")
+        present = verb.tag_ in ("VBP", "VBZ")
+        # "I teach Portuguese online" (not "I teach my son to swim": a person taught)
+        taught = not any(c.dep_ in ("xcomp", "ccomp") for c in verb.children) and any(
+            (
+                c.dep_ == "dobj"
+                and c.pos_ in ("NOUN", "PROPN")
+                and c.ent_type_ != "PERSON"
+                and c.lemma_.lower() not in RELATIONS
+                and not any(g.dep_ == "poss" for g in c.children)
+            )
+            or c.lower_ == "online"
+            for c in verb.children
+        )
+        for_firm = any(
+            t.pos_ == "PROPN" and t.ent_type_ not in ("DATE", "TIME", "PERSON")
+            for c in verb.children
+            if c.dep_ in ("prep", "dative") and c.lower_ == "for"
+            for t in c.subtree
+        )
+        plies = present and (
+            lemma in _TRADE_VERBS
+            and (_named_place(verb, "at") or taught)
+            or lemma in _SERVICE_VERBS
+            and for_firm
+        )
+        kept = next(
+            (
+                c
+                for c in verb.children
+                if c.dep_ == "dobj"
+                and c.lemma_.lower() in _BUSINESSES
+                and not any(g.dep_ == "poss" and g.lower_ not in ("my", "our") for g in c.children)
+            ),
+            None,
+        )
+        if present and lemma in _KEEPING and kept is not None:
+            plies = True  # "I run a small bakery in Leith"
+            out.append(f"what {_noun_phrase(kept)} {do} {me} {lemma}")
         if works_as or is_a or taken_up or plies:
             out += [f"what {do} {me} do for work", f"what is {my} job"]
-        named_place = _named_place(verb) or (attr is not None and is_a and _named_place(attr))
+        named_place = (
+            _named_place(verb)
+            or (attr is not None and is_a and _named_place(attr))
+            # "I teach maths at Hillside Academy": the place hung on what is taught
+            or (
+                plies
+                and any(
+                    _named_place(c, "at", objects=False) for c in verb.children if c.dep_ == "dobj"
+                )
+            )
+        )
         if (
             (lemma in _JOB_VERBS and any(p in preps for p in ("at", "for", "in")))
             or ((is_a or taken_up or plies) and named_place)
@@ -997,10 +1063,40 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     return []
 
 
+def _hyphenated(token: Token) -> str:
+    """The word as typed with what a hyphen joins to its left ("part-time", not "time")."""
+    doc, i = token.doc, token.i
+    text = token.lower_
+    while i >= 2 and doc[i - 1].text == "-" and not doc[i - 2].whitespace_:
+        text = f"{doc[i - 2].lower_}-{text}"
+        i -= 2
+    return text
+
+
+_WHEN_NOUNS = word_set("weekend morning evening night afternoon weekday")
+
+
+def _time_said(verb: Token) -> str:
+    """A day or part of the week a verb is done on, as said ("on Wednesdays", "at
+    weekends"), or ""."""
+    heads = [verb, *(c for c in verb.children if c.dep_ == "dobj")]
+    preps = [c for h in heads for c in h.children if c.dep_ == "prep"]
+    for prep in (p for p in preps if p.lower_ in ("on", "at", "in")):
+        pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
+        if pobj is not None and (
+            pobj.lower_.rstrip("s") in WEEKDAYS or pobj.lemma_.lower() in _WHEN_NOUNS
+        ):
+            det = " ".join(t.lower_ for t in pobj.lefts if t.dep_ == "det")
+            return " ".join(w for w in (prep.lower_, det, pobj.lower_) if w)
+    return ""
+
+
 def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
     """The noun with its compound nouns ("road bike"), without articles or names; its
     lemma unless ``plural`` (a count keeps "neon tetras")."""
-    words = [t.lower_ for t in noun.lefts if t.dep_ in ("compound", "amod") and t.pos_ == "NOUN"]
+    words = [
+        _hyphenated(t) for t in noun.lefts if t.dep_ in ("compound", "amod") and t.pos_ == "NOUN"
+    ]
     words += (
         [t.lower_ for t in noun.lefts if t.dep_ == "amod" and t.pos_ == "ADJ"][-1:]
         if plural

@@ -943,6 +943,7 @@ def _clauses(sent: Span) -> list[list[Token]]:
             j += 1
         while j < len(tokens) and tokens[j].ent_type_ in ("DATE", "TIME"):
             j += 1
+        j = _after_time_phrase(tokens, j)
         subject_end = _subject_at(tokens, j)
         if subject_end is None and j - k <= 6 and _own_verb_phrase(tokens, k, j):
             cuts.append(k)  # ", and switched our broadband to ...": a second thing I did
@@ -1045,6 +1046,32 @@ def _subordinates(token: Token) -> bool:
         or token.tag_ in ("WRB", "WDT", "WP")
         or token.lower_ in ("how", "because")
     )
+
+
+_TIME_NOUNS = word_set(
+    "weekend weekends morning mornings evening evenings night nights afternoon afternoons "
+    "weekday weekdays lunchtime"
+)
+
+
+def _after_time_phrase(tokens: list[Token], j: int) -> int:
+    """Past a time said before a clause's subject ("..., and on Sundays I play
+    five-a-side", "but in the evenings she works"): where the subject may start."""
+    if j >= len(tokens) or tokens[j].lower_ not in ("on", "at", "in", "during", "most", "every"):
+        return j
+    k = j + 1
+    while k < len(tokens) and k - j <= 3 and tokens[k].pos_ in ("DET", "ADJ", "NUM"):
+        k += 1
+    if k < len(tokens) and (
+        tokens[k].lower_.rstrip("s") in WEEKDAYS
+        or tokens[k].lower_ in _TIME_NOUNS
+        or tokens[k].ent_type_ in ("DATE", "TIME")
+    ):
+        k += 1
+        if k < len(tokens) and tokens[k].text == ",":
+            k += 1
+        return k
+    return j
 
 
 def _subject_at(tokens: list[Token], j: int) -> int | None:

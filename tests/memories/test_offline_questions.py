@@ -1,0 +1,85 @@
+"""Which plain question finds an offline memory: the questions its cues ask, and the
+statements a long message is cut into. Every sentence is our own, through
+POST /v1/memories and GET /v1/retrieve; jobs run inline."""
+
+import re
+
+from tests.memories.test_offline_extractor import all_cues, bodies, top
+
+
+def test_clauses_after_a_heading_that_talks_to_the_assistant_are_statements(api, say):
+    say(
+        "Ok so big update so you have the context: I just moved into a flat in Hackney, "
+        "rent is £1,400 which hurts, I drive a 2019 Fiesta, I work remote as a data "
+        "analyst for Monzo, and on Sundays I play five-a-side."
+    )
+    stored = bodies(api)
+    assert "I drive a 2019 Fiesta." in stored, stored
+    assert "On Sundays I play five-a-side." in stored, stored
+    car = top(api, "what car do I drive")
+    assert "Fiesta" in car and "Monzo" not in car and "Hackney" not in car, car
+
+
+def test_a_time_before_the_second_subject_starts_a_clause_of_its_own(api, say):
+    say("I swim before work, and on Fridays we do a family pizza night.")
+    assert sorted(bodies(api)) == ["I swim before work.", "On Fridays we do a family pizza night."]
+
+
+def test_work_said_with_a_trade_verb_answers_what_i_do_for_work(api, say):
+    say(
+        "I live in Braga with my two cats.",
+        "Lovely!",
+        "I teach Portuguese online to adults, mostly engineers.",
+        "Nice.",
+        "My partner is a nurse at the Hospital de Braga.",
+    )
+    assert "teach Portuguese" in top(api, "what do I do for work")
+
+
+def test_a_business_i_run_answers_what_my_job_is(api, say):
+    say(
+        "We live in Leith, near the shore.",
+        "Lovely area!",
+        "I run a small bakery on Constitution Street.",
+        "How fun.",
+        "My brother is a plumber.",
+    )
+    assert "bakery" in top(api, "what is my job")
+
+
+def test_driving_for_a_firm_answers_what_i_do_for_work(api, say):
+    say(
+        "I live in Leeds with my mum.",
+        "Nice.",
+        "I drive for Uber most nights.",
+        "Long hours?",
+        "My sister works at the council.",
+    )
+    assert "Uber" in top(api, "what do I do for work")
+
+
+def test_teaching_a_person_is_no_job(api, say):
+    job = say("I teach my son to swim on Saturdays.")
+    assert "what do I do for work" not in all_cues(api, job)
+
+
+def test_a_cue_never_asks_what_thing_i_do(api, say):
+    job = say(
+        "For the camping trip Dev's bringing the tent. I'm doing the cool box and all the food."
+    )
+    cues = all_cues(api, job)
+    assert "what am I doing" in cues, cues
+    assert not [c for c in cues if re.fullmatch(r"what [\w -]+ (?:do|did|am) I do(?:ing)?", c)], (
+        cues
+    )
+
+
+def test_what_is_done_on_a_weekday_is_asked_with_the_day(api, say):
+    job = say("I do the school run on Mondays.")
+    assert "what do I do on mondays" in all_cues(api, job)
+    assert "school run" in top(api, "what do I do on Mondays")
+
+
+def test_a_hyphenated_word_stays_whole_in_a_question(api, say):
+    job = say("I've got a part-time job at the Co-op.")
+    assert not any(re.search(r"\bwhat time job\b", c) for c in all_cues(api, job))
