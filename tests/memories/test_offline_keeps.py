@@ -484,3 +484,19 @@ def test_a_name_given_to_a_new_pet_says_whose_it_is(api, say):
     text = " ".join(bodies(api))
     assert "she (the kitten)'s called Pickle" in text, text
     assert "Pickle" in top(api, "what is my kitten's name")
+
+
+def test_a_request_said_as_a_statement_is_no_fact_but_what_follows_it_is(api, say):
+    say(
+        "I'm looking for a weeknight dinner idea without cream; I'm lactose intolerant, "
+        "and my husband hates mushrooms."
+    )
+    stored = bodies(api)
+    assert "I'm lactose intolerant." in stored, stored
+    assert not any("looking for" in b for b in stored), stored
+    assert "lactose" in top(api, "do I have any food intolerances")
+
+
+def test_a_fact_after_a_request_put_with_a_comma_is_kept(api, say):
+    say("Can you suggest a quick lunch, I'm vegan and I work nights.")
+    assert sorted(bodies(api)) == ["I work nights.", "I'm vegan."]

@@ -28,6 +28,17 @@ _WOULD = {"LOWER": {"IN": ["would", "'d", "’d"]}}
 _ANY = {"OP": "*"}
 _ASKED_FOR = ["advice", "help", "tips", "ideas", "suggestions", "recommendations", "recommendation"]
 _IN_SENTENCE = {"TEXT": {"NOT_IN": [".", "!", "?"]}, "OP": "*"}
+_BE_TOKEN = {"LEMMA": "be"}
+_ASKED_LEMMAS = [
+    "advice",
+    "help",
+    "tip",
+    "idea",
+    "suggestion",
+    "recommendation",
+    "recipe",
+    "inspiration",
+]
 
 
 @dataclass(frozen=True)
@@ -213,6 +224,15 @@ RULES: tuple[Rule, ...] = (
                 {"LOWER": {"IN": ["some", "a", "any", "your"]}, "OP": "?"},
                 {"LOWER": {"IN": _ASKED_FOR}},
             ),
+            # "I'm looking for a dinner idea that ...": asking, said as a statement
+            (
+                {"LOWER": "i"},
+                _BE_TOKEN,
+                {"LOWER": {"IN": ["looking", "hoping", "after"]}},
+                {"LOWER": "for", "OP": "?"},
+                {"POS": {"IN": ["DET", "ADJ", "NOUN", "NUM"]}, "OP": "*"},
+                {"LEMMA": {"IN": _ASKED_LEMMAS}},
+            ),
         ),
         fires=(
             "Can you suggest a gift for my dad",
@@ -221,12 +241,16 @@ RULES: tuple[Rule, ...] = (
             "any tips for Lisbon",
             "I would like some advice on keeping a sourdough starter alive.",
             "I need help choosing a laptop for university.",
+            "I'm looking for a weeknight dinner idea without gluten.",
+            "I'm after some gift ideas for my niece.",
         ),
         quiet=(
             "I can play the piano.",
             "My dad will call tomorrow.",
             "I would like a dog one day.",
             "I need a new passport by June.",
+            "I'm looking for a new job in Bristol.",
+            "I'm looking for a flat near the station.",
         ),
     ),
 )

@@ -454,7 +454,8 @@ def _from_text(
             supposing = supposing or rule_for(sent, "hypothetical") is not None
             trace("question", "drop", words)
             # "Going backpacking in August, is my tent gonna be ok?": the lead-in is a fact
-            sent = _before_question(sent)
+            # "I'm looking for a dinner idea; I'm lactose intolerant": so is what follows
+            sent = _before_question(sent) or _after_question(sent)
             if sent is None:
                 continue
             words = sent.text.strip()
@@ -729,6 +730,24 @@ def _before_question(sent: Span) -> Span | None:
         if _is_question(lead) or not any(t.pos_ in ("VERB", "AUX") for t in lead):
             return None
         return lead
+    return None
+
+
+def _after_question(sent: Span) -> Span | None:
+    """The statement said after a question or request in its sentence, past a ``;`` or
+    a comma before "I"/"we" and a verb ("Any dinner ideas without dairy; I'm lactose
+    intolerant"); None when there is none."""
+    tokens = list(sent)
+    for k, token in enumerate(tokens[2:-2], start=2):
+        if token.text not in (";", ","):
+            continue
+        if token.text == "," and tokens[k + 1].lower_ not in ("i", "we"):
+            continue
+        if _subject_at(tokens, k + 1) is None:
+            continue
+        rest = sent.doc[tokens[k + 1].i : sent.end]
+        if _is_question(sent.doc[sent.start : token.i]) and not _is_question(rest):
+            return rest
     return None
 
 
