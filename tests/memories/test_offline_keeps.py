@@ -500,3 +500,15 @@ def test_a_request_said_as_a_statement_is_no_fact_but_what_follows_it_is(api, sa
 def test_a_fact_after_a_request_put_with_a_comma_is_kept(api, say):
     say("Can you suggest a quick lunch, I'm vegan and I work nights.")
     assert sorted(bodies(api)) == ["I work nights.", "I'm vegan."]
+
+
+def test_an_is_the_parser_reads_as_a_possessive_still_makes_a_statement(api, say):
+    say(
+        "How's everyone?",
+        "Mum's in hospital again. Kofi's on night shifts all month.",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert any(b.startswith("Mum's in hospital again") for b in stored), stored
+    assert any(b.startswith("Kofi's on night shifts all month") for b in stored), stored
+    assert "Kofi" in top(api, "who is on night shifts")

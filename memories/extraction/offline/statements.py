@@ -1130,6 +1130,8 @@ def _contracted_is(tokens: list[Token], k: int) -> bool:
     if k + 1 >= len(tokens):
         return False
     word = tokens[k + 1]
+    if word.pos_ == "ADP" and word.dep_ == "prep" and tokens[k].head.i == tokens[k - 1].i:
+        return True  # "Liam's on the first aid kit", "Mum's in hospital": no one owns "on"
     ends = k + 2 >= len(tokens) or tokens[k + 2].is_punct or tokens[k + 2].dep_ in ("cc", "prep")
     predicate = word.pos_ == "ADJ" or (
         word.is_alpha and word.lower_.endswith(("ing", "ed")) and len(word) > 4
@@ -1515,6 +1517,15 @@ def _main_verbs(tokens: list[Token]) -> list[Token]:
         verbs.extend(c for c in top.children if c.dep_ in ("aux", "auxpass") and c.i in inside)
         if top.pos_ not in ("VERB", "AUX"):
             verbs.extend(c for c in top.children if c.dep_ in ("cop",) and c.i in inside)
+            # "Liam's on the first aid kit": an "is" the parser read as a possessive
+            verbs.extend(
+                c
+                for c in top.children
+                if c.dep_ == "case"
+                and c.i in inside
+                and c.i > tokens[0].i
+                and _contracted_is(tokens, c.i - tokens[0].i)
+            )
     # a clause the parser hung under a noun ("starts" as a compound) still has its verb
     verbs.extend(
         t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp")
