@@ -919,3 +919,19 @@ def test_small_talk_of_the_moment_or_the_chat_is_not_kept_beside_a_fact(api, say
     assert len(stored) == 1, stored
     assert "£1,150" in stored[0]
     assert "£1,150" in top(api, "how much is my rent")
+
+
+def test_a_reaction_before_a_fact_is_a_cue_never_part_of_its_body(api, say):
+    job = say(
+        "Does Pip cope with long walks?",
+        "yeah she's fine, she's 7. good shout on the harness, I walk her twice a day anyway",
+        "Parking near the vet is tricky, by the way.",
+        "I always take the 38 bus. Nice tip about the parking though, I cycle on Fridays.",
+        first="assistant",
+    )
+    by_body = {memory(api, p)["body"]: cues for p, cues in cues_of(api, job).items()}
+    assert "I walk her twice a day anyway." in by_body, by_body
+    assert "I cycle on Fridays." in by_body, by_body
+    assert not any("shout" in b or "tip" in b for b in by_body), by_body
+    cues = [c for cs in by_body.values() for c in cs]
+    assert any(c.startswith("Good shout on the harness") for c in cues), by_body

@@ -544,7 +544,15 @@ def _from_text(
             # nothing clear is lost: the rules above found no statement in a sentence
             # that says something of the speaker with a name, a number or a thing, and
             # none said why; it is kept whole, as said
-            whole = _trim(list(sent))
+            # of several clauses, the ones that say it ("Good shout on the harness, I
+            # walk her twice a day anyway": a reaction is no part of the fact)
+            mine = [c for c in clauses if any(_says_mine(t) for t in c)]
+            verbless = [c for c in clauses if not any(t.pos_ in ("VERB", "AUX") for t in c)]
+            whole = _trim(
+                mine[0]
+                if len(mine) == 1 and len(mine) + len(verbless) == len(clauses)
+                else list(sent)
+            )
             if whole:
                 trace("kept-first-person", "keep", words)
                 out.append(_statement(whole, day, kind="fact"))
@@ -570,6 +578,11 @@ def _to_remember(sent: Span) -> bool:
 
 
 _NOT_STATING = word_set("need want hope wish wonder think guess suppose bet")
+
+
+def _says_mine(token: Token) -> bool:
+    """The subject "I" or "we" of a verb."""
+    return token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass")
 
 
 def _clear_first_person(tokens: list[Token]) -> bool:
@@ -1677,7 +1690,39 @@ def _leftovers(content: str, kept: list[Statement]) -> list[tuple[int, str]]:
                 " ".join(t.text for t in sent if t.pos_ in ("NOUN", "PROPN") and _content(t))
             )
             if things - everything:
-                out.append((current, " ".join(sent.text.split())))
+                for k, run in _uncovered(sent, said, current):
+                    current = k
+                    out.append((k, run))
+    return out
+
+
+def _uncovered(sent: Span, said: list[set[str]], current: int) -> list[tuple[int, str]]:
+    """The runs of ``sent``'s clauses that no kept statement holds, each with the
+    statement said just before it: "Good call on the oil thing, I carry an epipen
+    anyway" leaves "Good call on the oil thing", never the statement beside it."""
+    runs: list[tuple[int, str]] = []
+    run: list[Token] = []
+    for clause in _clauses(sent):
+        words = _words(" ".join(t.text for t in clause))
+        best = max(range(len(said)), key=lambda k: len(words & said[k]))
+        if words and len(words & said[best]) * 2 >= len(words):
+            if run:
+                runs.append((current, run))
+                run = []
+            current = best
+            continue
+        run.extend(clause)
+    if run:
+        runs.append((current, run))
+    out = []
+    for k, tokens in runs:
+        while tokens and (tokens[0].is_punct or tokens[0].dep_ == "cc"):
+            tokens = tokens[1:]
+        while tokens and tokens[-1].is_punct and tokens[-1].text not in ".!?":
+            tokens = tokens[:-1]
+        text = " ".join(sent.doc[tokens[0].i : tokens[-1].i + 1].text.split()) if tokens else ""
+        if _words(text):
+            out.append((k, text[:1].upper() + text[1:]))
     return out
 
 
