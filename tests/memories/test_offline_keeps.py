@@ -512,3 +512,19 @@ def test_an_is_the_parser_reads_as_a_possessive_still_makes_a_statement(api, say
     assert any(b.startswith("Mum's in hospital again") for b in stored), stored
     assert any(b.startswith("Kofi's on night shifts all month") for b in stored), stored
     assert "Kofi" in top(api, "who is on night shifts")
+
+
+def test_weather_traffic_and_tiredness_of_the_moment_are_not_stored(api, say):
+    say(
+        "morning! absolutely chucking it down in Cork, stuck in traffic on the N40",
+        "Oh no! Stay safe.",
+        "I'm shattered, I did a double shift at the Mercy. freezing here too",
+        "Rest up!",
+        "My bus is delayed again. I'm a pharmacist there, 9 years now.",
+    )
+    stored = bodies(api)
+    assert not any(
+        w in b for b in stored for w in ("chucking", "traffic", "shattered", "freezing", "delayed")
+    ), stored
+    assert "I did a double shift at the Mercy." in stored, stored
+    assert "pharmacist" in top(api, "what do I do for work")

@@ -411,12 +411,108 @@ SMALL_TALK: tuple[Rule, ...] = (
                 # this minute's weather: "the sky was clear" tells of a day that is kept
                 {"LEMMA": {"IN": ["be", "look", "feel", "come"]}, "TAG": {"IN": ["VBZ", "VBP"]}},
             ),
+            # "absolutely bucketing it down here", "it's roasting today", "freezing here"
+            (
+                {
+                    "LOWER": {
+                        "IN": ["bucketing", "lashing", "pouring", "chucking", "pissing", "tipping"]
+                    }
+                },
+                {"LOWER": "it", "OP": "?"},
+                {"LOWER": "down"},
+            ),
+            (
+                {
+                    "LOWER": {
+                        "IN": [
+                            "freezing",
+                            "roasting",
+                            "boiling",
+                            "scorching",
+                            "sweltering",
+                            "baltic",
+                            "muggy",
+                            "raining",
+                            "snowing",
+                        ]
+                    }
+                },
+                {"LOWER": {"IN": ["here", "today", "out", "outside", "again", "tonight"]}},
+            ),
+            (*_words("snowed", "in"),),
+            ({"LIKE_NUM": True}, {"LOWER": "degrees"}, _one_of("here", "today", "out", "in")[0]),
+            (_one_of("minus")[0], {"LIKE_NUM": True}),
         ),
-        fires=("The sun is out for once.", "The weather looks grim this weekend."),
+        fires=(
+            "The sun is out for once.",
+            "The weather looks grim this weekend.",
+            "absolutely bucketing it down here in Leeds",
+            "It's roasting today.",
+            "Freezing here, minus 8 in Ottawa.",
+            "We're snowed in again.",
+            "It's 31 degrees in Madrid.",
+        ),
         quiet=(
             "I love the rain.",
             "We moved to Spain for the sun.",
             "The sky was clear the night we camped at Loch Ness.",
+            "I'm freezing the leftover chilli.",
+            "I bake sourdough at 230 degrees.",
+            "My basement flooded in March.",
+        ),
+    ),
+    Rule(
+        name="smalltalk-commute",
+        kind="smalltalk",
+        why="this morning's traffic, a late train, being stuck on the way: over by the next chat",
+        patterns=(
+            (
+                {"LOWER": "stuck"},
+                _one_of("in", "on", "at")[0],
+                {"POS": "DET", "OP": "?"},
+                {
+                    "LOWER": {
+                        "IN": ["traffic", "train", "tube", "bus", "motorway", "platform", "queue"]
+                    }
+                },
+            ),
+            (
+                {"LOWER": "traffic"},
+                _IN_SENTENCE,
+                {"LEMMA": "be"},
+                {"LOWER": {"IN": ["a", "an", "absolute", "total", "so", "just"]}, "OP": "*"},
+                {
+                    "LOWER": {
+                        "IN": [
+                            "nightmare",
+                            "awful",
+                            "terrible",
+                            "horrendous",
+                            "insane",
+                            "murder",
+                            "hell",
+                        ]
+                    }
+                },
+            ),
+            (
+                {"LOWER": {"IN": ["train", "bus", "tube", "flight"]}},
+                {"LEMMA": "be"},
+                {"POS": "ADV", "OP": "*"},
+                {"LOWER": {"IN": ["delayed", "late", "packed", "rammed"]}},
+            ),
+        ),
+        fires=(
+            "stuck on the tube again, signal failure at Bank",
+            "Stuck in traffic on the A40.",
+            "traffic on the ring road was a nightmare this morning",
+            "My train is delayed again.",
+        ),
+        quiet=(
+            "I take the tube to work in Holborn.",
+            "I got stuck into the garden this weekend.",
+            "I drive a bus for Stagecoach.",
+            "My flight to Lima is on the 3rd.",
         ),
     ),
     Rule(
@@ -441,6 +537,32 @@ SMALL_TALK: tuple[Rule, ...] = (
                 {"LOWER": {"IN": ["been", "just", "so", "absolute", "total", "pure"]}, "OP": "*"},
                 {"LOWER": {"IN": ["chaos", "mayhem", "madness", "bedlam", "carnage", "manic"]}},
             ),
+            # how the speaker is this minute: "I'm knackered after the gym"
+            (
+                _I_WE,
+                _BE,
+                {"POS": "ADV", "OP": "*"},
+                {
+                    "LOWER": {
+                        "IN": [
+                            "knackered",
+                            "exhausted",
+                            "shattered",
+                            "wrecked",
+                            "starving",
+                            "stuffed",
+                            "hungover",
+                            "wiped",
+                            "zonked",
+                        ]
+                    }
+                },
+            ),
+            (
+                {"LOWER": "driving"},
+                {"LOWER": {"IN": ["me", "us"]}},
+                {"LOWER": {"IN": ["up", "mad", "crazy", "nuts", "insane", "round", "bananas"]}},
+            ),
         ),
         fires=(
             "My soup went cold.",
@@ -448,11 +570,15 @@ SMALL_TALK: tuple[Rule, ...] = (
             "The bus is late.",
             "It's chaos here.",
             "it's been absolute mayhem at work",
+            "I'm knackered after the gym.",
+            "The kids are driving me up the wall today.",
         ),
         quiet=(
             "My soup recipe uses cold water.",
             "My grandad is dead set on Cornwall.",
             "It's a Chaos Theory poster from my brother.",
+            "I'm tired of my job at the bank.",
+            "My husband is driving me to the airport on Friday.",
         ),
     ),
 )
