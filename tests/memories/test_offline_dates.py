@@ -326,3 +326,23 @@ def test_getting_something_done_on_a_day_is_dated_by_getting(api, say):
     say("I'm getting my Corsa serviced on Friday at Kwik Fit.", when=TUESDAY)
     [body] = bodies(api)
     assert dates_in(body) == ["2026-03-13"], body
+
+
+def test_a_month_said_of_a_place_or_a_habit_gets_no_date(api, say):
+    say(
+        "Oslo in February is brutal. It always rains in April here.",
+        "Sounds grim!",
+        "We usually visit my parents in August. My exam is in June though.",
+        when="2026-12-05T10:00:00Z",
+    )
+    stored = " ".join(bodies(api))
+    assert "(2027-02)" not in stored and "(2027-04)" not in stored and "(2027-08)" not in stored, (
+        stored
+    )
+    assert "in June (2027-06)" in stored, stored
+
+
+def test_a_weekday_with_plural_nights_is_every_week(api, say):
+    say("My spin class is thursday nights at the Y.", when="2026-12-05T10:00:00Z")
+    [body] = bodies(api)
+    assert "(2026-" not in body, body

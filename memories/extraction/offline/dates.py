@@ -141,6 +141,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue  # "every Tuesday evening": a habit, not one day
         if _weekly(ent):
             continue  # "Monday and Wednesday it's Priya", "on Tuesdays": a rota, no one day
+        if _BARE_MONTH.match(phrase) and _generic(ent):
+            continue  # "Oslo in February is brutal", "it always rains in April": any year's
         # "moved it to Friday": the day something is moved or lasts to lies ahead; so
         # does the day that is moved ("they've moved thursday to 5:15")
         ahead = (before is not None and before.lower_ in ("to", "until", "till")) or (
@@ -215,6 +217,31 @@ _COMMIT_VERBS = frozenset(
 _ORDINAL_DAY = re.compile(r"^(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?$", re.I)
 
 
+_PARTS_OF_DAYS = frozenset(("mornings", "afternoons", "evenings", "nights"))
+_HABITUALLY = frozenset(
+    ("always", "usually", "never", "normally", "generally", "typically", "often", "rarely")
+)
+_FIRST_PERSON = frozenset(("i", "me", "my", "we", "our", "us"))
+
+
+def _generic(ent: Span) -> bool:
+    """A month said of what is so every year: a place in that month said of no one
+    ("Oslo in February is brutal", "no sun in July in Lima"), or a habit ("it always
+    rains in April", "we usually go in August")."""
+    sent = ent.sent
+    if any(t.lower_ in _HABITUALLY for t in sent):
+        return True
+    if any(t.lower_ in _FIRST_PERSON for t in sent):
+        return False
+    head = ent.root.head.head if ent.root.head.dep_ == "prep" else ent.root.head
+    if head.lemma_ == "be":  # "Toronto in January is ...", the month hung on "is"
+        head = next((c for c in head.children if c.dep_ == "nsubj"), head)
+    verbs = [t for t in sent if t.pos_ in ("VERB", "AUX")]
+    present = all(v.tag_ in ("VBZ", "VBP") for v in verbs)
+    place = head.pos_ == "PROPN" and head.ent_type_ in ("GPE", "LOC", "ORG", "FAC")
+    return present and (place or not verbs)
+
+
 def _weekly(ent: Span) -> bool:
     """A weekday said as a plural ("on Tuesdays") or coordinated with another weekday
     ("Monday and Wednesday it's Priya"): a schedule, which names no one day."""
@@ -222,6 +249,9 @@ def _weekly(ent: Span) -> bool:
         lower = word.lower_
         if lower.rstrip("s") in _WEEKDAYS and lower.endswith("s") and lower not in _WEEKDAYS:
             return True
+        after = ent.doc[word.i + 1].lower_ if word.i + 1 < len(ent.doc) else ""
+        if lower in _WEEKDAYS and after in _PARTS_OF_DAYS:
+            return True  # "my spin class thursday nights": every Thursday night
         if lower in _WEEKDAYS and (
             (word.dep_ == "conj" and word.head.lower_ in _WEEKDAYS)
             or any(c.dep_ == "conj" and c.lower_ in _WEEKDAYS for c in word.children)
