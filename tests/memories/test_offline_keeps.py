@@ -528,3 +528,25 @@ def test_weather_traffic_and_tiredness_of_the_moment_are_not_stored(api, say):
     ), stored
     assert "I did a double shift at the Mercy." in stored, stored
     assert "pharmacist" in top(api, "what do I do for work")
+
+
+def test_someone_else_leaving_ends_their_part_not_my_statement(api, say):
+    job = say(
+        "I play bass in a band called Lowtide with my flatmate Sam.",
+        "Cool!",
+        "Sam is leaving the band next month, gutted.",
+    )
+    by_body = {memory(api, p)["body"]: p for p in job["result"]["created"]}
+    leaving = next(p for b, p in by_body.items() if b.startswith("Sam is leaving the band"))
+    assert supersedes(api, leaving) == [], by_body
+    assert "Lowtide" in top(api, "what is my band called")
+
+
+def test_someone_elses_ending_still_ends_what_was_said_of_them(api, say):
+    job = say(
+        "My sister works at Aldi in Croydon.", "Nice.", "My sister quit her job at Aldi last week."
+    )
+    by_body = {memory(api, p)["body"]: p for p in job["result"]["created"]}
+    quit_ = next(p for b, p in by_body.items() if b.startswith("My sister quit"))
+    works = next(p for b, p in by_body.items() if b.startswith("My sister works"))
+    assert supersedes(api, quit_) == [works]

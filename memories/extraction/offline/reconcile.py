@@ -152,7 +152,30 @@ def _of(reading: Reading, attribute: str) -> set[str]:
 def _ends(new: Reading, old: Reading) -> bool:
     """``new`` says what ``old`` names is over: a relation ended ("I left Unilever") or
     a state the speaker had ("I'm no longer vegan" after "I'm vegan")."""
-    return bool((new.endings | new.stopped) & names(old)) or bool(new.stopped & old.holds)
+    if new.stopped & old.holds:
+        return True
+    if not (new.endings | new.stopped) & names(old):
+        return False
+    # "Sam is leaving the band" ends Sam's part, never "I play bass in a band with Sam"
+    return not (_ended_by_someone_else(new) and _said_of_me(old))
+
+
+def _ended_by_someone_else(reading: Reading) -> bool:
+    """Every ending verb of the statement has a subject that is not the speaker."""
+    enders = [t for t in reading.doc if t.pos_ == "VERB" and t.lemma_.lower() in ENDING_VERBS]
+    subjects = [
+        next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None) for t in enders
+    ]
+    return bool(enders) and all(s is not None and s.lower_ not in ("i", "we") for s in subjects)
+
+
+def _said_of_me(reading: Reading) -> bool:
+    """The statement's main verb is the speaker's ("I play bass in a band with Sam")."""
+    root = next((t for t in reading.doc if t.dep_ == "ROOT"), None)
+    if root is None:
+        return False
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and subject.lower_ in ("i", "we")
 
 
 # A change marker: the newer statement says something replaced what was before.

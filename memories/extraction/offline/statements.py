@@ -1543,6 +1543,15 @@ def _main_verbs(tokens: list[Token]) -> list[Token]:
     verbs.extend(
         t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp")
     )
+    # "Sam is leaving the band next month, gutted": a feeling after a comma taken for the
+    # root, the clause before it hung under it with its own "is"
+    verbs.extend(
+        c
+        for t in tokens
+        if t.dep_ == "ccomp" and t.head.i in inside and t.head.dep_ == "ROOT" and t.i < t.head.i
+        for c in t.children
+        if c.dep_ in ("aux", "auxpass") and c.i in inside
+    )
     return verbs
 
 
