@@ -550,3 +550,37 @@ def test_someone_elses_ending_still_ends_what_was_said_of_them(api, say):
     quit_ = next(p for b, p in by_body.items() if b.startswith("My sister quit"))
     works = next(p for b, p in by_body.items() if b.startswith("My sister works"))
     assert supersedes(api, quit_) == [works]
+
+
+def test_how_long_answered_with_since_is_kept_with_its_question(api, say):
+    say("How long have you been making bread at home?", "since lockdown", first="assistant")
+    assert bodies(api) == [
+        'Since lockdown. — answering "How long have you been making bread at home?"'
+    ]
+
+
+def test_a_reply_picking_from_an_offer_says_what_it_picked_from(api, say):
+    say(
+        "For your porridge you could try oat, soy or almond milk. Which do you prefer?",
+        "Oat is good.",
+        "I can also suggest a grinder: the Baratza Encore or the Timemore C3.",
+        "the timemore one I think, I will order it on friday",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert (
+        'Oat is good. — after "For your porridge you could try oat, soy or almond milk."' in stored
+    ), stored
+    assert any(b.startswith("The timemore one I think") and "Timemore C3" in b for b in stored), (
+        stored
+    )
+    assert "Oat" in top(api, "what milk do I like in my porridge")
+
+
+def test_a_reply_that_stands_alone_gets_no_context(api, say):
+    say(
+        "What are you up to this weekend?",
+        "My brother Idris is visiting from Cardiff.",
+        first="assistant",
+    )
+    assert bodies(api) == ["My brother Idris is visiting from Cardiff."]

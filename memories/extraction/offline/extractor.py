@@ -99,9 +99,11 @@ class OfflineExtractor:
         young_ones: dict[str, str] = {}  # the new pet or baby each speaker last spoke of
         topics: dict[str, str] = {}  # what each speaker's last "it" was
         asked_for: dict[str, str] = {}  # each speaker's last message, its first sentence
+        offered_by = ""  # the message before, as said: what a short reply may pick from
         for message in messages:
             content = with_apostrophes(message.content)
             question, asked = asked, _last_question(content)
+            prior, offered_by = offered_by, content
             question_id, asker = asker, message.id
             if not _speaks_facts(message):
                 continue
@@ -169,11 +171,21 @@ class OfflineExtractor:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
-                elif n == 0 and _CHOICE.match(statement.plain) and wanted:
+                elif n == 0 and _CHOICE.match(statement.plain) and len(wanted.split()) > 3:
                     # "Ananthagiri it is.": a choice, of what the speaker asked for before
                     wanted = _clip_cue(wanted)
                     text = f'{text} {CONTEXT_MARK} after "{wanted[:1].upper()}{wanted[1:]}"'
                     context.setdefault(n, []).insert(0, wanted)  # and what a question asks of it
+                elif (
+                    n == 0
+                    and not retracts
+                    and (picked := _picked_from(reading.doc, prior, question)) is not None
+                ):
+                    # "Oat is good." after "you could try oat, soy or almond milk": the
+                    # reply picks what the message before offered
+                    mark = "answering" if picked == question else "after"
+                    picked = _clip_cue(LEAD_IN.sub("", picked))
+                    text = f'{text} {CONTEXT_MARK} {mark} "{picked[:1].upper()}{picked[1:]}"'
                 group = next((g for g in reversed(said[:n]) if _group(g.plain)), None)
                 if group is not None and _member(reading, group.plain):
                     # "Our cats are driving me up the wall. Mochi keeps knocking things
@@ -591,6 +603,35 @@ _AFFIRMS = re.compile(
     r"|they are)\b[\s!.,]*(?:(?:lol|haha|:\))[\s!.]*)?$",
     re.IGNORECASE,
 )
+
+
+_MAX_PICK_WORDS = 12
+
+
+def _picked_from(doc: Doc, prior: str, question: str) -> str | None:
+    """The sentence of the message before that a short reply picks from: the reply
+    opens on a bare word that sentence named ("Oat is good." after "You could try oat,
+    soy or almond milk."; "the timemore one" after "the Baratza Encore or the Timemore
+    C3"). The question itself when it names it; None when the reply stands alone."""
+    words = [t for t in doc if not t.is_punct]
+    if not prior or not words or len(words) > _MAX_PICK_WORDS:
+        return None
+    opening = words[1] if words[0].lower_ == "the" and len(words) > 1 else words[0]
+    if (
+        opening.pos_ not in ("NOUN", "PROPN", "ADJ")
+        or opening.is_stop
+        or any(c.dep_ == "poss" for c in opening.children)
+        or any(t.lower_ in ("i", "we", "my", "our") for t in words[: opening.i - doc[0].i + 1])
+    ):
+        return None
+    if opening.pos_ == "ADJ" and not (
+        opening.i + 1 < len(doc) and doc[opening.i + 1].lower_ == "one"
+    ):
+        return None  # "the blue one": a choice; "Great idea": no pick
+    for sentence in _said_sentences(prior):
+        if re.search(rf"\b{re.escape(opening.lower_)}\b", sentence.casefold()):
+            return question if question and sentence == question else sentence
+    return None
 
 
 def _last_question(content: str) -> str:

@@ -222,6 +222,12 @@ def _short_answer(
         and head.lemma_.lower() not in _COURTESIES
         and all(t.pos_ in ("ADJ", "NOUN", "PROPN") and t.lower_ not in FEELINGS for t in core)
     )
+    # "since lockdown", "since uni": how long, said from when it began
+    spanned = (
+        2 <= len(words) <= 6
+        and words[0].lower_ in ("since", "until", "till")
+        and any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in words[1:])
+    )
     inside = {t.i for t in first}
     if fragment and (
         any(
@@ -233,6 +239,7 @@ def _short_answer(
         )
         or re.search(r":(?:\s|$)", first.text)
         or not noun
+        and not spanned
         and not any(_specific(t) or t.ent_type_ == "DATE" for t in words)
     ):
         return []
@@ -243,7 +250,7 @@ def _short_answer(
     # "About six years." answers "How long ...?": a counted span of time is a value
     counted = any(t.like_num and t.ent_type_ in ("DATE", "TIME") for t in words)
     if len(words) < (1 if named else 2) or not any(
-        _specific(t) or fragment or noun or counted for t in words
+        _specific(t) or fragment or noun or counted or spanned for t in words
     ):
         return []
     return [_statement(list(first), day, kind="fact")]
