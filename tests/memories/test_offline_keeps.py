@@ -584,3 +584,15 @@ def test_a_reply_that_stands_alone_gets_no_context(api, say):
         first="assistant",
     )
     assert bodies(api) == ["My brother Idris is visiting from Cardiff."]
+
+
+def test_a_later_it_in_a_reply_carries_the_question_that_says_what_it_is(api, say):
+    say(
+        "How's the van, did the garage sort the brakes?",
+        "yep £410 at the Halfords in Luton. It's a 2012 Transit so it's getting on.",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert any(
+        b.startswith("It's a 2012 Transit") and "answering \"How's the van" in b for b in stored
+    ), stored

@@ -167,7 +167,15 @@ class OfflineExtractor:
                 text = statement.text
                 reading = read(statement.plain)
                 replying = n == 0 and question and not retracts and statement.kind == "fact"
-                if replying and leans_on_question(reading.doc):
+                later_it = (
+                    n > 0
+                    and question
+                    and not retracts
+                    and statement.kind == "fact"
+                    and _it_subject(reading.doc)
+                    and not _IT.search(said[n - 1].plain)
+                )
+                if (replying and leans_on_question(reading.doc)) or later_it:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
@@ -557,6 +565,13 @@ def _objects(reading: Reading) -> list[str]:
     return [
         t.lemma_.lower() for t in reading.doc if t.dep_ in ("dobj", "attr") and t.pos_ == "NOUN"
     ]
+
+
+def _it_subject(doc: Doc) -> bool:
+    """The statement opens on "it" as its subject ("It's a 2015 Astra so ..."): what
+    "it" is, a reply's question said."""
+    first = next((t for t in doc if not t.is_punct), None)
+    return first is not None and first.lower_ in ("it", "it's") and first.dep_ == "nsubj"
 
 
 def _pronoun_object(reading: Reading) -> bool:
