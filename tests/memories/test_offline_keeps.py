@@ -596,3 +596,23 @@ def test_a_later_it_in_a_reply_carries_the_question_that_says_what_it_is(api, sa
     assert any(
         b.startswith("It's a 2012 Transit") and "answering \"How's the van" in b for b in stored
     ), stored
+
+
+def test_a_name_the_tagger_takes_for_a_noun_still_makes_a_fact(api, say):
+    say("Tomasz is coeliac, his mum doesn't eat meat.")
+    stored = bodies(api)
+    assert any(b.startswith("Tomasz is coeliac") for b in stored), stored
+    assert "Tomasz" in top(api, "who is coeliac")
+
+
+def test_a_note_after_remind_me_and_a_dash_is_kept(api, say):
+    say(
+        "oh and remind me — passport expires in August so I need to check",
+        when="2026-03-10T18:00:00Z",
+    )
+    assert "August (2026-08)" in top(api, "when does my passport expire")
+
+
+def test_sayings_and_generic_remarks_stay_dropped(api, say):
+    say("Fingers crossed for Friday. Traffic builds up on Fridays. Everyone does their own thing.")
+    assert bodies(api) == []

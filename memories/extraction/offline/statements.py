@@ -30,7 +30,7 @@ from datetime import date
 from spacy.tokens import Doc, Span, Token
 
 from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
-from memories.extraction.offline.language import home_place, parse
+from memories.extraction.offline.language import dictionary_word, home_place, parse
 from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     CORRECTION,
@@ -94,13 +94,15 @@ _NOTE_HEADING = re.compile(
     re.IGNORECASE,
 )
 _REMEMBER = re.compile(
-    r"(?P<lead>^|[.!?]\s+)(?:(?:please|pls|can you|could you|would you|just)\s+)*"
+    r"(?P<lead>^|[.!?]\s+)(?:(?:oh|and|also|btw|ok|okay)[\s,]+)*"
+    r"(?:(?:please|pls|can you|could you|would you|just)\s+)*"
     # "I need to remember my passport expires ...": a note to self, the fact after it
     r"(?:(?:i|we)\s+(?:need|have|want|must|should)\s+to\s+(?=remember\b))?"
     # "I'd like you to remember ...", "I want you to note ...": asked of the assistant
     r"(?:i(?:'d|’d|\s+would)\s+like\s+you\s+to\s+|i\s+(?:want|need)\s+you\s+to\s+)?"
     r"(?:remind me|remember|note(?: down)?|make a note|keep in mind|don't forget|do not forget)"
-    r"\s+(?:that\s+)?(?=(?:my|our|i|i'm|we|we're|the)\b)",
+    # "remind me — passport expires in August": a dash says what follows is the note
+    r"(?:\s*[—–]\s*|\s+-\s+|\s+(?:that\s+)?(?=(?:my|our|i|i'm|we|we're|the)\b))",
     re.IGNORECASE,
 )
 _VALUE_LABELS = frozenset(("MONEY", "QUANTITY", "PERCENT", "CARDINAL"))
@@ -1324,6 +1326,13 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _personal(subject)
         and not _mine(tokens)
         and not _dated_be(root)
+        # "Passport expires in August", "car insurance renews on the 3rd": a thing's date
+        and not (
+            root is not None
+            and root.tag_ in ("VBZ", "VBP")
+            and root.lemma_.lower() in _DUE_VERBS
+            and any(t.ent_type_ == "DATE" and t.lower_ not in ("today", "tonight") for t in tokens)
+        )
     ):
         return False  # "Fingers crossed.", "Reorg happened." (not "Family's important to me")
     predicate = [
@@ -1416,6 +1425,10 @@ def _appointment(tokens: list[Token]) -> bool:
         for t in tokens
     )
     return named_day and thing
+
+
+# what a thing does on its date: "Passport expires in August", "the lease ends in May"
+_DUE_VERBS = word_set("expire renew start end finish begin run arrive close open lapse")
 
 
 def _dated_object(tokens: list[Token]) -> bool:
@@ -1522,6 +1535,14 @@ def _personal(subject: Token) -> bool:
     ("the kids", "my back"); a bare noun is a saying ("Fingers crossed")."""
     if subject.lower_ in _SUBJECT_PRONOUNS or subject.pos_ == "PROPN":
         return True
+    if (
+        subject.is_alpha
+        and subject.pos_ in ("NOUN", "PROPN")
+        and subject.text[:1].isupper()
+        and not dictionary_word(subject.text)
+        and not dictionary_word(subject.lemma_)
+    ):
+        return True  # "Tomasz is coeliac": a name the small tagger took for a noun
     return any(
         t.dep_ in ("det", "poss") or t.pos_ == "PROPN" for t in subject.subtree if t.i <= subject.i
     )
