@@ -83,3 +83,19 @@ def test_what_is_done_on_a_weekday_is_asked_with_the_day(api, say):
 def test_a_hyphenated_word_stays_whole_in_a_question(api, say):
     job = say("I've got a part-time job at the Co-op.")
     assert not any(re.search(r"\bwhat time job\b", c) for c in all_cues(api, job))
+
+
+def test_a_switch_said_without_what_to_stays_with_the_clause_that_says_it(api, say):
+    say("also we switched dentists, we're with Smile Studio on Gloucester Road now.")
+    assert bodies(api) == ["We switched dentists, we're with Smile Studio on Gloucester Road now."]
+
+
+def test_a_promotion_answers_what_my_job_is(api, say):
+    job = say("I got promoted to senior nurse last month! Still at the Royal United.")
+    cues = all_cues(api, job)
+    assert "what is my job" in cues and "what do I promote to" not in cues, cues
+
+
+def test_what_we_are_as_a_group_is_no_job(api, say):
+    job = say("We're a one car family now, just the Sharan.")
+    assert "what do we do for work" not in all_cues(api, job)

@@ -401,8 +401,13 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                     out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
                     break
                 # a noun ("jazz" is sometimes tagged a verb, but it is the preposition's object)
+                passive = verb.tag_ == "VBN" and any(
+                    c.dep_ in ("aux", "auxpass") and c.lemma_ in ("be", "get")
+                    for c in verb.children
+                )  # "I got promoted to ...": no "what do I promote to"
                 if (
-                    pobj.pos_ in ("NOUN", "VERB")
+                    not passive
+                    and pobj.pos_ in ("NOUN", "VERB")
                     and pobj.lemma_.lower() not in VAGUE_NOUNS
                     and prep.lower_ in ("to", "with", "on", "about")
                 ):
@@ -583,6 +588,8 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         is_a = (
             lemma == "be"
             and attr is not None
+            # "We're a one car family": what a group is, no one's job
+            and (subject is None or subject.lower_ != "we")
             and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in attr.children)
             and attr.lemma_.lower() not in VAGUE_NOUNS
             and attr.lemma_.lower() not in RELATIONS
@@ -590,7 +597,9 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             and not any(c.dep_ == "prep" and c.lower_ == "of" for c in attr.children)
         )
         # "I joined Tarangini Robotics as a firmware engineer": a post taken up
-        taken_up = lemma in _TAKING_UP and _as_role(preps.get("as"))
+        taken_up = (lemma in _TAKING_UP and _as_role(preps.get("as"))) or (
+            lemma == "promote" and _as_role(preps.get("to"))  # "got promoted to senior nurse"
+        )
         # "I teach chemistry at Citadel High": a trade plied at a named place
         present = verb.tag_ in ("VBP", "VBZ")
         # "I teach Portuguese online" (not "I teach my son to swim": a person taught)

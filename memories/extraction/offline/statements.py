@@ -503,6 +503,7 @@ def _from_text(
         if _parallel(clauses):
             out.append(_roster(words, day))  # "Ana gets Theo, Theo gets Ingrid, ...": pairings
             continue
+        clauses = _with_new_one(clauses)
         said_before = (len(out), previous.text if previous is not None else None)
         decided = False  # a rule said why a clause is dropped (a hedge about nothing)
         for n, clause in enumerate(clauses):
@@ -771,6 +772,33 @@ def _after_question(sent: Span) -> Span | None:
         if _is_question(sent.doc[sent.start : token.i]) and not _is_question(rest):
             return rest
     return None
+
+
+def _with_new_one(clauses: list[list[Token]]) -> list[list[Token]]:
+    """A switch said without what to ("we switched dentists") joined to the clause
+    after it that says it ("we're with Smile Studio now"): one fact, not two halves."""
+    out: list[list[Token]] = []
+    k = 0
+    while k < len(clauses):
+        clause = clauses[k]
+        bare_switch = any(
+            t.lemma_.lower() in ("switch", "change", "swap")
+            and any(
+                c.dep_ == "dobj"
+                and c.tag_ == "NNS"
+                and not any(g.dep_ in ("det", "poss") for g in c.children)
+                for c in t.children
+            )
+            and not any(c.dep_ == "prep" and c.lower_ in ("to", "for") for c in t.children)
+            for t in clause
+        )
+        if bare_switch and k + 1 < len(clauses):
+            out.append([*clause, *clauses[k + 1]])
+            k += 2
+            continue
+        out.append(clause)
+        k += 1
+    return out
 
 
 def _parallel(clauses: list[list[Token]]) -> bool:
