@@ -616,3 +616,25 @@ def test_a_note_after_remind_me_and_a_dash_is_kept(api, say):
 def test_sayings_and_generic_remarks_stay_dropped(api, say):
     say("Fingers crossed for Friday. Traffic builds up on Fridays. Everyone does their own thing.")
     assert bodies(api) == []
+
+
+def test_an_event_of_a_relative_said_with_an_s_is_kept(api, say):
+    say(
+        "oh my sister's due her baby in april, first grandkid for my parents!",
+        when="2026-03-10T18:00:00Z",
+    )
+    assert "2026-04" in top(api, "when is my sister's baby due")
+
+
+def test_a_chance_put_as_a_condition_is_no_fact(api, say):
+    say(
+        "if I win the lottery I'm buying a boat lol. realistically we're doing a pottery class on the 18th"
+    )
+    stored = bodies(api)
+    assert not any("boat" in b for b in stored), stored
+    assert any("pottery class" in b for b in stored), stored
+
+
+def test_an_answer_with_i_think_after_it_carries_its_question(api, say):
+    say("What are you cooking for the class?", "thai I think", first="assistant")
+    assert bodies(api) == ['Thai I think. — answering "What are you cooking for the class?"']

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
@@ -323,7 +323,13 @@ def leans_on_question(doc: Doc) -> bool:
     """A reply that says nothing on its own without the question it answers: no
     subject of its own ("About six years.", "Still Jaipur."), a pronoun or "there" as
     its subject ("It's a Brompton."), or a bare yes or no."""
-    subjects = [t for t in doc if t.dep_ in ("nsubj", "nsubjpass", "expl")]
+    subjects = [
+        t
+        for t in doc
+        if t.dep_ in ("nsubj", "nsubjpass", "expl")
+        # "Thai I think.": the hedge's "I" is no subject of the answer
+        and not (t.lower_ == "i" and _hedge_aside(t.head))
+    ]
     if not subjects:
         # "Got a second-hand Kona, 2021.": the "I" left out of a past verb and its
         # object says it all; a fragment does not
@@ -350,6 +356,14 @@ def leans_on_question(doc: Doc) -> bool:
 
 
 _POINTING = frozenset(("those", "these", "both", "either", "neither"))
+_HEDGING = frozenset(("think", "guess", "reckon", "suppose", "believe"))
+
+
+def _hedge_aside(verb: Token) -> bool:
+    """A "think" with nothing thought ("Thai I think"): an aside, not a statement."""
+    return verb.lemma_ in _HEDGING and not any(
+        c.dep_ in ("ccomp", "dobj", "xcomp") for c in verb.children
+    )
 
 
 def _corrected_cues(

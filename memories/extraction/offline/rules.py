@@ -70,13 +70,26 @@ RULES: tuple[Rule, ...] = (
             ({"LOWER": "if"}, _I_WE, _ANY, {"LOWER": {"IN": ["would", "'d", "’d", "could"]}}),
             ({"LOWER": "if"}, _IN_SENTENCE, _I_WE, _WOULD),
             (_I_WE, _WOULD, _IN_SENTENCE, {"LOWER": "if"}),
+            # "if I win the lottery I'm buying a boat", "if I ever get a dog ...": a
+            # chance or a wish put as a condition, whatever the tense after it
+            (
+                {"LOWER": "if"},
+                _I_WE,
+                {"LOWER": {"IN": ["win", "won", "ever", "had", "were", "was"]}},
+            ),
         ),
         fires=(
+            "If I win the lottery I'm buying a boat lol.",
+            "if I ever get a dog it's going to be a greyhound",
             "If we won the lottery we'd buy a boat in Mallorca.",
             "I'd move to Lisbon if the job allowed it.",
             "if money were no object I'd be driving a Tesla",
         ),
-        quiet=("If it rains we stay in.", "We moved to Bristol in May."),
+        quiet=(
+            "If it rains we stay in.",
+            "We moved to Bristol in May.",
+            "I won a raffle at the school fair.",
+        ),
     ),
     Rule(
         name="hypothetical-wish",

@@ -1182,6 +1182,13 @@ def _contracted_is(tokens: list[Token], k: int) -> bool:
     word = tokens[k + 1]
     if word.pos_ == "ADP" and word.dep_ == "prep" and tokens[k].head.i == tokens[k - 1].i:
         return True  # "Liam's on the first aid kit", "Mum's in hospital": no one owns "on"
+    if (
+        word.pos_ == "ADJ"
+        and k + 2 < len(tokens)
+        and tokens[k + 2].tag_ in ("PRP$", "DT")
+        and tokens[k + 2].lower_ not in ("that", "this", "these", "those")
+    ):
+        return True  # "my sister's due her baby": a possession has no "her" after its adjective
     ends = k + 2 >= len(tokens) or tokens[k + 2].is_punct or tokens[k + 2].dep_ in ("cc", "prep")
     predicate = word.pos_ == "ADJ" or (
         word.is_alpha and word.lower_.endswith(("ing", "ed")) and len(word) > 4
@@ -1586,15 +1593,13 @@ def _main_verbs(tokens: list[Token]) -> list[Token]:
         verbs.extend(c for c in top.children if c.dep_ in ("aux", "auxpass") and c.i in inside)
         if top.pos_ not in ("VERB", "AUX"):
             verbs.extend(c for c in top.children if c.dep_ in ("cop",) and c.i in inside)
-            # "Liam's on the first aid kit": an "is" the parser read as a possessive
-            verbs.extend(
-                c
-                for c in top.children
-                if c.dep_ == "case"
-                and c.i in inside
-                and c.i > tokens[0].i
-                and _contracted_is(tokens, c.i - tokens[0].i)
-            )
+    # "Liam's on the first aid kit", "my sister's due her baby in April": an "is" the
+    # parser read as a possessive
+    verbs.extend(
+        t
+        for k, t in enumerate(tokens)
+        if t.dep_ == "case" and t.lower_ in ("'s", "’s") and k > 0 and _contracted_is(tokens, k)
+    )
     # a clause the parser hung under a noun ("starts" as a compound) still has its verb
     verbs.extend(
         t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp")
