@@ -99,3 +99,28 @@ def test_a_promotion_answers_what_my_job_is(api, say):
 def test_what_we_are_as_a_group_is_no_job(api, say):
     job = say("We're a one car family now, just the Sharan.")
     assert "what do we do for work" not in all_cues(api, job)
+
+
+def test_a_things_figure_asks_how_much_or_what_time(api, say):
+    job = say("Rent is £1,150 which hurts. Pickup is 7:40 at the school gate.")
+    cues = all_cues(api, job)
+    assert "how much is my rent" in cues and "what time is my pickup" in cues, cues
+    assert "7:40" in top(api, "what time is pickup")
+
+
+def test_what_a_named_person_has_asks_when_they_have_it(api, say):
+    say(
+        "Orla has speech therapy thursday at 3:15. Cian has hurling on Fridays. "
+        "Our car is a blue Skoda."
+    )
+    assert "3:15" in top(api, "when does Orla have speech therapy")
+
+
+def test_doing_something_at_a_named_place_asks_where(api, say):
+    job = say("I volunteer at the Meadow Lane food bank most saturdays.")
+    assert "where do I volunteer" in all_cues(api, job)
+
+
+def test_moving_into_a_flat_in_a_named_place_asks_where_i_live(api, say):
+    job = say("I just moved into a one-bedroom in Vila Madalena.")
+    assert "where do I live" in all_cues(api, job)

@@ -60,6 +60,7 @@ def cues_for(
         cues.extend(_questions(list(sent), who))
         cues.extend(_clause_roles(list(sent), who))
         cues.extend(_home_questions(list(sent), who))
+        cues.extend(_shape_questions(list(sent), who))
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
             me, do, _ = _subject_words(who, "i")
             cues.append(f"where {do} {me} live")
@@ -510,7 +511,9 @@ _NOT_NAMES = frozenset(("GPE", "LOC", "FAC", "ORG", "DATE", "TIME", "MONEY", "NO
 _NOT_PEOPLE = frozenset(("GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "NORP"))
 
 
-_DWELLINGS = word_set("flat apartment house home studio condo bungalow cottage bedsit one-bedroom")
+_DWELLINGS = word_set(
+    "flat apartment house home studio condo bungalow cottage bedsit one-bedroom bedroom"
+)
 
 
 def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
@@ -539,7 +542,59 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     return []
 
 
-_HOME_TAKING = word_set("sign buy rent lease own purchase find get")
+_HOME_TAKING = word_set("sign buy rent lease own purchase find get move")
+_CLOCK = re.compile(r"^\d{1,2}(?:[:.]\d{2})(?:am|pm)?$|^\d{1,2}(?:am|pm)$", re.IGNORECASE)
+_MONEY_SIGNS = frozenset("£$€₹¥") | {"R$", "A$", "C$", "NZ$", "HK$", "S$"}
+
+
+def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
+    """Questions the sentence's shape asks, whatever its words: a thing's figure ("Rent
+    is R$ 3.900": how much is my rent; "Pickup is 7:40": what time is pickup), what a
+    named person has ("Orla has speech therapy thursday": when does Orla have speech
+    therapy) and where the speaker does something at a named place ("I volunteer at
+    the Bow Valley food bank": where do I volunteer)."""
+    if _is_question_sentence(tokens):
+        return []
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        return []
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return []
+    out: list[str] = []
+    me, do, my = _subject_words(who, "i")
+    if verb.lemma_ == "be" and subject.pos_ == "NOUN" and subject.lemma_.lower() not in VAGUE_NOUNS:
+        thing = _noun_phrase(subject)
+        owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+        whose = (
+            my
+            if owner is None or owner.lower_ in ("my", "our")
+            else f"{owner.text}'s"
+            if owner.pos_ == "PROPN"
+            else None
+        )
+        after = [t for t in tokens if t.i > verb.i]
+        if whose and any(t.text in _MONEY_SIGNS or t.ent_type_ == "MONEY" for t in after):
+            out.append(f"how much is {whose} {thing}")
+        elif whose and any(_CLOCK.match(t.text) for t in after):
+            out += [f"what time is {whose} {thing}", f"when is {whose} {thing}"]
+    named = _named_person(subject)
+    if named and verb.lemma_ in ("have", "do") and verb.pos_ == "VERB":
+        done = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+        if done is not None and done.lemma_.lower() not in VAGUE_NOUNS:
+            thing = _noun_phrase(done)
+            has = {"have": "has", "do": "does"}[verb.lemma_]
+            out += [f"when does {named} {verb.lemma_} {thing}", f"who {has} {thing}"]
+    if subject.lower_ in ("i", "we") and verb.pos_ == "VERB" and verb.lemma_ not in ("be", "have"):
+        for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("at", "in")):
+            if any(
+                t.pos_ == "PROPN" and t.ent_type_ not in ("DATE", "TIME", "PERSON")
+                for t in prep.subtree
+            ):
+                who_does, we_do, _ = _subject_words(who, subject.lower_)
+                out.append(f"where {we_do} {who_does} {verb.lemma_.lower()}")
+                break
+    return out
 
 
 def _clause_roles(tokens: list[Token], who: str | None) -> list[str]:
