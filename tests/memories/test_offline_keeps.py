@@ -638,3 +638,9 @@ def test_a_chance_put_as_a_condition_is_no_fact(api, say):
 def test_an_answer_with_i_think_after_it_carries_its_question(api, say):
     say("What are you cooking for the class?", "thai I think", first="assistant")
     assert bodies(api) == ['Thai I think. — answering "What are you cooking for the class?"']
+
+
+def test_a_thing_said_done_without_its_are_is_kept(api, say):
+    say("oh and flights to Lisbon booked, £186 return with TAP", "Exciting!", "Flights booked!")
+    assert bodies(api) == ["Flights to Lisbon booked, £186 return with TAP."]
+    assert "£186" in top(api, "how much were my flights to Lisbon")

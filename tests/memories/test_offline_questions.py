@@ -124,3 +124,8 @@ def test_doing_something_at_a_named_place_asks_where(api, say):
 def test_moving_into_a_flat_in_a_named_place_asks_where_i_live(api, say):
     job = say("I just moved into a one-bedroom in Vila Madalena.")
     assert "where do I live" in all_cues(api, job)
+
+
+def test_a_switch_from_one_thing_to_another_asks_no_where(api, say):
+    job = say("My son Kai switched from football to rugby this term.")
+    assert not any(c.startswith("where") for c in all_cues(api, job))

@@ -733,8 +733,13 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         for other in others:
             if obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
                 out.append(f"what {does} {other} {lemma}")
-            if any(p in preps for p in ("at", "in", "from")):
-                out.append(f"where {does} {other} {lemma}")
+            if any(
+                g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ not in ("DATE", "TIME")
+                for p in ("at", "in", "from")
+                if p in preps
+                for g in preps[p].children
+            ):
+                out.append(f"where {does} {other} {lemma}")  # not "switched from football"
             if lemma in ("move", "relocate", "emigrate") and "to" in preps:
                 out.append(f"where does {other} live")  # "my brother Tom moved to Vancouver"
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":

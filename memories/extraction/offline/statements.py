@@ -1318,7 +1318,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         t.dep_ in ("nsubj", "nsubjpass") and not any(c.dep_ == "mark" for c in t.head.children)
         for t in tokens
     )  # (the subject of "because we're going ..." is not the opening verb's)
-    if not implicit_i and not any(_finite(t) for t in _main_verbs(tokens)):
+    done = _done_thing(tokens)
+    if not implicit_i and not done and not any(_finite(t) for t in _main_verbs(tokens)):
         # a fragment: "Long day.", "Quick one before my coffee kicks in."; but "dentist
         # next tuesday at 3:30" is a note of when something is
         return _appointment(tokens)
@@ -1359,6 +1360,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         subject is not None
         and not specific
         and not _personal(subject)
+        and not done
         and not _mine(tokens)
         and not _dated_be(root)
         # "Passport expires in August", "car insurance renews on the 3rd": a thing's date
@@ -1464,6 +1466,26 @@ def _appointment(tokens: list[Token]) -> bool:
 
 # what a thing does on its date: "Passport expires in August", "the lease ends in May"
 _DUE_VERBS = word_set("expire renew start end finish begin run arrive close open lapse")
+
+
+_DONE_VERBS = word_set(
+    "book sort pay sell fix order buy confirm renew arrange deliver finish submit install"
+)
+
+
+def _done_thing(tokens: list[Token]) -> bool:
+    """ "Flights to Lisbon booked, £186 return": a thing of mine said done, the "are"
+    left out (a past participle with a noun as its subject and no helper), with a
+    name or a figure that says which."""
+    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    return (
+        root is not None
+        and root.tag_ == "VBN"
+        and root.lemma_.lower() in _DONE_VERBS
+        and not any(c.dep_ in ("aux", "auxpass") for c in root.children)
+        and any(c.dep_ == "nsubj" and c.pos_ == "NOUN" for c in root.children)
+        and any(_specific(t) for t in tokens)
+    )
 
 
 def _dated_object(tokens: list[Token]) -> bool:
