@@ -129,3 +129,14 @@ def test_moving_into_a_flat_in_a_named_place_asks_where_i_live(api, say):
 def test_a_switch_from_one_thing_to_another_asks_no_where(api, say):
     job = say("My son Kai switched from football to rugby this term.")
     assert not any(c.startswith("where") for c in all_cues(api, job))
+
+
+def test_an_appointment_said_with_its_time_asks_when_it_is(api, say):
+    job = say("Dentist is next tuesday at 9:40. The car is a grey Octavia.")
+    assert "when is my dentist" in all_cues(api, job)
+    assert "9:40" in top(api, "when is my dentist")
+
+
+def test_a_measure_typed_onto_its_unit_is_no_count(api, say):
+    job = say("I swim every wednesday at 7am, the 50m pool at Leisureland.")
+    assert not any(c.startswith("how many m ") for c in all_cues(api, job))

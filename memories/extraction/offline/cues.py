@@ -15,7 +15,7 @@ from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Reading
-from memories.extraction.offline.language import home_place, parse
+from memories.extraction.offline.language import dictionary_word, home_place, parse
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
     ENDING_VERBS,
@@ -563,7 +563,11 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
         return []
     out: list[str] = []
     me, do, my = _subject_words(who, "i")
-    if verb.lemma_ == "be" and subject.pos_ == "NOUN" and subject.lemma_.lower() not in VAGUE_NOUNS:
+    # "Dentist is next tuesday at 9:40": a word at the sentence's start may be tagged a name
+    thing_like = subject.pos_ == "NOUN" or (
+        subject.pos_ == "PROPN" and subject.i == tokens[0].i and dictionary_word(subject.text)
+    )
+    if verb.lemma_ == "be" and thing_like and subject.lemma_.lower() not in VAGUE_NOUNS:
         thing = _noun_phrase(subject)
         owner = next((c for c in subject.children if c.dep_ == "poss"), None)
         whose = (
@@ -904,7 +908,12 @@ def _counted_named_dated(
             # "for 2,840 euros": a price, not a count of euros
             paid = lemma in _ACQUIRE or lemma in ("pay", "spend")
             out.append(f"how much {do} {me} pay" if paid else f"how much {do} {me} {lemma} it for")
-        elif counted is not None and counted.lower_ not in ("one", "1"):
+        elif (
+            counted is not None
+            and counted.lower_ not in ("one", "1")
+            and len(noun.text) > 2
+            and counted.whitespace_ != ""  # "50m": a figure typed onto its unit
+        ):
             have = "have" if lemma in ("have", "keep", "own", "be") else lemma
             out.append(f"how many {_noun_phrase(noun, plural=True)} {do} {me} {have}")
         called = next(
