@@ -644,3 +644,10 @@ def test_a_thing_said_done_without_its_are_is_kept(api, say):
     say("oh and flights to Lisbon booked, £186 return with TAP", "Exciting!", "Flights booked!")
     assert bodies(api) == ["Flights to Lisbon booked, £186 return with TAP."]
     assert "£186" in top(api, "how much were my flights to Lisbon")
+
+
+def test_my_dislike_of_what_a_friend_loves_is_mine_and_says_what_it_is(api, say):
+    say("btw my friend Hana is obsessed with matcha, I can't stand it")
+    stored = bodies(api)
+    assert "I can't stand it (matcha)." in stored, stored
+    assert any(b.startswith("My friend Hana is obsessed with matcha") for b in stored), stored

@@ -140,3 +140,14 @@ def test_an_appointment_said_with_its_time_asks_when_it_is(api, say):
 def test_a_measure_typed_onto_its_unit_is_no_count(api, say):
     job = say("I swim every wednesday at 7am, the 50m pool at Leisureland.")
     assert not any(c.startswith("how many m ") for c in all_cues(api, job))
+
+
+def test_a_third_person_es_verb_asks_with_its_own_lemma(api, say):
+    job = say("Marco hates olives. Ines loves hiking.")
+    cues = all_cues(api, job)
+    assert "what does Marco hate" in cues and "what does Marco hat" not in cues, cues
+
+
+def test_a_plan_with_a_date_asks_when_up_to_the_date(api, say):
+    job = say("Planning a dinner for friday, 5 of us.")
+    assert "when am I planning a dinner" in all_cues(api, job)

@@ -830,13 +830,16 @@ def _dated_plan(verb: Token, who: str | None) -> list[str]:
         if child.i < verb.i or child.ent_type_ == "DATE":
             continue
         if (
-            child.dep_ == "dobj"
-            and child.pos_ == "NOUN"
-            and child.lemma_.lower() not in VAGUE_NOUNS
-        ):
-            after.append(" ".join(t.text for t in child.subtree if t.ent_type_ != "DATE"))
-        elif child.dep_ == "prep" and any(
-            g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ != "DATE" for g in child.children
+            (
+                child.dep_ == "dobj"
+                and child.pos_ == "NOUN"
+                and child.lemma_.lower() not in VAGUE_NOUNS
+            )
+            or child.dep_ == "prep"
+            and any(
+                g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ != "DATE"
+                for g in child.children
+            )
         ):
             after.append(" ".join(_until_date(list(child.subtree))))
         if after:
@@ -851,8 +854,10 @@ def _until_date(tokens: list[Token]) -> list[str]:
     """The words before a date phrase ("to Reykjavik in June" -> "to Reykjavik")."""
     words = []
     for n, token in enumerate(tokens):
-        if token.ent_type_ == "DATE" or (
-            token.pos_ == "ADP" and n + 1 < len(tokens) and tokens[n + 1].ent_type_ == "DATE"
+        if (
+            token.ent_type_ == "DATE"
+            or token.is_punct  # "a dinner for friday, 5 of us": the plan ends at the comma
+            or (token.pos_ == "ADP" and n + 1 < len(tokens) and tokens[n + 1].ent_type_ == "DATE")
         ):
             break
         words.append(token.text)

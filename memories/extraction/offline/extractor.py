@@ -593,7 +593,10 @@ def _pronoun_object(reading: Reading) -> bool:
     about was said before."""
     first = next(iter(reading.doc.sents), None)
     return first is not None and any(
-        t.dep_ == "dobj" and t.lower_ in ("it", "them") and t.i <= 3 for t in first
+        t.dep_ == "dobj"
+        and t.lower_ in ("it", "them")
+        and (t.i <= 3 or t.i <= 5 and t.head.dep_ == "ROOT")  # "I can't stand it"
+        for t in first
     )
 
 

@@ -26,7 +26,21 @@ def _pipeline() -> Language:
 
     nlp = spacy.load(MODEL_PACKAGE)
     nlp.add_pipe("gitloom_no_lowercase_starts", before="parser")
+    nlp.add_pipe("gitloom_verb_lemmas", after="lemmatizer")
     return nlp
+
+
+@Language.component("gitloom_verb_lemmas")
+def _verb_lemmas(doc: Doc) -> Doc:
+    # The rule lemmatizer strips "es" from "hates" ("hat", which the tables know as a
+    # verb too): a third-person "-es" verb whose form less its "s" is a verb is that.
+    verbs = _lemma_tables()[0].get("verb", frozenset())
+    for token in doc:
+        if token.tag_ == "VBZ" and token.lower_.endswith("es"):
+            base = token.lower_[:-1]
+            if base != token.lemma_ and base in verbs:
+                token.lemma_ = base
+    return doc
 
 
 _SENTENCE_ENDS = frozenset({".", "!", "?", "…", "..."})

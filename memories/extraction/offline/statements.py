@@ -515,6 +515,13 @@ def _from_text(
                 if previous.kind == "roster" or _informative(clause, allow_pronoun=True):
                     _append(previous, clause, day, same_sentence=n > 0)
                 continue
+            if previous is not None and n > 0 and _liking_it(clause):
+                # "my friend Hana is obsessed with matcha, I can't stand it": how I take
+                # what the clause before named (the extractor puts it beside "it")
+                statement = _statement(clause, day, kind="fact")
+                out.append(statement)
+                previous = statement
+                continue
             if not _informative(clause) and not (
                 # "When do you start?" "Thank you! I'm starting next month.": the first
                 # clause of an answer says it of what the question names
@@ -772,6 +779,19 @@ def _after_question(sent: Span) -> Span | None:
         if _is_question(sent.doc[sent.start : token.i]) and not _is_question(rest):
             return rest
     return None
+
+
+_TAKING_TO = word_set("like love hate stand enjoy prefer adore loathe detest")
+
+
+def _liking_it(clause: list[Token]) -> bool:
+    """ "I can't stand it", "I love them": the speaker's liking of "it" or "them"."""
+    return any(
+        t.lemma_.lower() in _TAKING_TO
+        and any(c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in t.children)
+        and any(c.dep_ == "dobj" and c.lower_ in ("it", "them") for c in t.children)
+        for t in clause
+    )
 
 
 def _with_new_one(clauses: list[list[Token]]) -> list[list[Token]]:
