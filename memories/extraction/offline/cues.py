@@ -737,11 +737,9 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         for other in others:
             if obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
                 out.append(f"what {does} {other} {lemma}")
-            if any(
+            if any(p in preps for p in ("at", "in")) or any(
                 g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ not in ("DATE", "TIME")
-                for p in ("at", "in", "from")
-                if p in preps
-                for g in preps[p].children
+                for g in (preps["from"].children if "from" in preps else ())
             ):
                 out.append(f"where {does} {other} {lemma}")  # not "switched from football"
             if lemma in ("move", "relocate", "emigrate") and "to" in preps:
