@@ -151,3 +151,11 @@ def test_a_third_person_es_verb_asks_with_its_own_lemma(api, say):
 def test_a_plan_with_a_date_asks_when_up_to_the_date(api, say):
     job = say("Planning a dinner for friday, 5 of us.")
     assert "when am I planning a dinner" in all_cues(api, job)
+
+
+def test_a_pet_has_no_job(api, say):
+    job = say("My two dogs are a nightmare. My mum is a retired nurse.")
+    cues = all_cues(api, job)
+    assert "what does my dog do for work" not in cues and "what does my mum do for work" in cues, (
+        cues
+    )

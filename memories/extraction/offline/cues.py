@@ -474,6 +474,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
 
 
 _JOB_VERBS = word_set("work")
+_ANIMALS = word_set("dog cat kitten puppy pet rabbit hamster horse parrot tortoise")
 _TRADE_VERBS = word_set("teach lecture tutor")
 # "I drive for Uber", "I deliver for Deliveroo": a service done for a named firm
 _SERVICE_VERBS = word_set("drive deliver ride clean cook write freelance")
@@ -698,7 +699,9 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         if present and lemma in _KEEPING and kept is not None:
             plies = True  # "I run a small bakery in Leith"
             out.append(f"what {_noun_phrase(kept)} {do} {me} {lemma}")
-        if works_as or is_a or taken_up or plies:
+        # an animal has no job ("My two dogs are a nightmare")
+        animal = subject.lemma_.lower() in _ANIMALS
+        if (works_as or is_a or taken_up or plies) and not animal:
             out += [f"what {do} {me} do for work", f"what is {my} job"]
         named_place = (
             _named_place(verb)
