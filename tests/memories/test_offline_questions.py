@@ -159,3 +159,19 @@ def test_a_pet_has_no_job(api, say):
     assert "what does my dog do for work" not in cues and "what does my mum do for work" in cues, (
         cues
     )
+
+
+def test_a_reason_with_its_own_subject_is_a_statement_of_its_own(api, say):
+    say(
+        "We're selling the car because we're moving to Leeds in March.", when="2026-12-06T10:00:00Z"
+    )
+    assert sorted(bodies(api)) == [
+        "We're moving to Leeds in March (2027-03).",
+        "We're selling the car.",
+    ]
+
+
+def test_a_things_number_asks_what_it_is(api, say):
+    job = say("Budget is about R14,000 a month max. The wifi password is kettle42.")
+    cues = all_cues(api, job)
+    assert "what is my budget" in cues and "what is my wifi password" in cues, cues

@@ -583,6 +583,8 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"how much is {whose} {thing}")
         elif whose and any(_CLOCK.match(t.text) for t in after):
             out += [f"what time is {whose} {thing}", f"when is {whose} {thing}"]
+        elif whose and any(any(ch.isdigit() for ch in t.text) for t in after[:4]):
+            out.append(f"what is {whose} {thing}")  # "Budget is about R14,000 a month max"
     named = _named_person(subject)
     if named and verb.lemma_ in ("have", "do") and verb.pos_ == "VERB":
         done = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)

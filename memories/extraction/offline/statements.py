@@ -1021,6 +1021,9 @@ def _clauses(sent: Span) -> list[list[Token]]:
             # "I'm type 1 diabetic so I need fast sugar": what follows from it is a
             # clause of its own
             or token.lower_ == "so"
+            # "... a nightmare because my partner just started a new job": the reason is
+            # a fact of its own
+            or token.lower_ in ("because", "cos", "coz")
         ):
             continue
         j = k + 1
@@ -1268,6 +1271,10 @@ def _trim(tokens: list[Token]) -> list[Token]:
         or tokens[start].pos_ == "INTJ"
         or tokens[start].lower_ in _LEADING_CONJUNCTIONS
         and start + 1 < end
+        # "because we're moving to Leeds" cut from its clause (not "because of the rain")
+        or tokens[start].lower_ in ("because", "cos", "coz")
+        and start + 1 < end
+        and tokens[start + 1].lower_ != "of"
         or tokens[start].lower_ in INTERJECTIONS
         and start + 1 < end
         and (tokens[start + 1].is_punct or tokens[start + 1].lower_ in INTERJECTIONS)
