@@ -175,3 +175,18 @@ def test_a_things_number_asks_what_it_is(api, say):
     job = say("Budget is about R14,000 a month max. The wifi password is kettle42.")
     cues = all_cues(api, job)
     assert "what is my budget" in cues and "what is my wifi password" in cues, cues
+
+
+def test_a_reason_inside_a_remark_is_cut_out_with_each_fact_after_it(api, say):
+    say(
+        "we have to be out by the end of January, which is a nightmare because my partner "
+        "Sipho just started a new job in Sandton and I work from home for a small design "
+        "studio called Paper Kite.",
+        "Sorry to hear that. Are you going to the gala?",
+        "I'm skipping the gala because I think it's overpriced.",
+        when="2026-12-06T10:00:00Z",
+    )
+    stored = bodies(api)
+    assert "My partner Sipho just started a new job in Sandton." in stored, stored
+    assert "I work from home for a small design studio called Paper Kite." in stored, stored
+    assert "I'm skipping the gala because I think it's overpriced." in stored, stored

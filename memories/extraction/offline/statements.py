@@ -1044,6 +1044,10 @@ def _clauses(sent: Span) -> list[list[Token]]:
             continue
         if token.lower_ == "so" and tokens[subject_end].tag_ == "MD":
             continue  # "I joined a class so I could relax": a purpose, part of its clause
+        if token.lower_ in ("because", "cos", "coz") and not any(
+            t.pos_ in ("NOUN", "PROPN") for t in tokens[subject_end:]
+        ):
+            continue  # "I'm skipping it because I think it's overpriced": no fact apart
         if all(
             t.ent_type_ in ("DATE", "TIME") or t.is_punct or t.pos_ in ("ADP", "DET", "CCONJ")
             for t in tokens[cuts[-1] : k]
@@ -1069,9 +1073,16 @@ def _clauses(sent: Span) -> list[list[Token]]:
             and k > 0
             and tokens[k - 1].text == ","
             and tokens[j].lower_ in ("i", "we")
+        ) or (
+            # "..., which is a nightmare because my partner just started ...": the reason
+            # is its own fact, whatever clause it explains
+            token.lower_ in ("because", "cos", "coz")
+            and any(t.lower_ in ("which", "that") and t.tag_ == "WDT" for t in tokens[cuts[-1] : k])
         )  # ", and I've ...": a clause of its own even after "so he's on nights"
         # a heading's "before I forget:" ends at its colon
-        opened = [t for t in tokens[cuts[-1] : k] if t.i > max(colons, default=-1)]
+        # (a clause cut at "because" opens with it: no subordinate inside it)
+        start = cuts[-1] + (tokens[cuts[-1]].lower_ in ("because", "cos", "coz"))
+        opened = [t for t in tokens[start:k] if t.i > max(colons, default=-1)]
         if not fresh_start and any(
             _subordinates(t) and not _closed_relative(t, token) for t in opened
         ):
