@@ -1636,6 +1636,11 @@ def _personal(subject: Token) -> bool:
         and subject.text[:1].isupper()
         and not dictionary_word(subject.text)
         and not dictionary_word(subject.lemma_)
+        # something is said of it ("Reorg happened" says nothing of anyone)
+        and any(
+            c.dep_ in ("attr", "acomp", "dobj", "prep", "xcomp", "ccomp")
+            for c in subject.head.children
+        )
     ):
         return True  # "Tomasz is coeliac": a name the small tagger took for a noun
     return any(
