@@ -319,3 +319,117 @@ def test_switches_retyped_figures_and_moved_days_supersede_and_wishes_do_not(api
     assert any("11:20" in b for b in links), links
     assert not any("Kumon" in b for b in links), links
     assert second["result"]["rewritten"] == []
+
+
+def test_small_talk_of_the_moment_a_request_and_a_chance_are_not_kept(api, say):
+    say(
+        "absolutely chucking it down, stuck in traffic on the N40",
+        "Oh no!",
+        "I'm shattered. I'm looking for a weeknight dinner idea without cream.",
+        "Happy to help.",
+        "if I win the lottery I'm buying a boat",
+    )
+    assert bodies(api) == []
+
+
+def test_what_follows_a_request_is_kept(api, say):
+    say("Can you suggest a quick lunch, I'm vegan and I work nights.")
+    assert sorted(bodies(api)) == ["I work nights.", "I'm vegan."]
+
+
+def test_clauses_after_a_heading_and_a_reason_are_one_memory_each(api, say):
+    say(
+        "so you have the context: I just moved into a flat in Hackney, rent is £1,400 which "
+        "hurts, I drive a 2019 Fiesta, and on Sundays I play five-a-side.",
+        "Thanks!",
+        "We're selling the car because we're moving to Leeds in March.",
+        when="2026-12-06T10:00:00Z",
+    )
+    stored = bodies(api)
+    for fact in (
+        "I just moved into a flat in Hackney.",
+        "I drive a 2019 Fiesta.",
+        "On Sundays I play five-a-side.",
+        "We're selling the car.",
+        "We're moving to Leeds in March (2027-03).",
+    ):
+        assert fact in stored, stored
+
+
+def test_plain_facts_the_small_parser_used_to_lose_are_kept(api, say):
+    say(
+        "Mum's in hospital again. oh and flights to Lisbon booked, £186 return with TAP",
+        "Noted.",
+        "Tomasz is coeliac. remind me — passport expires in August",
+        when="2026-03-10T18:00:00Z",
+    )
+    stored = " ".join(bodies(api))
+    for said in ("Mum's in hospital again", "£186 return with TAP", "Tomasz is coeliac", "August"):
+        assert said in stored, stored
+
+
+def test_since_answering_how_long_is_kept_with_its_question(api, say):
+    say("How long have you been making bread at home?", "since lockdown", first="assistant")
+    assert bodies(api) == [
+        'Since lockdown. — answering "How long have you been making bread at home?"'
+    ]
+
+
+def test_a_pick_a_later_it_a_reaction_and_it_stand_read_on_their_own(api, say):
+    say(
+        "For your porridge you could try oat, soy or almond milk.",
+        "Oat is good.",
+        "How's the van, did the garage sort the brakes?",
+        "yep £410 at Halfords. It's a 2012 Transit so it's getting on.",
+        "Does Pip cope with long walks?",
+        "good shout on the harness, I walk her twice a day anyway",
+        "Anything else?",
+        "my friend Hana is obsessed with matcha, I can't stand it",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert (
+        'Oat is good. — after "For your porridge you could try oat, soy or almond milk."' in stored
+    )
+    assert any(
+        b.startswith("It's a 2012 Transit") and "answering \"How's the van" in b for b in stored
+    )
+    assert "I walk her twice a day anyway." in stored, stored
+    assert "I can't stand it (matcha)." in stored, stored
+
+
+def test_a_month_of_a_place_or_habit_and_plural_nights_get_no_date(api, say):
+    say(
+        "Oslo in February is brutal. it always rains in April. My spin class is thursday nights.",
+        when="2026-12-05T10:00:00Z",
+    )
+    assert "(202" not in " ".join(bodies(api))
+
+
+def test_someone_elses_ending_leaves_my_statement(api, say):
+    job = say(
+        "I play bass in a band called Lowtide with my flatmate Sam.",
+        "Cool!",
+        "Sam is leaving the band next month",
+    )
+    for path in job["result"]["created"]:
+        assert not [r for r in memory(api, path)["related"] if r["type"] == "supersedes"]
+
+
+def test_cues_for_work_figures_people_and_places(api, say):
+    job = say(
+        "I teach Portuguese online. I drive for Uber. I run a small bakery. Rent is £1,150. "
+        "Pickup is 7:40. Orla has speech therapy on thursday. I volunteer at the Meadow Lane "
+        "food bank. I'm doing the cool box and all the food."
+    )
+    cues = all_cues(api, job)
+    for cue in (
+        "what do I do for work",
+        "how much is my rent",
+        "what time is my pickup",
+        "when does Orla have speech therapy",
+        "where do I volunteer",
+        "what am I doing",
+    ):
+        assert cue in cues, (cue, cues)
+    assert "what cool box do I do" not in cues

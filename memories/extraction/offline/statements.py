@@ -1521,7 +1521,10 @@ def _done_thing(tokens: list[Token]) -> bool:
         and root.tag_ == "VBN"
         and root.lemma_.lower() in _DONE_VERBS
         and not any(c.dep_ in ("aux", "auxpass") for c in root.children)
-        and any(c.dep_ == "nsubj" and c.pos_ == "NOUN" for c in root.children)
+        # its noun before it, as subject (or, after "oh and", hung on the interjection)
+        and any(
+            t.pos_ == "NOUN" and t.i < root.i and t.dep_ in ("nsubj", "conj", "dep") for t in tokens
+        )
         and any(_specific(t) for t in tokens)
     )
 
