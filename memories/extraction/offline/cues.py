@@ -21,6 +21,7 @@ from memories.extraction.offline.words import (
     ENDING_VERBS,
     FEELINGS,
     INTERJECTIONS,
+    PARTS_OF_DAY,
     RELATIONS,
     VAGUE_NOUNS,
     past_form,
@@ -1159,9 +1160,6 @@ def _hyphenated(token: Token) -> str:
     return text
 
 
-_WHEN_NOUNS = word_set("weekend morning evening night afternoon weekday")
-
-
 def _time_said(verb: Token) -> str:
     """A day or part of the week a verb is done on, as said ("on Wednesdays", "at
     weekends"), or ""."""
@@ -1170,7 +1168,7 @@ def _time_said(verb: Token) -> str:
     for prep in (p for p in preps if p.lower_ in ("on", "at", "in")):
         pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
         if pobj is not None and (
-            pobj.lower_.rstrip("s") in WEEKDAYS or pobj.lemma_.lower() in _WHEN_NOUNS
+            pobj.lower_.rstrip("s") in WEEKDAYS or pobj.lemma_.lower() in PARTS_OF_DAY
         ):
             det = " ".join(t.lower_ for t in pobj.lefts if t.dep_ == "det")
             return " ".join(w for w in (prep.lower_, det, pobj.lower_) if w)

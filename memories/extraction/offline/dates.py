@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from spacy.tokens import Span, Token
 
-from memories.extraction.offline.words import MOVE_VERBS, word_set
+from memories.extraction.offline.words import MOVE_VERBS, PARTS_OF_DAY, word_set
 
 _WEEKDAYS = [d.lower() for d in calendar.day_name]
 WEEKDAYS = frozenset(_WEEKDAYS)  # "monday" ... "sunday", for the statements' own checks
@@ -217,7 +217,6 @@ _COMMIT_VERBS = frozenset(
 _ORDINAL_DAY = re.compile(r"^(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?$", re.I)
 
 
-_PARTS_OF_DAYS = frozenset(("mornings", "afternoons", "evenings", "nights"))
 _HABITUALLY = frozenset(
     ("always", "usually", "never", "normally", "generally", "typically", "often", "rarely")
 )
@@ -250,7 +249,7 @@ def _weekly(ent: Span) -> bool:
         if lower.rstrip("s") in _WEEKDAYS and lower.endswith("s") and lower not in _WEEKDAYS:
             return True
         after = ent.doc[word.i + 1].lower_ if word.i + 1 < len(ent.doc) else ""
-        if lower in _WEEKDAYS and after in _PARTS_OF_DAYS:
+        if lower in _WEEKDAYS and after.endswith("s") and after[:-1] in PARTS_OF_DAY:
             return True  # "my spin class thursday nights": every Thursday night
         if lower in _WEEKDAYS and (
             (word.dep_ == "conj" and word.head.lower_ in _WEEKDAYS)

@@ -37,6 +37,7 @@ from memories.extraction.offline.words import (
     FEELINGS,
     INTERJECTIONS,
     LAUGHTER,
+    PARTS_OF_DAY,
     VAGUE_NOUNS,
     content_words,
     good_label,
@@ -781,13 +782,10 @@ def _after_question(sent: Span) -> Span | None:
     return None
 
 
-_TAKING_TO = word_set("like love hate stand enjoy prefer adore loathe detest")
-
-
 def _liking_it(clause: list[Token]) -> bool:
     """ "I can't stand it", "I love them": the speaker's liking of "it" or "them"."""
     return any(
-        t.lemma_.lower() in _TAKING_TO
+        (t.lemma_.lower() in _LIKING or t.lemma_.lower() in ("stand", "loathe"))
         and any(c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in t.children)
         and any(c.dep_ == "dobj" and c.lower_ in ("it", "them") for c in t.children)
         for t in clause
@@ -1151,12 +1149,6 @@ def _subordinates(token: Token) -> bool:
     )
 
 
-_TIME_NOUNS = word_set(
-    "weekend weekends morning mornings evening evenings night nights afternoon afternoons "
-    "weekday weekdays lunchtime"
-)
-
-
 def _after_time_phrase(tokens: list[Token], j: int) -> int:
     """Past a time said before a clause's subject ("..., and on Sundays I play
     five-a-side", "but in the evenings she works"): where the subject may start."""
@@ -1167,7 +1159,7 @@ def _after_time_phrase(tokens: list[Token], j: int) -> int:
         k += 1
     if k < len(tokens) and (
         tokens[k].lower_.rstrip("s") in WEEKDAYS
-        or tokens[k].lower_ in _TIME_NOUNS
+        or tokens[k].lower_.removesuffix("s") in PARTS_OF_DAY
         or tokens[k].ent_type_ in ("DATE", "TIME")
     ):
         k += 1

@@ -59,6 +59,9 @@ CORRECTION = re.compile(
     r"i was wrong|my bad|scratch that)\b",
     re.IGNORECASE,
 )
+# Parts of a day or week said as when something is done ("on Sundays", "at weekends",
+# "thursday nights"); singular, so a plural is checked without its "s".
+PARTS_OF_DAY = word_set("morning afternoon evening night weekend weekday lunchtime")
 # Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
 MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
 # Endings: the relation or membership named in the statement is over.
