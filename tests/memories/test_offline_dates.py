@@ -346,19 +346,3 @@ def test_a_weekday_with_plural_nights_is_every_week(api, say):
     say("My spin class is thursday nights at the Y.", when="2026-12-05T10:00:00Z")
     [body] = bodies(api)
     assert "(2026-" not in body, body
-
-
-def test_a_range_of_days_is_written_as_the_range_and_a_bare_day_takes_its_month(api, say):
-    say(
-        "We're in Rome 6-9 April, then Florence 9-11 April, flying home on the 11th.",
-        when="2026-12-01T10:00:00Z",
-    )
-    [body] = bodies(api)
-    assert "6-9 April (2027-04-06 – 2027-04-09)" in body, body
-    assert "9-11 April (2027-04-09 – 2027-04-11)" in body, body
-    assert "on the 11th (2027-04-11)" in body, body
-
-
-def test_a_past_range_is_the_last_one(api, say):
-    say("We were in Crete 12-19 June.", when="2026-12-01T10:00:00Z")
-    assert bodies(api) == ["We were in Crete 12-19 June (2026-06-12 – 2026-06-19)."]

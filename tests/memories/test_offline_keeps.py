@@ -653,13 +653,3 @@ def test_my_dislike_of_what_a_friend_loves_is_mine_and_says_what_it_is(api, say)
     stored = bodies(api)
     assert "I can't stand it (matcha)." in stored, stored
     assert any(b.startswith("My friend Hana is obsessed with matcha") for b in stored), stored
-
-
-def test_two_trades_quotes_are_no_correction_of_each_other(api, say):
-    job = say(
-        "Marek the tiler quoted $4,200 for floor and walls.",
-        "OK.",
-        "Sione the plumber wants $1,850 to move the toilet and put in the new vanity.",
-    )
-    for path in job["result"]["created"]:
-        assert supersedes(api, path) == []

@@ -115,15 +115,7 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
     days = {t.lower_ for t in weekdays}
     timetable = len(days) >= 3 or (len(days) >= 2 and len(timed) == len(weekdays))
     schedule = schedule or timetable
-    ranges = _day_ranges(span, day)
-    found.extend(r for r, _ in ranges)
-    inside = {i for _, covered in ranges for i in covered}
-    months = {t.lower_ for t in span if t.lower_ in _MONTHS}
-    # a day said beside a month takes the tense of the sentence's main verb
-    in_past = any(t.tag_ == "VBD" and t.dep_ == "ROOT" for t in span)
     for ent in span.ents:
-        if any(t.i in inside for t in ent):
-            continue  # "6-9 April": the range is resolved whole, never its last day
         if (
             ent.label_ == "ORDINAL" and _ordinal_day(ent) or _BARE_DAY.match(ent.text)
         ) and _habitual(ent):
@@ -132,13 +124,6 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             # "on the 4th": tagged a rank, said as a day
             past = _past(ent)
             found_day = None if past is None else _day_of_month(int(ent.text[:-2]), day, past)
-            if months and past is not None:
-                # "Rome 6-9 April ... home on the 11th": the month said beside it
-                found_day = (
-                    _nearest_day(_MONTHS[next(iter(months))], int(ent.text[:-2]), day, in_past)
-                    if len(months) == 1
-                    else None
-                )
             if found_day is not None:
                 found.append(Resolved(end=ent.end - 1, note=found_day[1], first=found_day[0]))
             continue
@@ -168,14 +153,6 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         # got, or get?), and then the phrase stays as said
         past = False if ahead else _past(ent)
         if past is None:
-            continue
-        if months and (bare := _BARE_DAY.match(phrase)) is not None:
-            # "... 9-11 April, flying home on the 11th": the month said beside it
-            if len(months) == 1:
-                month = _MONTHS[next(iter(months))]
-                near = _nearest_day(month, int(bare.group("day")), day, in_past)
-                if near is not None:
-                    found.append(Resolved(end=ent.end - 1, note=near[1], first=near[0]))
             continue
         numbered = _numbered_weekday(span.doc, ent)
         if numbered is not None:
@@ -262,38 +239,6 @@ def _generic(ent: Span) -> bool:
     present = all(v.tag_ in ("VBZ", "VBP") for v in verbs)
     place = head.pos_ == "PROPN" and head.ent_type_ in ("GPE", "LOC", "ORG", "FAC")
     return present and (place or not verbs)
-
-
-_RANGE = re.compile(
-    r"\b(?P<a>\d{1,2})(?:st|nd|rd|th)?\s*[-–]\s*(?P<b>\d{1,2})(?:st|nd|rd|th)?\s+"
-    r"(?P<month>" + "|".join(_MONTHS) + r")\b"
-    r"|\b(?P<month2>" + "|".join(_MONTHS) + r")\s+(?P<a2>\d{1,2})\s*[-–]\s*(?P<b2>\d{1,2})\b",
-    re.IGNORECASE,
-)
-
-
-def _day_ranges(span: Span, day: date) -> list[tuple[Resolved, set[int]]]:
-    """Days of one month said as a range ("6-9 April", "April 6-9"): the range, from
-    the month's next occurrence (its last for a sentence in the past tense), and the
-    tokens it covers."""
-    out = []
-    past = any(t.tag_ == "VBD" and t.dep_ == "ROOT" for t in span)
-    for m in _RANGE.finditer(span.text):  # (one pass over the text: ranges are rare)
-        month = _MONTHS[(m.group("month") or m.group("month2")).lower()]
-        a, b = int(m.group("a") or m.group("a2")), int(m.group("b") or m.group("b2"))
-        start = _nearest_day(month, a, day, past)
-        if start is None or b <= a:
-            continue
-        try:
-            end = start[0].replace(day=b)
-        except ValueError:
-            continue
-        chars = span.start_char + m.start(), span.start_char + m.end()
-        covered = {t.i for t in span if chars[0] <= t.idx < chars[1]}
-        if covered:
-            note = f"{start[0].isoformat()} – {end.isoformat()}"
-            out.append((Resolved(end=max(covered), note=note, first=start[0]), covered))
-    return out
 
 
 def _weekly(ent: Span) -> bool:

@@ -200,9 +200,7 @@ def changes(new: Reading, old: Reading) -> bool:
     been painting a lot now; the new canvas is huge" supersedes nothing about painting)."""
     if BOTH_HOLD.search(new.text):
         return False
-    if new.marked and (
-        (_RETYPING.search(new.text) and _retyped(new, old)) or _moves_the_day(new, old)
-    ):
+    if new.marked and (_retyped(new, old) or _moves_the_day(new, old)):
         return True
     marked = _marked_clauses(new)
     if not marked or not _first_person(new):
@@ -226,15 +224,6 @@ def _moves_the_day(new: Reading, old: Reading) -> bool:
         )
         for t in new.doc
     )
-
-
-# A word that says a figure was mistyped or misremembered ("typo", "I meant"), not that
-# something is new: "the plumber wants $1,850 ... the new vanity" corrects no tiler's quote
-_RETYPING = re.compile(
-    r"\b(?:actually|correction|misremembered|mistake|typo|i meant|wait no|no wait|"
-    r"sorry,? (?:it|i)|i was wrong|my bad|scratch that)\b",
-    re.IGNORECASE,
-)
 
 
 def _retyped(new: Reading, old: Reading) -> bool:
