@@ -11,19 +11,27 @@ also ignores a ``GITLOOM_DATA_DIR`` exported for ``serve`` in the same shell; se
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from pathlib import Path
 
-os.environ["GITLOOM_DATA_DIR"] = os.environ.get("GITLOOM_TEST_DATA_DIR") or tempfile.mkdtemp(
-    prefix="gitloom-test-"
+# made here (and removed at the end), unless GITLOOM_TEST_DATA_DIR keeps one between runs
+_MADE = (
+    None if os.environ.get("GITLOOM_TEST_DATA_DIR") else tempfile.mkdtemp(prefix="gitloom-test-")
 )
+os.environ["GITLOOM_DATA_DIR"] = os.environ.get("GITLOOM_TEST_DATA_DIR") or _MADE
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def pytest_unconfigure(config) -> None:
-    """Stop the suite's embedded server, unless another process still uses it."""
+    """Stop the suite's embedded server, unless another process still uses it, and
+    remove the data directory this process made once no server runs in it: each
+    process of a run (and each xdist worker) makes its own, a few hundred MB."""
     from django.conf import settings
 
     if settings.configured and getattr(settings, "EMBEDDED_POSTGRES", False):
         from server.embedded_postgres import embedded_stop
 
         embedded_stop(settings.GITLOOM_DATA_DIR)
+    if _MADE and not (Path(_MADE) / "postgres" / "postmaster.pid").exists():
+        shutil.rmtree(_MADE, ignore_errors=True)
