@@ -167,6 +167,11 @@ def test_a_person_signs_up_imports_browses_retrieves_and_revokes_their_key(
     assert copy.is_displayed()
     copy.click()
     status = browser.find_element(By.ID, "copy-status")
+    # the page says so once the clipboard's promise settles, which a loaded machine
+    # may take a moment over
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda d: status.text)
     assert status.text == "Copied to the clipboard."
     clipboard = browser.execute_async_script(
         "const done = arguments[0]; navigator.clipboard.readText().then(done, e => done('ERR ' + e));"
