@@ -179,13 +179,20 @@ def _kill_attempt(api, workers, name: str, job_id: str, attempt: int) -> None:
         assert time.monotonic() < deadline, f"attempt {attempt} never started: {job}"
         time.sleep(0.05)
     namespace_id = Namespace.objects.get(name=name).pk
-    commands = {}
-    for process in psutil.Process(workers.pid).children(recursive=True):
-        with contextlib.suppress(psutil.Error):  # a worker killed before is a zombie
-            commands[process] = " ".join(process.cmdline())
     task = f"processing drain-namespace-{namespace_id} '"
-    busy = [process for process, command in commands.items() if task in command]
-    assert len(busy) == 1, list(commands.values())
+    # A second drain of the namespace (the later write's, or a redelivery) may show the
+    # task for a moment: it finds the namespace locked and leaves. Wait for it to go.
+    deadline = time.monotonic() + 10
+    while True:
+        commands = {}
+        for process in psutil.Process(workers.pid).children(recursive=True):
+            with contextlib.suppress(psutil.Error):  # a worker killed before is a zombie
+                commands[process] = " ".join(process.cmdline())
+        busy = [process for process, command in commands.items() if task in command]
+        if len(busy) == 1:
+            break
+        assert time.monotonic() < deadline, list(commands.values())
+        time.sleep(0.05)
     busy[0].kill()
 
 
