@@ -96,6 +96,11 @@ class FusionParams:
     semantic_cues: int = 100  # nearest cue vectors fetched (several may be one memory's)
     semantic_depth: int = 50  # memories the semantic arm ranks, each by its best cue
     graph_seeds: int = 20
+    # A link to a seed marks a memory only where seeds are a small share of the
+    # namespace: the graph bonus is nothing while it holds at most graph_seeds memories
+    # (every memory a seed), grows linearly, and is whole from graph_full_at times
+    # graph_seeds; at most 1 turns the scaling off (docs/design/retrieval.md).
+    graph_full_at: float = 2.0
     graph_depth: int = 50
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
@@ -368,6 +373,7 @@ def fused_search(
         "lexical_weight": params.lexical_weight,
         "semantic_weight": params.semantic_weight,
         "graph_weight": params.graph_weight,
+        "graph_full_at": params.graph_full_at,
         "rrf_k": params.rrf_k,
         "semantic_max_distance": None if min_similarity is None else 1.0 - min_similarity,
         "cue_match_distance": (

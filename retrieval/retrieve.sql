@@ -329,7 +329,15 @@ hits AS (
     FROM semantic
     UNION ALL
     SELECT document_id, 'graph', rank,
-           %(graph_weight)s::float8 / (%(rrf_k)s::float8 + rank),
+           %(graph_weight)s::float8 / (%(rrf_k)s::float8 + rank)
+           -- A link to a seed marks a memory only where seeds are a small share of the
+           -- namespace (with 20 seeds among 15 memories every memory is one): nothing
+           -- up to graph_seeds memories, in full from graph_full_at times as many.
+           * CASE WHEN %(graph_full_at)s::float8 <= 1 THEN 1 ELSE
+               least(1::float8, greatest(0::float8,
+                   ((SELECT doc_count FROM state) / greatest(%(graph_seeds)s::float8, 1) - 1)
+                   / (%(graph_full_at)s::float8 - 1)))
+             END,
            NULL, NULL, NULL, via_path, via_type, direction
     FROM graph
 ),

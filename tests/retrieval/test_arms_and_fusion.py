@@ -303,3 +303,28 @@ def test_outside_a_transaction_retrieval_is_the_same_in_one_round_trip(transacti
     body = retrieve(api, "Lisbon", arms="lexical,graph")
     assert paths(body) == [TRIP, HOTEL]
     assert body["results"][1]["arms"]["graph"]["via"]["from"] == TRIP
+
+
+def _fillers(count: int) -> dict:
+    return {
+        f"facts/misc/filler-{i:02d}-{i:08x}.md": memory(
+            cues=[f"reminder number {i}"], body=f"Reminder {i}: water the plants."
+        )
+        for i in range(count)
+    }
+
+
+def test_in_a_small_namespace_a_link_lifts_nothing(api, life):
+    # Seven memories and 20 graph seeds: every memory is a seed, so a link to one marks
+    # nothing, and the best match (the coffee, on its own) stays first.
+    body = retrieve(api, "Lisbon coffee Rossio", arms="lexical,graph")
+    assert paths(body) == [COFFEE, TRIP, HOTEL]
+    assert body["results"][2]["arms"]["graph"]["via"]["from"] == TRIP
+
+
+def test_in_a_bigger_namespace_linked_hits_lift_each_other(api, life):
+    # Twice as many memories as graph seeds: the trip and its hotel, linked and each
+    # matching the query, now rise above the coffee's better single match.
+    write(life, _fillers(2 * FusionParams().graph_seeds))
+    body = retrieve(api, "Lisbon coffee Rossio", arms="lexical,graph")
+    assert paths(body) == [TRIP, HOTEL, COFFEE]
