@@ -289,10 +289,24 @@ links AS (
       ON e.namespace_id = %(namespace_id)s AND e.dst_document_id = s.document_id
     WHERE e.src_document_id <> e.dst_document_id
 ),
+-- A link to a seed marks a memory only where seeds are a small share of the namespace
+-- (with 20 seeds among 15 memories every memory is one): a link's worth is nothing up
+-- to graph_seeds memories and whole from graph_full_at times as many. A `supersedes`
+-- link is worth its whole at any size: its two memories say the same thing, then and now.
+link_worth AS (
+    SELECT CASE WHEN %(graph_full_at)s::float8 <= 1 THEN 1 ELSE
+               least(1::float8, greatest(0::float8,
+                   (doc_count / greatest(%(graph_seeds)s::float8, 1) - 1)
+                   / (%(graph_full_at)s::float8 - 1)))
+           END AS worth
+    FROM state
+),
 graph AS (
-    SELECT document_id, via_path, via_type, direction, seed_rank AS rank
+    SELECT document_id, via_path, via_type, direction, seed_rank AS rank, worth
     FROM (
-        SELECT DISTINCT ON (l.document_id) l.*
+        SELECT DISTINCT ON (l.document_id) l.*,
+               CASE WHEN l.via_type = 'supersedes' THEN 1
+                    ELSE (SELECT worth FROM link_worth) END AS worth
         FROM links l
         WHERE %(filtered)s IS FALSE
            OR l.document_id IN (
@@ -301,7 +315,10 @@ graph AS (
                  AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
                  AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
            )
-        ORDER BY l.document_id, l.seed_rank, l.via_path, l.via_type
+        ORDER BY l.document_id,
+                 (CASE WHEN l.via_type = 'supersedes' THEN 1
+                       ELSE (SELECT worth FROM link_worth) END) / (%(rrf_k)s::float8 + l.seed_rank) DESC,
+                 l.seed_rank, l.via_path, l.via_type
     ) best_link
     ORDER BY seed_rank, document_id
     LIMIT %(graph_depth)s
@@ -329,15 +346,7 @@ hits AS (
     FROM semantic
     UNION ALL
     SELECT document_id, 'graph', rank,
-           %(graph_weight)s::float8 / (%(rrf_k)s::float8 + rank)
-           -- A link to a seed marks a memory only where seeds are a small share of the
-           -- namespace (with 20 seeds among 15 memories every memory is one): nothing
-           -- up to graph_seeds memories, in full from graph_full_at times as many.
-           * CASE WHEN %(graph_full_at)s::float8 <= 1 THEN 1 ELSE
-               least(1::float8, greatest(0::float8,
-                   ((SELECT doc_count FROM state) / greatest(%(graph_seeds)s::float8, 1) - 1)
-                   / (%(graph_full_at)s::float8 - 1)))
-             END,
+           %(graph_weight)s::float8 * worth / (%(rrf_k)s::float8 + rank),
            NULL, NULL, NULL, via_path, via_type, direction
     FROM graph
 ),
