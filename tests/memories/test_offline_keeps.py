@@ -123,6 +123,33 @@ def test_a_switch_supersedes_what_names_the_same_thing(api, say):
     assert "Hyperoptic" in top(api, "who is our broadband provider")
 
 
+def test_a_new_figure_for_a_bare_thing_replaces_the_old_one(api, say):
+    # "Parking is ...": the "my" left out, as people say of their own bills
+    job = say(
+        "Parking is 40 quid a month at the station.",
+        "Noted!",
+        "Oh wait, parking is 55 quid now, they put the price up in March.",
+    )
+    paths = {memory(api, p)["body"][:13]: p for p in job["result"]["created"]}
+    assert supersedes(api, paths["Parking is 55"]) == [paths["Parking is 40"]], paths
+    assert "55 quid" in top(api, "how much is my parking")
+
+
+def test_the_rent_somewhere_else_supersedes_nothing(api, say):
+    say("My rent is £950 a month.")
+    second = say("The rent in Bristol is mad now.", when="2026-04-01T09:00:00Z")
+    assert second["result"]["rewritten"] == []
+    assert all(supersedes(api, p) == [] for p in second["result"]["created"])
+
+
+def test_where_i_live_said_without_the_i_is_kept_and_corrected(api, say):
+    say("Live in Jericho, Oxford.", "Nice, near the canal?")
+    assert "Jericho" in top(api, "where do I live")
+    say("Sorry, I actually live in Summertown, not Jericho.", when="2026-04-01T09:00")
+    assert "Live in Jericho, Oxford." not in bodies(api)
+    assert "live in Summertown" in top(api, "where do I live")
+
+
 def test_a_second_of_a_kind_supersedes_nothing(api, say):
     say("I'm allergic to peanuts.")
     second = say("I'm also allergic to kiwi now, found out last week.", when="2026-04-01T09:00")

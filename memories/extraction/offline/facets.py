@@ -63,6 +63,9 @@ _JOB_VERBS = word_set("work join start be")
 _VENUE_VERBS = MOVE_VERBS | word_set("switch relocate")
 PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
 _HOME_VERBS = word_set("live move relocate settle be")
+# base verbs that open a statement of one's own with the "I" left out, rarely a request
+_SAID_WITHOUT_I = word_set("live work")
+_ADDRESSED = word_set("me us you your please")
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,14 @@ def _facets(tokens: list[Token]) -> list[Facet]:
     first_person = subject is not None and subject.lower_ in _FIRST
     if subject is None and tokens and tokens[0].tag_ in ("VBD", "VBN"):
         first_person = True  # "Got a Kindle ...": the speaker
+    if (
+        subject is None
+        and tokens
+        and tokens[0].tag_ in ("VB", "VBP")
+        and tokens[0].lemma_.lower() in _SAID_WITHOUT_I
+        and not any(t.lower_ in _ADDRESSED for t in tokens)
+    ):
+        first_person = True  # "Live in Kothrud", "Work at Deloitte": the "I" left out
     ents = [e for e in tokens[0].doc.ents if tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i]
 
     def value_of(

@@ -26,8 +26,28 @@ def _pipeline() -> Language:
 
     nlp = spacy.load(MODEL_PACKAGE)
     nlp.add_pipe("gitloom_no_lowercase_starts", before="parser")
+    nlp.add_pipe("gitloom_opening_verbs", before="attribute_ruler")
     nlp.add_pipe("gitloom_verb_lemmas", after="lemmatizer")
     return nlp
+
+
+@Language.component("gitloom_opening_verbs")
+def _opening_verbs(doc: Doc) -> Doc:
+    # The small tagger reads a sentence-opening "Live in Leeds" (the "I" left out) as
+    # an adverb or adjective: a word the tables know only as a verb, opening its
+    # sentence before a preposition, is that verb ("Live music" keeps its adjective).
+    index = _lemma_tables()[0]
+    verbs, nouns = index.get("verb", frozenset()), index.get("noun", frozenset())
+    for token in doc[:-1]:
+        if (
+            token.is_sent_start
+            and token.tag_ in ("RB", "JJ")
+            and token.lower_ in verbs
+            and token.lower_ not in nouns
+            and doc[token.i + 1].tag_ == "IN"
+        ):
+            token.tag_ = "VB"
+    return doc
 
 
 @Language.component("gitloom_verb_lemmas")

@@ -282,15 +282,26 @@ def _marked_clauses(reading: Reading) -> set[int]:
 
 
 def _first_person(reading: Reading) -> bool:
-    """Said of the speaker: "I", "we", "my", "our", or a statement whose verb has no
-    subject at all ("Cut down to 1 coffee a day": the "I" left out)."""
+    """Said of the speaker: "I", "we", "my", "our", a statement whose verb has no
+    subject at all ("Cut down to 1 coffee a day": the "I" left out), or one whose
+    subject is a bare thing ("Rent is 35k now")."""
     if any(t.lower_ in ("i", "we", "my", "our") for t in reading.doc):
         return True
     root = next((t for t in reading.doc if t.dep_ == "ROOT"), None)
-    return (
+    if (
         root is not None
         and root.pos_ == "VERB"
         and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in root.children)
+    ):
+        return True
+    # "Rent is 35k now", "parking is 55 quid now, they put it up": a bare thing as a
+    # clause's subject, the "my" left out ("the rent", "his rent", "rents" are not)
+    return any(
+        t.dep_ == "nsubj"
+        and t.tag_ == "NN"
+        and t.ent_type_ == ""
+        and not any(c.dep_ in ("det", "poss", "compound", "amod") for c in t.children)
+        for t in reading.doc
     )
 
 
