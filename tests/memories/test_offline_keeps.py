@@ -150,6 +150,21 @@ def test_where_i_live_said_without_the_i_is_kept_and_corrected(api, say):
     assert "live in Summertown" in top(api, "where do I live")
 
 
+def test_starting_at_a_new_workplace_replaces_the_old_job(api, say):
+    say("I'm a pharmacist at Boots in Leeds.", "Nice!", "My brother works at Asda.")
+    say("Big news, starting at Lloyds Pharmacy on Monday!", when="2026-04-01T09:00:00Z")
+    assert "Lloyds" in top(api, "where do I work")
+    assert "Asda" in " ".join(bodies(api))
+
+
+def test_starting_a_class_somewhere_is_no_new_job(api, say):
+    say("I'm a pharmacist at Boots in Leeds.")
+    second = say("Starting pottery at Leeds Clay on Monday.", when="2026-04-01T09:00:00Z")
+    assert second["result"]["rewritten"] == []
+    assert all(supersedes(api, p) == [] for p in second["result"]["created"])
+    assert "Boots" in top(api, "where do I work")
+
+
 def test_a_second_of_a_kind_supersedes_nothing(api, say):
     say("I'm allergic to peanuts.")
     second = say("I'm also allergic to kiwi now, found out last week.", when="2026-04-01T09:00")

@@ -190,3 +190,15 @@ def test_a_reason_inside_a_remark_is_cut_out_with_each_fact_after_it(api, say):
     assert "My partner Sipho just started a new job in Sandton." in stored, stored
     assert "I work from home for a small design studio called Paper Kite." in stored, stored
     assert "I'm skipping the gala because I think it's overpriced." in stored, stored
+
+
+def test_a_role_named_beside_a_person_answers_who_my_role_is(api, say):
+    say(
+        "My mechanic Gaz says the clutch is on its way out.",
+        "Ouch, that can be pricey.",
+        "My sister Priya is lending me her Corsa meanwhile.",
+        "Handy!",
+        "My neighbour Tom says I should try his garage instead.",
+    )
+    assert "Gaz" in top(api, "who is my mechanic")
+    assert "Gaz" in top(api, "what is my mechanic's name")

@@ -15,7 +15,7 @@ from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Reading
-from memories.extraction.offline.language import dictionary_word, home_place, parse
+from memories.extraction.offline.language import dictionary_word, home_place, known_noun, parse
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
     ENDING_VERBS,
@@ -1031,10 +1031,38 @@ def reading_text(tokens: list[Token]) -> str:
     return " ".join(t.text for t in tokens)
 
 
+def _named_role(subject: Token) -> str | None:
+    """ "my teacher Samir", "my landlord Mr Patel", "my mechanic Gaz": a role that the
+    person's name beside it says is a person's, whichever of the two the parser made
+    the subject."""
+    if subject.pos_ == "NOUN" and any(
+        c.dep_ == "appos" and c.ent_type_ == "PERSON" for c in subject.children
+    ):
+        return subject.lemma_.lower()
+    if subject.pos_ == "PROPN" and subject.ent_type_ == "PERSON":
+        role = next(
+            (
+                c
+                for c in subject.children
+                if c.i < subject.i
+                and c.dep_ in ("amod", "compound", "nmod")
+                and c.is_lower
+                and known_noun(c.lower_)
+                and not c.lower_.endswith("ly")  # "my lovely Gaz"
+            ),
+            None,
+        )
+        if role is not None and any(c.lower_ in ("my", "our") for c in subject.children):
+            return role.lower_
+    return None
+
+
 def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:
     out: list[str] = []
     names = [t for t in subject.subtree if t.pos_ == "PROPN" and t.ent_type_ == "PERSON"]
     relation = subject.lemma_.lower() if subject.lemma_.lower() in RELATIONS else None
+    if relation is None:
+        relation = _named_role(subject)
     owner = "my" if not who else f"{who}'s"
     mine = any(t.lower_ in ("my", "our") for t in subject.subtree)
     if relation and mine:

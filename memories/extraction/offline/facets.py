@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Token
 
-from memories.extraction.offline.language import parse, with_apostrophes
+from memories.extraction.offline.language import parse, with_apostrophes, without_opener
 from memories.extraction.offline.words import (
     CORRECTION,
     ENDING_PARTICLES,
@@ -65,6 +65,7 @@ PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
 _HOME_VERBS = word_set("live move relocate settle be")
 # base verbs that open a statement of one's own with the "I" left out, rarely a request
 _SAID_WITHOUT_I = word_set("live work")
+_STARTS = word_set("start join")
 _ADDRESSED = word_set("me us you your please")
 
 
@@ -130,6 +131,7 @@ def without_speaker(text: str) -> str:
 
 
 def _facets(tokens: list[Token]) -> list[Facet]:
+    tokens = without_opener(tokens)
     found: list[Facet] = []
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")), None)
     first_person = subject is not None and subject.lower_ in _FIRST
@@ -138,11 +140,17 @@ def _facets(tokens: list[Token]) -> list[Facet]:
     if (
         subject is None
         and tokens
-        and tokens[0].tag_ in ("VB", "VBP")
-        and tokens[0].lemma_.lower() in _SAID_WITHOUT_I
+        and (
+            tokens[0].tag_ in ("VB", "VBP")
+            and tokens[0].lemma_.lower() in _SAID_WITHOUT_I
+            or tokens[0].tag_ == "VBG"
+            and tokens[0].lemma_.lower() in _STARTS
+        )
         and not any(t.lower_ in _ADDRESSED for t in tokens)
     ):
-        first_person = True  # "Live in Kothrud", "Work at Deloitte": the "I" left out
+        # "Live in Kothrud", "Work at Deloitte", "Starting at Mercari on Monday": the
+        # "I" left out
+        first_person = True
     ents = [e for e in tokens[0].doc.ents if tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i]
 
     def value_of(
@@ -178,7 +186,10 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             return any(c.dep_.startswith("nsubj") and c.lower_ in _FIRST for c in verb.children)
         if verb.dep_ in ("conj", "aux", "auxpass") and verb.head.i != verb.i:
             return said_of_me(verb.head)  # "I resigned ..., started at Kopano Re": the same "I"
-        return verb.dep_ == "ROOT"  # "Started at Monzo": the "I" left out
+        if verb.dep_ == "advcl" and verb.lemma_.lower() in _STARTS and verb.head.i != verb.i:
+            return said_of_me(verb.head)  # "I got a new job, starting at Lloyds": mine
+        # "Started at Monzo", "Big news, starting at Lloyds": the "I" left out
+        return verb.dep_ == "ROOT" or not tokens[0].i <= verb.head.i <= tokens[-1].i
 
     # (a helper's "be" is no "I'm a ...": "I'm doing a part-time MBA at ..." is no job)
     mine = {
@@ -188,9 +199,17 @@ def _facets(tokens: list[Token]) -> list[Facet]:
     }
     if first_person:
         job = None
+        # "starting at Lloyds on Monday": a start with no object is a place of work;
+        # "starting yoga at Triyoga" is not
+        starts_at = any(
+            t.lemma_.lower() == "start" and not any(c.dep_ == "dobj" for c in t.children)
+            for t in tokens
+            if t.pos_ == "VERB"
+        )
         if mine & _JOB_VERBS and (
             "work" in lemmas
             or "join" in lemmas
+            or starts_at
             or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)
         ):
             job = value_of(_ORG_LABELS, ("at", "for", "with"))

@@ -100,6 +100,27 @@ def _past_verb(word: str) -> bool:
     return any(b in index.get("verb", ()) for b in bases)
 
 
+def without_opener(tokens: list) -> list:
+    """The clause after a verbless opener and its comma ("Big news, starting at Lloyds
+    on Monday", "Quick update, moved to Leeds"): the words that say what happened."""
+    comma = next((i for i, t in enumerate(tokens[:4]) if t.text == ","), None)
+    if (
+        comma
+        and comma + 1 < len(tokens)
+        and all(t.pos_ in ("ADJ", "NOUN", "DET", "INTJ") for t in tokens[:comma])
+        and tokens[comma + 1].pos_ == "VERB"
+    ):
+        return tokens[comma + 1 :]
+    return tokens
+
+
+def known_noun(word: str) -> bool:
+    """The lemmatizer's tables know the word (lower case) as a noun ("mechanic", not
+    "lovely")."""
+    index, exceptions = _lemma_tables()
+    return word in index.get("noun", ()) or word in exceptions.get("noun", ())
+
+
 def dictionary_word(word: str) -> bool:
     """The lemmatizer's tables know the word (lower case) as a noun, verb, adjective or
     adverb: "Dinner" at a sentence's start is a word; "Toto" or "Mochi" is a name."""

@@ -30,7 +30,12 @@ from datetime import date
 from spacy.tokens import Doc, Span, Token
 
 from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
-from memories.extraction.offline.language import dictionary_word, home_place, parse
+from memories.extraction.offline.language import (
+    dictionary_word,
+    home_place,
+    parse,
+    without_opener,
+)
 from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     CORRECTION,
@@ -1308,6 +1313,7 @@ def _refers_back(tokens: list[Token]) -> bool:
 def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     """Whether a clause states something: a finite verb, and a name, number, noun or
     quality that is not a passing feeling, said of someone other than "it"."""
+    tokens = without_opener(tokens)
     first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
     if first is None:
         return False
