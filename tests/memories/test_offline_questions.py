@@ -202,3 +202,17 @@ def test_a_role_named_beside_a_person_answers_who_my_role_is(api, say):
     )
     assert "Gaz" in top(api, "who is my mechanic")
     assert "Gaz" in top(api, "what is my mechanic's name")
+
+
+def test_an_introduction_with_an_age_and_a_marriage_is_one_memory_per_fact(api, say):
+    say(
+        "Quick background before my question: I'm Tomasz, 41, I teach maths at a "
+        "secondary school in Gdansk, married to Ewa, we have a daughter Hania who's 9, "
+        "and I'm allergic to penicillin."
+    )
+    stored = bodies(api)
+    assert "I teach maths at a secondary school in Gdansk." in stored, stored
+    assert "Married to Ewa." in stored, stored
+    assert "Ewa" in top(api, "who am I married to")
+    work = top(api, "what do I do for work")
+    assert "maths" in work and "penicillin" not in work, work

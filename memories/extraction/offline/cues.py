@@ -399,6 +399,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 pobj = next((g for g in prep.children if g.dep_ in ("pobj", "dep")), None)
                 if pobj is None:
                     continue
+                if _partner_of(verb, prep, pobj):
+                    be = "is" if who else ("are" if person == "we" else "am")
+                    out.append(f"who {be} {me} {verb.lower_} to")  # "Married to Ewa"
+                    break
                 if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
                     out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
                     break
@@ -427,7 +431,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"what is {my} job")
         if acomp is not None and acomp.lower_ not in FEELINGS:
             prep = next((c for c in acomp.children if c.dep_ == "prep"), None)
-            if prep is not None:
+            pobj = next((g for g in prep.children if g.dep_ == "pobj"), None) if prep else None
+            if prep is not None and pobj is not None and _partner_of(acomp, prep, pobj):
+                out.append(f"who {be} {me} {acomp.lower_} to")  # "I'm married to Ewa"
+            elif prep is not None:
                 out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
             elif not any(c.dep_ == "xcomp" for c in acomp.children):  # not "able to ..."
                 out.append(f"{be} {me} {acomp.lower_}")  # "am I vegetarian"
@@ -1029,6 +1036,15 @@ def _person_names(tokens: list[Token], *, subjects_only: bool = False) -> list[s
 
 def reading_text(tokens: list[Token]) -> str:
     return " ".join(t.text for t in tokens)
+
+
+def _partner_of(word: Token, prep: Token, pobj: Token) -> bool:
+    """ "married to Ewa", "engaged to Sam": whom, not what."""
+    return (
+        word.lemma_.lower() in ("marry", "married", "engage", "engaged")
+        and prep.lower_ == "to"
+        and (pobj.pos_ == "PROPN" or pobj.ent_type_ == "PERSON")
+    )
 
 
 def _named_role(subject: Token) -> str | None:

@@ -930,11 +930,25 @@ def _clause_items(sent: Span, clauses: list[list[Token]]) -> bool:
     items -= sum(
         1 for a, b in zip(after, after[1:], strict=False) if a.text == "," and b.dep_ == "cc"
     )
+    # "I'm Tomasz, 41, I teach maths, married to Ewa": an age or a participle after a
+    # comma says more of the clause before, no item of its own
+    items -= sum(
+        1
+        for a, b in zip(after, after[1:], strict=False)
+        if a.text == ","
+        and (b.tag_ in ("VBN", "VBG") or b.like_num and b.head.i < a.i)
+        and not any(c.dep_.startswith("nsubj") for c in b.children)
+    )
     verbs = set()
     mine = 0
     for clause in clauses:
         verb = next((t for t in clause if _finite(t)), None)
         subject = next((t for t in clause if t.dep_ in ("nsubj", "nsubjpass")), None)
+        state = next((t for t in clause if t.lower_ in _STATE_PARTICIPLES), None)
+        if verb is None and subject is None and state is not None:
+            mine += 1  # "married to Ewa": the speaker's, said without the "I"
+            verbs.add(state.lemma_.lower())
+            continue
         if verb is None or subject is None or subject.pos_ == "PROPN":
             return False  # a named person's part: who does what
         # "I just moved into a one-bedroom, rent is R$ 3.900, I drive ...": mostly mine
@@ -1110,13 +1124,27 @@ def _copula_after_bare_noun(tokens: list[Token], j: int, subject_end: int | None
     )
 
 
+# a participle after a comma that says a state of the speaker's own life
+_STATE_PARTICIPLES = word_set("married engaged divorced separated widowed based retired")
+
+
 def _own_verb_phrase(tokens: list[Token], k: int, j: int) -> bool:
     """ "Renewed the car insurance with Aviva, £612, and switched our broadband to
     Hyperoptic at £28 a month": after ", and" a second past verb with its own object and
     a name or number of its own, said of the same (unsaid or first-person) subject."""
-    if not (tokens[k].lower_ == "and" and k > 0 and tokens[k - 1].text == ","):
+    if j >= len(tokens):
         return False
     verb = tokens[j]
+    if (
+        tokens[k].text == ","
+        and verb.tag_ == "VBN"
+        and verb.lower_ in _STATE_PARTICIPLES
+        and not any(c.dep_.startswith("nsubj") for c in verb.children)
+        and any(_specific(t) for t in verb.subtree)
+    ):
+        return True  # "I teach maths in Gdansk, married to Ewa, ...": a state of mine
+    if not (tokens[k].lower_ == "and" and k > 0 and tokens[k - 1].text == ","):
+        return False
     if verb.tag_ not in ("VBD", "VBN") or verb.dep_ != "conj" or verb.head.pos_ != "VERB":
         return False
     subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]
