@@ -935,3 +935,23 @@ def test_a_reaction_before_a_fact_is_a_cue_never_part_of_its_body(api, say):
     assert not any("shout" in b or "tip" in b for b in by_body), by_body
     cues = [c for cs in by_body.values() for c in cs]
     assert any(c.startswith("Good shout on the harness") for c in cues), by_body
+
+
+def test_a_message_the_rules_fail_on_is_kept_whole_and_the_job_succeeds(api, say, monkeypatch):
+    # A rule's bug (an exception on a sentence nobody foresaw) must cost no write: the
+    # message is stored as said and the conversation's other facts are read as usual.
+    from memories.extraction.offline import extractor
+
+    real = extractor.statements
+
+    def failing(content, **kwargs):
+        if "Zanzibar" in content:
+            raise IndexError("a rule's bug")
+        return real(content, **kwargs)
+
+    monkeypatch.setattr(extractor, "statements", failing)
+    job = say("I live in Leith with my partner.", "Nice!", "We fly to Zanzibar on the 3rd.")
+    assert job["status"] == "done"
+    stored = bodies(api)
+    assert "We fly to Zanzibar on the 3rd." in stored, stored
+    assert "I live in Leith with my partner." in stored, stored

@@ -115,16 +115,23 @@ class OfflineExtractor:
             # "wait actually it's £1,530": a reply that corrects answers no question
             retracts = _RETRACTS.match(content)
             answered = "" if retracts else answered_question(question, who=message.name)
-            said = statements(
-                content,
-                day=spoken_day,
-                speakers=frozenset(self._speakers),
-                answers=bool(answered),
-                # a question that makes no cue may still be answered by a name ("Are you
-                # working towards anything?" "the Gloucester 10k")
-                asked=bool(question and not retracts),
-                offered=offers(question),
-            )
+            try:
+                said = statements(
+                    content,
+                    day=spoken_day,
+                    speakers=frozenset(self._speakers),
+                    answers=bool(answered),
+                    # a question that makes no cue may still be answered by a name ("Are
+                    # you working towards anything?" "the Gloucester 10k")
+                    asked=bool(question and not retracts),
+                    offered=offers(question),
+                )
+            except Exception:  # noqa: BLE001 - a sentence no rule foresaw loses no write
+                # the message is kept whole, as said, rather than failing the job and
+                # every other message of the conversation with it
+                logger.exception("offline statements failed on message %s; kept whole", message.id)
+                whole = " ".join(content.split())
+                said = [Statement(plain=whole, text=whole)] if whole else []
             if not said and answered and _AFFIRMS.match(content):
                 # "Is Kez your partner?" "yeah": a yes to a question naming someone or
                 # something says what the question says; kept beside the question
