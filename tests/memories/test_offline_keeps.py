@@ -695,3 +695,19 @@ def test_my_dislike_of_what_a_friend_loves_is_mine_and_says_what_it_is(api, say)
     stored = bodies(api)
     assert "I can't stand it (matcha)." in stored, stored
     assert any(b.startswith("My friend Hana is obsessed with matcha") for b in stored), stored
+
+
+def test_a_name_put_right_after_autocorrect_is_spelt_right_in_the_memory(api, say):
+    say(
+        "My nephew Tobias turns five on Sunday.",
+        "Aw, what are you getting him?",
+        "Tomas* sorry, autocorrect hates polish names lol",
+    )
+    assert not any("Tobias" in b for b in bodies(api)), bodies(api)
+    assert "Tomas" in top(api, "what is my nephew's name")
+
+
+def test_a_new_name_without_a_typo_word_respells_nothing(api, say):
+    say("Dan is coming on Friday.", "Great!", "Sorry, Dave is not coming.")
+    stored = " ".join(bodies(api))
+    assert "Dan is coming" in stored and "Dave" in stored, stored

@@ -41,6 +41,7 @@ from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_fo
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
 from memories.extraction.offline.language import as_typed, dictionary_word, parse, with_apostrophes
 from memories.extraction.offline.reconcile import heads, reconcile
+from memories.extraction.offline.respelling import Respelling, mistyped, respelling, respelt
 from memories.extraction.offline.statements import Statement, leftovers, statements
 from memories.extraction.offline.words import RELATIONS, good_label, word_set
 from memories.extraction.types import Candidate, Decision, Draft, DraftLink, Message, Usage
@@ -115,6 +116,9 @@ class OfflineExtractor:
             # "wait actually it's £1,530": a reply that corrects answers no question
             retracts = _RETRACTS.match(content)
             answered = "" if retracts else answered_question(question, who=message.name)
+            fix = respelling(content)
+            if fix is not None and self._respell(drafts, by_body, fix, message):
+                continue  # "Aoife* sorry, autocorrect": the name said before, put right
             try:
                 said = statements(
                     content,
@@ -269,6 +273,24 @@ class OfflineExtractor:
                     )
                 )
         return drafts, Usage()
+
+    def _respell(
+        self, drafts: list[Draft], by_body: dict[str, int], fix: Respelling, message: Message
+    ) -> bool:
+        """Put the name right in the latest of the speaker's memories that mistyped it."""
+        prefix = f"{message.name}: " if message.name else ""
+        for n in range(len(drafts) - 1, -1, -1):
+            draft = drafts[n]
+            mine = draft.body.startswith(prefix) if prefix else not _NAMED.match(draft.body)
+            wrong = mistyped(draft.body, fix) if mine else None
+            if wrong is None:
+                continue
+            by_body.pop(draft.body.casefold(), None)
+            drafts[n] = _respell_draft(draft, wrong, fix.name, message.id)
+            by_body[drafts[n].body.casefold()] = n
+            self._readings[draft.key] = read(drafts[n].body)
+            return True
+        return False
 
     def relate(
         self,
@@ -618,6 +640,20 @@ def _one_of(reading: Reading, things: list[str]) -> str | None:
         ):
             return things[-1] if things else None
     return None
+
+
+# a named speaker's statement: "Priya: I'm off to Leeds."
+_NAMED = re.compile(r"^[^\s:]{1,64}(?: [^\s:]+){0,2}: ")
+
+
+def _respell_draft(draft: Draft, wrong: str, name: str, source: str) -> Draft:
+    return replace(
+        draft,
+        title=respelt(draft.title, wrong, name),
+        body=respelt(draft.body, wrong, name),
+        cues=tuple(respelt(cue, wrong, name) for cue in draft.cues),
+        sources=draft.sources if source in draft.sources else (*draft.sources, source),
+    )
 
 
 def _speaks_facts(message: Message) -> bool:

@@ -1,0 +1,71 @@
+"""A name put right after a typo: "Aoife* sorry, autocorrect" after "My daughter Alfie
+starts camogie on Saturday" is the same statement with the name spelt as meant.
+
+Only a short message with a typo word ("autocorrect", "typo", "spelt", "I meant", or a
+``*`` on the name) respells, and only a name the dictionary does not know that looks
+like the new one (same first letter, or most letters alike): "sorry, Dave's not coming"
+respells no "Dan".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from memories.extraction.offline.language import dictionary_word
+
+# "I meant" only right before the name at the end: "I meant to call Sarah" respells nothing
+_TYPO = re.compile(
+    r"\b(?:auto-?correct(?:ed)?|typo|spelt|spelled)\b|\*"
+    r"|\bi meant\s+\*?[A-Za-zÀ-ÖØ-öø-ÿ'’-]+\*?\W*$",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"\*?([A-Za-zÀ-ÖØ-öø-ÿ'’-]+)\*?")
+_NOT = re.compile(r"\bnot\s+([A-Za-zÀ-ÖØ-öø-ÿ'’-]+)", re.IGNORECASE)
+_MAX_WORDS = 12  # "Tomas* sorry, autocorrect hates polish names lol"
+
+
+@dataclass(frozen=True)
+class Respelling:
+    name: str  # as meant
+    wrong: str | None  # as mistyped, when the message says it ("not Alfie")
+
+
+def respelling(content: str) -> Respelling | None:
+    """The name a short typo message puts right, if it is one."""
+    text = " ".join(content.split())
+    if len(text.split()) > _MAX_WORDS or not _TYPO.search(text):
+        return None
+    wrong_match = _NOT.search(text)
+    wrong = wrong_match.group(1) if wrong_match else None
+    names = [
+        m.group(1)
+        for m in _WORD.finditer(text)
+        if m.group(1)[:1].isupper()
+        and m.group(1) != wrong
+        and m.group(1).lower() not in ("i", "sorry", "typo", "autocorrect", "meant", "not")
+        and not dictionary_word(m.group(1).lower())
+    ]
+    if len(names) != 1:
+        return None
+    return Respelling(name=names[0], wrong=wrong)
+
+
+def mistyped(text: str, fix: Respelling) -> str | None:
+    """The word of ``text`` that ``fix`` puts right: a capitalised word the dictionary
+    does not know, not the new name, that looks like it."""
+    if fix.wrong is not None:
+        return fix.wrong if re.search(rf"\b{re.escape(fix.wrong)}\b", text) else None
+    for m in reversed(list(re.finditer(r"\b[A-Z][A-Za-zÀ-ÖØ-öø-ÿ'’-]+\b", text))):
+        word = m.group(0)
+        if word == fix.name or dictionary_word(word.lower()):
+            continue
+        alike = SequenceMatcher(None, word.lower(), fix.name.lower()).ratio()
+        if alike >= 0.6 or word[0].lower() == fix.name[0].lower() and alike >= 0.4:
+            return word
+    return None
+
+
+def respelt(text: str, wrong: str, name: str) -> str:
+    return re.sub(rf"\b{re.escape(wrong)}\b", name, text)
