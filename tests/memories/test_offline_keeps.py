@@ -711,3 +711,21 @@ def test_a_new_name_without_a_typo_word_respells_nothing(api, say):
     say("Dan is coming on Friday.", "Great!", "Sorry, Dave is not coming.")
     stored = " ".join(bodies(api))
     assert "Dan is coming" in stored and "Dave" in stored, stored
+
+
+def test_an_arrangement_typed_without_its_are_is_kept(api, say):
+    say(
+        "Our bathroom reno is nearly done.",
+        "Exciting!",
+        "the electricians coming back to finish the wiring in two weeks.",
+    )
+    assert "electricians coming back" in top(api, "when are the electricians coming back")
+
+
+def test_a_changed_habit_said_without_its_i_is_kept_with_the_question(api, say):
+    say(
+        "I swim at the lido three evenings a week.",
+        "Still swimming in the evenings?",
+        "nah doing lunchtimes now, evenings were too busy",
+    )
+    assert 'Doing lunchtimes now. — answering "Still swimming in the evenings?"' in bodies(api)

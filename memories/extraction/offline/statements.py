@@ -1338,11 +1338,16 @@ def _refers_back(tokens: list[Token]) -> bool:
     return first.lower_ in ("he", "she", "they") and first.dep_.startswith("nsubj")
 
 
+def _opener_word(token: Token) -> bool:
+    """An adverb or interjection before what a clause says ("just", "nah", "yeah")."""
+    return token.pos_ in ("ADV", "INTJ") or token.lower_ in INTERJECTIONS
+
+
 def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     """Whether a clause states something: a finite verb, and a name, number, noun or
     quality that is not a passing feeling, said of someone other than "it"."""
     tokens = without_opener(tokens)
-    first = next((t for t in tokens if not t.is_punct and t.pos_ != "ADV"), None)
+    first = next((t for t in tokens if not (t.is_punct or _opener_word(t))), None)
     if first is None:
         return False
     if _liking_without_subject(tokens, first):
@@ -1350,12 +1355,19 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if home_place(tokens) is not None and not _is_question(tokens[0].sent):
         return True  # "bus home to levenshulme takes forever": where home is, said in passing
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
-    opening = all(t.pos_ == "ADV" or t.is_punct for t in tokens[: max(0, first.i - tokens[0].i)])
+    opening = all(t.is_punct or _opener_word(t) for t in tokens[: max(0, first.i - tokens[0].i)])
     # the small tagger reads "Lost my job as a banker yesterday" as an imperative; a
     # past date says it is not one
     past_base = first.tag_ == "VB" and opening and (_past_date(tokens) or past_form(first))
     # "Going backpacking in the Wind Rivers in August": a plan, said of oneself
-    going = (
+    # "nah doing lunchtimes now": a habit changed, its part of the day named
+    habit_now = (
+        first.tag_ == "VBG"
+        and opening
+        and any(t.lower_ == "now" for t in tokens)
+        and any(t.lemma_.lower() in PARTS_OF_DAY for t in tokens)
+    )
+    going = habit_now or (
         first.tag_ == "VBG"
         and opening
         and any(_specific(t) or t.ent_type_ == "DATE" for t in tokens)
@@ -1386,7 +1398,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if not implicit_i and not done and not any(_finite(t) for t in _main_verbs(tokens)):
         # a fragment: "Long day.", "Quick one before my coffee kicks in."; but "dentist
         # next tuesday at 3:30" is a note of when something is
-        return _appointment(tokens)
+        return _appointment(tokens) or _arranged(tokens)
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
         return False  # an imperative: a request, not a fact
     if (
@@ -1402,6 +1414,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if (
         implicit_i
         and not habit
+        and not habit_now
         and not specific
         and not _dated_object(tokens)
         and not _milestone(tokens)
@@ -1526,6 +1539,37 @@ def _appointment(tokens: list[Token]) -> bool:
         for t in tokens
     )
     return named_day and thing
+
+
+def _arranged(tokens: list[Token]) -> bool:
+    """ "the electricians coming back in two weeks", "my sister visiting next weekend":
+    someone's arrangement typed without its "are" or "is", and a day it names."""
+
+    def someone(t: Token) -> bool:
+        return t.pos_ in ("NOUN", "PROPN") and t.lemma_.lower() not in VAGUE_NOUNS
+
+    arranged = any(
+        t.tag_ == "VBG"
+        and not any(c.dep_ in ("aux", "auxpass") for c in t.children)
+        and (
+            any(c.dep_ == "nsubj" and someone(c) for c in t.children)
+            or t.dep_ == "acl"
+            and t.head.dep_ == "ROOT"
+            and t.head.i < t.i
+            and someone(t.head)
+        )
+        for t in tokens
+    )
+    named_day = any(
+        t.ent_type_ in ("DATE", "TIME")
+        and (
+            t.lower_ in ("tomorrow", "tonight", "next")
+            or t.lower_.rstrip("s") in WEEKDAYS
+            or t.like_num
+        )
+        for t in tokens
+    )
+    return arranged and named_day
 
 
 # what a thing does on its date: "Passport expires in August", "the lease ends in May"
