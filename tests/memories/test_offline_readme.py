@@ -1,6 +1,8 @@
 """Every claim of the README's "Without a model" section, with the README's own
 examples, through POST /v1/memories and GET /v1/retrieve (jobs inline). A claim that
-fails here is taken out of the README, not papered over."""
+fails here is taken out of the README, not papered over. Claims added since are tested
+with the README's sentences beside their rules (test_offline_keeps.py,
+test_offline_questions.py)."""
 
 from tests.memories.test_offline_extractor import all_cues, bodies, memory, top
 
