@@ -729,3 +729,12 @@ def test_a_changed_habit_said_without_its_i_is_kept_with_the_question(api, say):
         "nah doing lunchtimes now, evenings were too busy",
     )
     assert 'Doing lunchtimes now. — answering "Still swimming in the evenings?"' in bodies(api)
+
+
+def test_a_new_figure_of_the_same_kind_replaces_the_old_one_without_a_change_word(api, say):
+    say("Rent is £1,200 a month for the flat.")
+    say(
+        "Moved to a bigger place. Rent is £1,350 a month but worth it for the garden.",
+        when="2026-05-01T09:00:00Z",
+    )
+    assert "£1,350" in top(api, "how much is my rent")

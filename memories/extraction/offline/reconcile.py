@@ -202,6 +202,8 @@ def changes(new: Reading, old: Reading) -> bool:
         return False
     if new.marked and (_retyped(new, old) or _moves_the_day(new, old)):
         return True
+    if _new_figure(new, old):
+        return True
     marked = _marked_clauses(new)
     if not marked or not _first_person(new):
         return False
@@ -209,6 +211,41 @@ def changes(new: Reading, old: Reading) -> bool:
     return any(
         lemma in before and clause in marked and _said_of_mine(new.doc[clause], lemma)
         for lemma, _, clause in _roles(new)
+    )
+
+
+def _figure_of(reading: Reading) -> tuple[str, str, str] | None:
+    """ "Rent is 28k", "our mortgage is £1,100 a month": (the thing, the kind of its
+    figure, the figure) of a statement whose main verb is "be", with a singular thing of
+    mine (or a bare one) as its subject and a number as what it is."""
+    root = next((t for t in reading.doc if t.dep_ == "ROOT"), None)
+    if root is None or root.lemma_ != "be":
+        return None
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    value = next((c for c in root.children if c.dep_ in ("attr", "acomp")), None)
+    if subject is None or value is None or subject.tag_ not in ("NN", "NNP"):
+        return None
+    owners = [c.lower_ for c in subject.children if c.dep_ in ("poss", "det")]
+    if owners and not set(owners) <= {"my", "our"}:
+        return None
+    figure = [t for t in value.subtree if t.like_num or any(ch.isdigit() for ch in t.text)]
+    if not figure:
+        return None
+    # the kind of figure, by its entity and the noun it counts: "£450" is no "5 years"
+    first = figure[0]
+    kind = first.ent_type_ + (first.head.lemma_.lower() if first.head.pos_ == "NOUN" else "")
+    return subject.lemma_.lower(), kind, " ".join(t.lower_ for t in figure)
+
+
+def _new_figure(new: Reading, old: Reading) -> bool:
+    """ "Rent is 35k but worth it" after "Rent is 28k": a new figure of the same kind for
+    the same thing of mine is its current one, with or without a change word."""
+    before, after = _figure_of(old), _figure_of(new)
+    return (
+        before is not None
+        and after is not None
+        and before[:2] == after[:2]
+        and before[2] != after[2]
     )
 
 
