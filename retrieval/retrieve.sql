@@ -301,13 +301,15 @@ link_worth AS (
            END AS worth
     FROM state
 ),
+worthy_links AS (
+    SELECT l.*, CASE WHEN l.via_type = 'supersedes' THEN 1 ELSE w.worth END AS worth
+    FROM links l CROSS JOIN link_worth w
+),
 graph AS (
     SELECT document_id, via_path, via_type, direction, seed_rank AS rank, worth
     FROM (
-        SELECT DISTINCT ON (l.document_id) l.*,
-               CASE WHEN l.via_type = 'supersedes' THEN 1
-                    ELSE (SELECT worth FROM link_worth) END AS worth
-        FROM links l
+        SELECT DISTINCT ON (l.document_id) l.*
+        FROM worthy_links l
         WHERE %(filtered)s IS FALSE
            OR l.document_id IN (
                SELECT d.id FROM retrieval_document d
@@ -315,9 +317,8 @@ graph AS (
                  AND (%(tiers)s::text[] IS NULL OR d.tier = ANY (%(tiers)s::text[]))
                  AND (%(tags)s::text[] IS NULL OR d.tags @> %(tags)s::text[])
            )
-        ORDER BY l.document_id,
-                 (CASE WHEN l.via_type = 'supersedes' THEN 1
-                       ELSE (SELECT worth FROM link_worth) END) / (%(rrf_k)s::float8 + l.seed_rank) DESC,
+        -- the link worth most: the best seed's, unless a supersedes link is worth more
+        ORDER BY l.document_id, l.worth / (%(rrf_k)s::float8 + l.seed_rank) DESC,
                  l.seed_rank, l.via_path, l.via_type
     ) best_link
     ORDER BY seed_rank, document_id

@@ -38,7 +38,7 @@ from spacy.tokens import Doc, Token
 
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
-from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read
+from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read, without_speaker
 from memories.extraction.offline.language import as_typed, dictionary_word, parse, with_apostrophes
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.respelling import Respelling, mistyped, respelling, respelt
@@ -281,7 +281,11 @@ class OfflineExtractor:
         prefix = f"{message.name}: " if message.name else ""
         for n in range(len(drafts) - 1, -1, -1):
             draft = drafts[n]
-            mine = draft.body.startswith(prefix) if prefix else not _NAMED.match(draft.body)
+            mine = (
+                draft.body.startswith(prefix)
+                if prefix
+                else without_speaker(draft.body) == draft.body
+            )
             wrong = mistyped(draft.body, fix) if mine else None
             if wrong is None:
                 continue
@@ -640,10 +644,6 @@ def _one_of(reading: Reading, things: list[str]) -> str | None:
         ):
             return things[-1] if things else None
     return None
-
-
-# a named speaker's statement: "Priya: I'm off to Leeds."
-_NAMED = re.compile(r"^[^\s:]{1,64}(?: [^\s:]+){0,2}: ")
 
 
 def _respell_draft(draft: Draft, wrong: str, name: str, source: str) -> Draft:

@@ -16,13 +16,14 @@ from difflib import SequenceMatcher
 from memories.extraction.offline.language import dictionary_word
 
 # "I meant" only right before the name at the end: "I meant to call Sarah" respells nothing
+_NAME = r"[A-Za-zÀ-ÖØ-öø-ÿ'’-]+"  # a name's letters, accents, apostrophes and hyphens
 _TYPO = re.compile(
     r"\b(?:auto-?correct(?:ed)?|typo|spelt|spelled)\b|\*"
-    r"|\bi meant\s+\*?[A-Za-zÀ-ÖØ-öø-ÿ'’-]+\*?\W*$",
+    rf"|\bi meant\s+\*?{_NAME}\*?\W*$",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"\*?([A-Za-zÀ-ÖØ-öø-ÿ'’-]+)\*?")
-_NOT = re.compile(r"\bnot\s+([A-Za-zÀ-ÖØ-öø-ÿ'’-]+)", re.IGNORECASE)
+_WORD = re.compile(rf"\*?({_NAME})\*?")
+_NOT = re.compile(rf"\bnot\s+({_NAME})", re.IGNORECASE)
 _MAX_WORDS = 12  # "Tomas* sorry, autocorrect hates polish names lol"
 
 
@@ -57,7 +58,7 @@ def mistyped(text: str, fix: Respelling) -> str | None:
     does not know, not the new name, that looks like it."""
     if fix.wrong is not None:
         return fix.wrong if re.search(rf"\b{re.escape(fix.wrong)}\b", text) else None
-    for m in reversed(list(re.finditer(r"\b[A-Z][A-Za-zÀ-ÖØ-öø-ÿ'’-]+\b", text))):
+    for m in reversed(list(re.finditer(rf"\b[A-Z]{_NAME}\b", text))):
         word = m.group(0)
         if word == fix.name or dictionary_word(word.lower()):
             continue
