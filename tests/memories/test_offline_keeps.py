@@ -82,6 +82,35 @@ def test_a_short_answer_with_a_limiting_word_is_kept_with_its_question(api, say)
     assert bodies(api) == ['Just penicillin. — answering "Do you have any allergies?"']
 
 
+def test_a_reply_that_only_names_things_answers_the_question_before_it(api, say):
+    say(
+        "Cats love a high shelf. What are the cats called, by the way?",
+        "tilly and moss",
+        "Lovely! Do you have a garden for them?",
+        "yep a small courtyard",
+        "How much are you putting down on the flat?",
+        "15%",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert 'Tilly and moss. — answering "What are the cats called, by the way?"' in stored, stored
+    assert "courtyard" in top(api, "do I have a garden")
+    assert "15%" in top(api, "how much am I putting down on the flat")
+
+
+def test_a_reply_of_feelings_or_of_not_knowing_is_no_answer(api, say):
+    say(
+        "How is your day going?",
+        "pretty good, busy at work",
+        "What time is the dentist?",
+        "no idea tbh, will check",
+        "Which shop was it?",
+        "cant remember the name",
+        first="assistant",
+    )
+    assert bodies(api) == []
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

@@ -594,6 +594,56 @@ SMALL_TALK: tuple[Rule, ...] = (
             "My husband is driving me to the airport on Friday.",
         ),
     ),
+    Rule(
+        name="smalltalk-cannot-say",
+        kind="smalltalk",
+        why="a reply saying the speaker does not know or remember says nothing of them",
+        start=True,  # "I don't know anyone in Leeds yet" goes on to say something: kept
+        patterns=(
+            # "no idea tbh", "not sure yet.", "no clue, sorry"
+            (
+                {"LOWER": {"IN": ["no", "not"]}},
+                {"LOWER": {"IN": ["idea", "clue", "sure"]}},
+                {"LOWER": {"IN": ["tbh", "honestly", "yet", "sorry", "lol", "rn", "atm"]}, "OP": "*"},
+                {"IS_PUNCT": True},
+            ),
+            ({"LOWER": {"IN": ["dunno", "idk"]}},),
+            # "can't remember the name", "I don't remember exactly"
+            (
+                {"LOWER": "i", "OP": "?"},
+                {"LOWER": {"IN": ["ca", "can", "do", "did", "could"]}},
+                {"LOWER": {"IN": ["n't", "n’t", "nt", "not"]}},
+                {"LEMMA": {"IN": ["remember", "recall", "know"]}},
+                {"LOWER": {"IN": ["the", "its", "exactly", "offhand", "tbh", "honestly"]}, "OP": "*"},
+                {"LOWER": {"IN": ["name", "number", "date", "time", "exactly", "offhand"]}, "OP": "?"},
+                {"IS_PUNCT": True},
+            ),
+            # typed without a stop: what is not remembered is named last
+            (
+                {"LOWER": "i", "OP": "?"},
+                {"LOWER": {"IN": ["ca", "can", "do", "did", "could"]}},
+                {"LOWER": {"IN": ["n't", "n’t", "nt", "not"]}},
+                {"LEMMA": {"IN": ["remember", "recall"]}},
+                {"LOWER": {"IN": ["the", "its"]}, "OP": "?"},
+                {"LOWER": {"IN": ["name", "exactly", "offhand"]}},
+            ),
+        ),
+        fires=(
+            "No idea tbh, will check later.",
+            "not sure yet.",
+            "dunno, whatever's cheapest",
+            "Can't remember the name.",
+            "cant remember the name tbh",
+            "I don't remember exactly.",
+        ),
+        quiet=(
+            "I don't know anyone in Leeds yet.",
+            "Not sure if I told you but I got the job at Aldi.",
+            "No idea why, but my cat only eats salmon.",
+            "I can't remember my PIN so I keep it in my Monzo notes.",
+            "My son doesn't know how to swim yet.",
+        ),
+    ),
 )
 RULES = RULES + SMALL_TALK
 

@@ -152,6 +152,10 @@ def statements(
             # "Dexcom G7. I've had type 1 since I was 9": the first words answer the
             # question asked, whatever the message goes on to say
             short = _short_answer(content, day, fragment=bool(found), named=not answers)
+            if not short and not found and answers:
+                # "bramble and pip" to "What are the dogs called?": a reply that names
+                # something answers the question, though no rule reads it as a statement
+                short = _plain_answer(content, day)
             if short and not any(_overlaps(short[0], statement) for statement in found):
                 # "A Bernina 335 from John Lewis. £1,199, which ...": the details after
                 # the answer, said without a verb, are the answer's
@@ -190,6 +194,41 @@ def _only_interjections(sent: Span) -> bool:
 def _overlaps(one: Statement, other: Statement) -> bool:
     a, b = one.plain.casefold().rstrip(".!"), other.plain.casefold().rstrip(".!")
     return a in b or b in a
+
+
+# "no idea", "not sure tbh", "can't remember": a reply that says the speaker cannot answer
+_UNSURE = word_set("idea clue sure know remember dunno idk unsure depends")
+
+
+def _plain_answer(content: str, day: date) -> list[Statement]:
+    """The first sentence of a short reply to a question about the speaker, kept when it
+    names a thing, a name or a figure ("bramble and pip", "yep a weber kettle", "10%"),
+    says no feeling ("pretty good, busy at work") and no "don't know"."""
+    said = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", _asides(content)[0])
+    doc = parse(" ".join(said.split()))
+    first = next((s for s in doc.sents if not _only_interjections(s)), None)
+    if first is None or _is_question(first) or _joke(first) or rule_for(first, "hypothetical"):
+        return []
+    words = [t for t in first if not t.is_punct]
+    if not words or len(words) > 12 or any(t.lower_ in _UNSURE for t in words):
+        return []
+    if any(t.lower_ in FEELINGS or t.lemma_.lower() in _COURTESIES for t in words):
+        return []
+    named = [
+        t
+        for t in words
+        if not interjection(t.text)
+        and (
+            t.like_num
+            or t.pos_ in ("NOUN", "PROPN", "ADJ", "X")
+            and good_label(t.text)
+            and t.lemma_.lower() not in VAGUE_NOUNS
+        )
+    ]
+    if not named:
+        return []
+    trace("plain-answer", "keep", first.text)
+    return [_statement(list(first), day, kind="fact")]
 
 
 def _short_answer(
