@@ -346,3 +346,24 @@ def test_a_weekday_with_plural_nights_is_every_week(api, say):
     say("My spin class is thursday nights at the Y.", when="2026-12-05T10:00:00Z")
     [body] = bodies(api)
     assert "(2026-" not in body, body
+
+
+def test_a_weekday_of_next_week_is_that_one_day(api, say):
+    # 2026-03-10 is a Tuesday: next week's Friday is the 20th, its Thursday the 19th
+    say(
+        "My appraisal is friday next week.",
+        "Good luck!",
+        "We fly to Oslo next week on thursday.",
+        when=TUESDAY,
+    )
+    stored = bodies(api)
+    assert "My appraisal is friday next week (2026-03-20)." in stored, stored
+    assert any("thursday (2026-03-19)" in b for b in stored), stored
+    assert not any("2026-03-12" in b or "2026-03-16 –" in b for b in stored), stored
+
+
+def test_a_thing_and_its_day_in_a_list_of_plans_is_a_note_of_its_own(api, say):
+    say("dentist this thursday at 4, then my appraisal is friday next week", when=TUESDAY)
+    stored = bodies(api)
+    assert "Dentist this thursday (2026-03-12) at 4." in stored, stored
+    assert "2026-03-12" in top(api, "when is my dentist appointment")

@@ -111,6 +111,29 @@ def test_a_reply_of_feelings_or_of_not_knowing_is_no_answer(api, say):
     assert bodies(api) == []
 
 
+def test_a_statement_said_with_a_rising_question_mark_is_kept(api, say):
+    say(
+        "Bought a used Yaris from a garage near Hexham for £6,200, which I reckon was decent?",
+        "That's a fair price.",
+        "maths paper 1 was last tuesday and i think it went fine??",
+        when="2026-03-10T18:00:00Z",
+    )
+    assert "£6,200" in top(api, "how much did I pay for the Yaris")
+    assert "2026-03-03" in top(api, "when was my maths paper")
+
+
+def test_a_question_at_the_end_of_a_statement_is_cut_off(api, say):
+    say(
+        "I'm on the grill obviously, how much meat is enough for 20 people?",
+        "About 400g each.",
+        "cooking for 6 friends saturday, i've been vegetarian for 5 years so it'll be veggie, ideas?",
+    )
+    stored = bodies(api)
+    assert not any("how much meat" in b for b in stored), stored
+    assert any(b.startswith("I've been vegetarian for 5 years") for b in stored), stored
+    assert not any("ideas" in b for b in stored), stored
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

@@ -61,6 +61,15 @@ _BARE_WEEKDAY = re.compile(
 )
 _YEAR_WORD = re.compile(r"\b(last|this|next)\s+year\b", re.IGNORECASE)
 _WEEK = re.compile(r"\b(?P<which>last|this|next)\s+week\b", re.IGNORECASE)
+# "friday next week", "next week on tuesday", "the wednesday of last week": one day
+_DAY_OF_WEEK = re.compile(
+    r"^(?:(?:on\s+)?(?:the\s+)?(?P<day>"
+    + "|".join(_WEEKDAYS)
+    + r")\s+(?:of\s+)?(?P<which>last|this|next)\s+week"
+    r"|(?P<which2>last|this|next)\s+week\s+(?:on\s+)?(?P<day2>"
+    + "|".join(_WEEKDAYS)
+    + r"))$"
+)
 _END_OF = re.compile(
     r"\bend\s+of\s+(?:(?P<which>the|this|next|last)\s+(?P<unit>week|month|year)|(?P<month>"
     + "|".join(_MONTHS)
@@ -115,7 +124,16 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
     days = {t.lower_ for t in weekdays}
     timetable = len(days) >= 3 or (len(days) >= 2 and len(timed) == len(weekdays))
     schedule = schedule or timetable
-    for ent in span.ents:
+    ents = list(span.ents)
+    skip: set[int] = set()
+    for k, ent in enumerate(ents):
+        if k in skip:
+            continue
+        if (week := _week_then_day(ents, k, day)) is not None:
+            # "next week on thursday", tagged as two phrases: one day, that week's
+            skip.add(k + 1)
+            found.append(Resolved(end=ents[k + 1].end - 1, note=week.isoformat(), first=week))
+            continue
         if (
             ent.label_ == "ORDINAL" and _ordinal_day(ent) or _BARE_DAY.match(ent.text)
         ) and _habitual(ent):
@@ -194,6 +212,18 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
                 end += 1  # "Saturday's (2026-06-20) potluck"
             found.append(Resolved(end=end, note=note, first=first))
     return found
+
+
+def _week_then_day(ents: list[Span], k: int, day: date) -> date | None:
+    """ "next week" then "on thursday", tagged apart: the day of that week, else None."""
+    if k + 1 >= len(ents) or not _WEEK.fullmatch(ents[k].text.strip()):
+        return None
+    then = ents[k + 1]
+    between = ents[k].doc[ents[k].end : then.start]
+    if any(t.lower_ not in ("on", ",") for t in between) or then.text.lower() not in _WEEKDAYS:
+        return None
+    resolved = resolve_phrase(f"{then.text} {ents[k].text}", day, past=False)
+    return resolved[0] if resolved is not None else None
 
 
 _ANCHORED = re.compile(r"\b(?:ago|yesterday|tomorrow|last|next|this|coming|past)\b", re.I)
@@ -429,6 +459,11 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
         ahead = (_WEEKDAYS.index(m.group("day")) - day.weekday()) % 7 or 7
         first = day + timedelta(days=ahead + 7 * (_COUNTS.get(m.group("n")) or int(m.group("n"))))
         return first, first.isoformat()
+    if (m := _DAY_OF_WEEK.match(lowered)) is not None:
+        step = {"last": -7, "this": 0, "next": 7}[m.group("which") or m.group("which2")]
+        weekday = _WEEKDAYS.index(m.group("day") or m.group("day2"))
+        first = day - timedelta(days=day.weekday()) + timedelta(days=step + weekday)
+        return first, first.isoformat()
     if (m := _WEEK.search(phrase)) is not None:
         step = {"last": -7, "this": 0, "next": 7}[m.group("which").lower()]
         monday = day - timedelta(days=day.weekday()) + timedelta(days=step)
@@ -464,8 +499,14 @@ def _past(ent: Span) -> bool | None:
             t.pos_ == "CCONJ" or t.text in (",", ";", "-", "–") for t in sent.doc[ent.end : verb.i]
         ):
             # "Quit smoking in January and I've been running since": the verb after
-            # belongs to another clause and says nothing of this phrase's direction
-            return None
+            # belongs to another clause and says nothing of this phrase's direction;
+            # but a thing and its day, said without a verb, is a note of what is ahead
+            # ("dentist this thursday at 4, then ...")
+            thing = any(
+                t.pos_ in ("NOUN", "PROPN") and t.ent_type_ not in ("DATE", "TIME")
+                for t in sent.doc[sent.start : ent.start]
+            )
+            return False if thing and _BARE_WEEKDAY.match(text.removeprefix("this ")) else None
     if verb is None:
         return False
     if verb.lower_ in ("will", "'ll", "gonna", "going", "shall"):

@@ -35,7 +35,7 @@ def _pipeline() -> Language:
 def _opening_verbs(doc: Doc) -> Doc:
     # The small tagger reads a sentence-opening "Live in Leeds" (the "I" left out) as
     # an adverb or adjective: a word the tables know only as a verb, opening its
-    # sentence before a preposition, is that verb ("Live music" keeps its adjective).
+    # sentence before a preposition, is that verb ("Live music" keeps its adjective)
     index = _lemma_tables()[0]
     verbs, nouns = index.get("verb", frozenset()), index.get("noun", frozenset())
     for token in doc[:-1]:
@@ -47,6 +47,15 @@ def _opening_verbs(doc: Doc) -> Doc:
             and doc[token.i + 1].tag_ == "IN"
         ):
             token.tag_ = "VB"
+        elif (
+            # and the other way: "Dentist this thursday at 4" read as an imperative; a
+            # word the tables know only as a noun is no verb
+            token.is_sent_start
+            and token.tag_ == "VB"
+            and token.lower_ in nouns
+            and token.lower_ not in verbs
+        ):
+            token.tag_ = "NN"
     return doc
 
 

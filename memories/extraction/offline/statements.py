@@ -768,7 +768,7 @@ def _is_name(word: str) -> bool:
 def _is_question(sent: Span) -> bool:
     words = sent.text.strip()
     if words.endswith("?") or "?" in words.rstrip("?!. ")[-3:]:
-        return True
+        return not _uptalk(sent)
     start = _first_word(sent)
     if start is None:
         return False
@@ -787,6 +787,51 @@ def _is_question(sent: Span) -> bool:
     )
 
 
+_MODALS = word_set("should shall could would can will might may must")
+
+
+def _uptalk(sent: Span) -> bool:
+    """A statement said with a rising "?" ("Paid £6,200 for it, which I reckon was
+    fair?", "the exam was last tuesday and i think it went ok??"): it asks only whether
+    it is right, and says what it says. Not when it opens as a question does, asks the
+    assistant of themself ("you're coming?") or asks what to do ("so I should wait?")."""
+    start = _first_word(sent)
+    if start is None or start.tag_ in ("WP", "WRB", "WDT", "WP$"):
+        return False
+    tokens = [t for t in sent if t.i >= start.i and not t.is_punct]
+    if len(tokens) < 4 or _asks(tokens) or any(t.lower_ in ("or", "any", "anyone") for t in tokens):
+        return False
+    if any(
+        t.lower_ in ("how", "what", "where", "when", "why", "who")
+        and t.i > sent.start
+        and t.doc[t.i - 1].pos_ not in ("NOUN", "PROPN", "PRON")  # "the day when ..."
+        for t in tokens
+    ):
+        return False  # "I'm on the grill 😎 how much meat is enough?": a question inside
+    commas = [t.i for t in sent if t.text == ","]
+    if commas and _tail_question([t for t in sent if t.i > commas[-1] and not t.is_punct]):
+        return False  # "..., ideas?": the words after the comma ask
+    root = sent.root
+    if root.pos_ not in ("VERB", "AUX") or root.tag_ == "VB":
+        return False
+    if any(c.tag_ == "MD" or c.lower_ in _MODALS for c in root.children if c.dep_ == "aux"):
+        return False
+    subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
+    if not subjects:
+        # "Bought a used Yaris ...?": the "I" left out of a past verb opening the
+        # sentence; "thinking dal?" asks
+        return root.i == start.i and root.tag_ == "VBD"
+    return all(c.lower_ not in ("you", "u", "ya", "ye") for c in subjects)
+
+
+def _tail_question(rest: list[Token]) -> bool:
+    """ "ideas", "normal", "good idea": a few verbless words after a comma that, with
+    the "?", ask about what the sentence said before them."""
+    return 1 <= len(rest) <= 3 and not any(
+        t.pos_ in ("VERB", "AUX", "PROPN") or t.like_num for t in rest
+    )
+
+
 def _before_question(sent: Span) -> Span | None:
     """The statement a question's sentence opens with, up to the comma the question
     begins after ("Going to Lisbon in May, any tips?"); None when there is none."""
@@ -798,6 +843,7 @@ def _before_question(sent: Span) -> Span | None:
         if not (
             _asks(rest)
             or (rest and rest[0].lower_ in ("any", "anything", "thoughts"))
+            or _tail_question(rest)
             or (rest and rule_for(sent.doc[rest[0].i : sent.end], "request"))
         ):
             continue
@@ -1111,7 +1157,9 @@ def _clauses(sent: Span) -> list[list[Token]]:
             continue  # "The first weekend of June, we got a campsite": the date is the clause's
         lead = tokens[cuts[-1] : k]
         if not any(t.pos_ in ("VERB", "AUX") for t in lead) and (
+            # ("dentist this thursday at 4, then my review is ...": a note of its own)
             any(t.ent_type_ in ("DATE", "TIME") for t in lead)
+            and not (_appointment(lead) and any(_day_word(t) for t in lead))
             or token.lower_ in ("and", "or")
             and lead[-1].pos_ in ("NOUN", "PROPN", "PRON")
         ):
@@ -1578,6 +1626,11 @@ def _appointment(tokens: list[Token]) -> bool:
         for t in tokens
     )
     return named_day and thing
+
+
+def _day_word(token: Token) -> bool:
+    """A word that names a day: a weekday, "tomorrow", "tonight"."""
+    return token.lower_.rstrip("s") in WEEKDAYS or token.lower_ in ("tomorrow", "tonight")
 
 
 def _arranged(tokens: list[Token]) -> bool:
