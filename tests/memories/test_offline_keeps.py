@@ -134,6 +134,22 @@ def test_a_question_at_the_end_of_a_statement_is_cut_off(api, say):
     assert not any("ideas" in b for b in stored), stored
 
 
+def test_a_thing_got_on_a_day_is_kept_though_its_name_ends_in_ing(api, say):
+    say("got my first piercing last saturday!!! a tiny hoop in my ear", when="2026-03-10T18:00:00Z")
+    found = top(api, "when did I get my piercing")
+    assert "piercing" in found and "2026-03-07" in found, found
+
+
+def test_a_plan_said_without_i_is_kept_when_the_next_clause_has_a_subject(api, say):
+    say(
+        "hosting lunch sunday for my friend Tobias's birthday, he's vegan so everything has "
+        "to be plant based",
+        when="2026-03-10T18:00:00Z",
+    )
+    found = top(api, "when am I hosting lunch")
+    assert "Tobias's birthday" in found and "2026-03-15" in found, found
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

@@ -56,6 +56,14 @@ def _opening_verbs(doc: Doc) -> Doc:
             and token.lower_ not in verbs
         ):
             token.tag_ = "NN"
+    for token in doc[1:]:
+        # "got my first piercing", "our wedding": an "-ing" word a possessive owns is a
+        # thing, not a verb
+        before = token.i - 1
+        while before > 0 and doc[before].tag_ in ("JJ", "CD") and doc[before].lower_ != "own":
+            before -= 1
+        if token.tag_ == "VBG" and doc[before].tag_ == "PRP$":
+            token.tag_ = "NN"
     return doc
 
 

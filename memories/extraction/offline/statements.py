@@ -1478,7 +1478,10 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         or habit
         or first.lower_ in ("got", "did", "gonna", "gon")
     ) and not any(
-        t.dep_ in ("nsubj", "nsubjpass") and not any(c.dep_ == "mark" for c in t.head.children)
+        t.dep_ in ("nsubj", "nsubjpass")
+        and not any(c.dep_ == "mark" for c in t.head.children)
+        # ("Hosting lunch for Tobi's birthday, he's vegan": "he" is the next clause's)
+        and not any(u.text == "," for u in tokens if first.i < u.i < t.i)
         for t in tokens
     )  # (the subject of "because we're going ..." is not the opening verb's)
     done = _done_thing(tokens)
@@ -1719,7 +1722,8 @@ def _milestone(tokens: list[Token]) -> bool:
     if verb is None or not {verb.lemma_.lower(), verb.lower_} & _MILESTONE_VERBS:
         return False
     return any(
-        c.dep_ == "dobj"
+        # (a "-ing" thing, "got my first piercing", is parsed a clause of its own)
+        c.dep_ in ("dobj", "ccomp", "xcomp")
         and c.pos_ == "NOUN"
         and _content(c)
         and c.lemma_.lower() not in VAGUE_NOUNS
