@@ -775,6 +775,18 @@ def test_a_name_put_right_after_autocorrect_is_spelt_right_in_the_memory(api, sa
     assert "Tomas" in top(api, "what is my nephew's name")
 
 
+def test_a_name_put_right_in_a_longer_message_respells_and_the_rest_is_kept(api, say):
+    say(
+        "my son Jaxon starts swimming lessons on Saturday",
+        "Nice! Is he excited?",
+        "typo, its Jackson. he loves the water already, he swims like a fish",
+    )
+    stored = bodies(api)
+    assert not any("Jaxon" in b for b in stored), stored
+    assert "Jackson" in top(api, "what is my son's name")
+    assert "He (Jackson) loves the water already" in top(api, "does my son like the water")
+
+
 def test_a_new_name_without_a_typo_word_respells_nothing(api, say):
     say("Dan is coming on Friday.", "Great!", "Sorry, Dave is not coming.")
     stored = " ".join(bodies(api))

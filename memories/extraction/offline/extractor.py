@@ -117,8 +117,12 @@ class OfflineExtractor:
             retracts = _RETRACTS.match(content)
             answered = "" if retracts else answered_question(question, who=message.name)
             fix = respelling(content)
-            if fix is not None and self._respell(drafts, by_body, fix, message):
-                continue  # "Aoife* sorry, autocorrect": the name said before, put right
+            if fix is not None and (wrong := self._respell(drafts, by_body, fix, message)):
+                # "he" said next is the one whose name was put right
+                people = {k: [respelt(p, wrong, fix.name) for p in v] for k, v in people.items()}
+                if not fix.rest:
+                    continue  # "Aoife* sorry, autocorrect": the name said before, put right
+                content = fix.rest  # "... its Aidan with an a. and hes pumped": said on
             try:
                 said = statements(
                     content,
@@ -276,8 +280,9 @@ class OfflineExtractor:
 
     def _respell(
         self, drafts: list[Draft], by_body: dict[str, int], fix: Respelling, message: Message
-    ) -> bool:
-        """Put the name right in the latest of the speaker's memories that mistyped it."""
+    ) -> str | None:
+        """Put the name right in the latest of the speaker's memories that mistyped it;
+        the name as it was mistyped, or None when no memory mistyped it."""
         prefix = f"{message.name}: " if message.name else ""
         for n in range(len(drafts) - 1, -1, -1):
             draft = drafts[n]
@@ -293,8 +298,8 @@ class OfflineExtractor:
             drafts[n] = _respell_draft(draft, wrong, fix.name, message.id)
             by_body[drafts[n].body.casefold()] = n
             self._readings[draft.key] = read(drafts[n].body)
-            return True
-        return False
+            return wrong
+        return None
 
     def relate(
         self,
@@ -552,6 +557,9 @@ def _with_referent(statement: Statement, question: str, before: list[str]) -> St
         return statement
     owner = pronoun.lower_ == "his" or (pronoun.lower_ == "her" and pronoun.dep_ == "poss")
     end = pronoun.idx + len(pronoun.text)
+    joined = doc[pronoun.i + 1] if pronoun.i + 1 < len(doc) and not pronoun.whitespace_ else None
+    if joined is not None and joined.is_alpha:
+        end = joined.idx + len(joined.text)  # "shes thrilled": "Shes (Ottilie) thrilled"
     note = f" ({candidates[0]}'s)" if owner else f" ({candidates[0]})"
     return replace(statement, text=statement.text[:end] + note + statement.text[end:])
 

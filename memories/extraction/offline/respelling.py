@@ -31,11 +31,23 @@ _MAX_WORDS = 12  # "Tomas* sorry, autocorrect hates polish names lol"
 class Respelling:
     name: str  # as meant
     wrong: str | None  # as mistyped, when the message says it ("not Alfie")
+    rest: str = ""  # what the message goes on to say after the sentence that respells
 
 
 def respelling(content: str) -> Respelling | None:
-    """The name a short typo message puts right, if it is one."""
+    """The name a short typo message, or a typo message's first sentence, puts right,
+    if it is one ("sorry autocorrect, its Aidan with an a. and hes pumped": the rest is
+    said as any message is)."""
     text = " ".join(content.split())
+    fix = _respelling(text)
+    if fix is not None:
+        return fix
+    first, _, rest = text.partition(". ")
+    fix = _respelling(first) if rest else None
+    return Respelling(name=fix.name, wrong=fix.wrong, rest=rest) if fix is not None else None
+
+
+def _respelling(text: str) -> Respelling | None:
     if len(text.split()) > _MAX_WORDS or not _TYPO.search(text):
         return None
     wrong_match = _NOT.search(text)
@@ -46,7 +58,9 @@ def respelling(content: str) -> Respelling | None:
         if m.group(1)[:1].isupper()
         and m.group(1) != wrong
         and m.group(1).lower() not in ("i", "sorry", "typo", "autocorrect", "meant", "not")
-        and not dictionary_word(m.group(1).lower())
+        # a capital inside the sentence makes a name of a word the tables know too
+        # ("its Jackson"); one opening it may be any word
+        and (m.start() > 0 or not dictionary_word(m.group(1).lower()))
     ]
     if len(names) != 1:
         return None
@@ -60,9 +74,11 @@ def mistyped(text: str, fix: Respelling) -> str | None:
         return fix.wrong if re.search(rf"\b{re.escape(fix.wrong)}\b", text) else None
     for m in reversed(list(re.finditer(rf"\b[A-Z]{_NAME}\b", text))):
         word = m.group(0)
-        if word == fix.name or dictionary_word(word.lower()):
+        if word == fix.name:
             continue
         alike = SequenceMatcher(None, word.lower(), fix.name.lower()).ratio()
+        if dictionary_word(word.lower()) and alike < 0.7:
+            continue  # "Saturday", "Sorry": a word, unless it is nearly the name ("Sian")
         if alike >= 0.6 or word[0].lower() == fix.name[0].lower() and alike >= 0.4:
             return word
     return None
