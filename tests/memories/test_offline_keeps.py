@@ -150,6 +150,21 @@ def test_a_plan_said_without_i_is_kept_when_the_next_clause_has_a_subject(api, s
     assert "Tobias's birthday" in found and "2026-03-15" in found, found
 
 
+def test_a_move_typed_without_a_stop_after_an_opener_is_kept(api, say):
+    say("Quick update, moved to Leeds")
+    assert "Leeds" in top(api, "where did I move to")
+
+
+def test_a_correction_said_as_what_i_am_actually_is_the_current_truth(api, say):
+    say("Heads up: I'm allergic to peanuts, so no satay.", "Noted!")
+    say(
+        "Update from the clinic, turns out what I'm actually allergic to is sesame, "
+        "peanuts are fine."
+    )
+    found = top(api, "what am I allergic to")
+    assert "sesame" in found and "peanuts, so no satay" not in found, found
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

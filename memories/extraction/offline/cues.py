@@ -14,7 +14,7 @@ import re
 from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS
-from memories.extraction.offline.facets import PRONOUN, Reading
+from memories.extraction.offline.facets import PRONOUN, Reading, cleft_states
 from memories.extraction.offline.language import dictionary_word, home_place, known_noun, parse
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
@@ -67,6 +67,9 @@ def cues_for(
             cues.append(f"where {do} {me} live")
     for facet in reading.facets:
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
+    for state, prep in cleft_states(reading.doc):
+        # "what I'm actually allergic to is sesame" answers what I am allergic to
+        cues.append(" ".join(w for w in ("what", "is" if who else "am", who or "I", state, prep) if w))
     if _introduces(reading):
         # "Hi, I'm Marta.": a name said of oneself answers what one is called
         my = f"{who}'s" if who else "my"

@@ -632,5 +632,26 @@ def _states(tokens: list[Token]) -> tuple[set[str], set[str]]:
     return stopped, holds
 
 
+def cleft_states(doc: Doc) -> list[tuple[str, str]]:
+    """ "what I'm actually allergic to is sesame": the state the speaker says of
+    themself in the form "what I am ... is X" ("allergic") and its preposition ("to")."""
+    found = []
+    for t in doc:
+        if t.lower_ != "what" or t.dep_ not in ("attr", "pobj", "dobj"):
+            continue
+        h = t.head  # "allergic to what": up through the preposition and the state
+        while h.lemma_ != "be" and h.head.i != h.i and h.dep_ in ("prep", "acomp"):
+            h = h.head
+        if h.lemma_ != "be":
+            continue
+        if not any(s.dep_ == "nsubj" and s.lower_ in ("i", "we") for s in h.children):
+            continue
+        for c in h.children:
+            if c.dep_ == "acomp":
+                prep = next((p.lower_ for p in c.children if p.dep_ == "prep"), "")
+                found.append((c.lemma_.lower(), prep))
+    return found
+
+
 def names(reading: Reading) -> set[str]:
     return {t.lower_ for t in reading.doc if t.pos_ == "PROPN"}

@@ -120,11 +120,19 @@ def _past_verb(word: str) -> bool:
 def without_opener(tokens: list) -> list:
     """The clause after a verbless opener and its comma ("Big news, starting at Lloyds
     on Monday", "Quick update, moved to Leeds"): the words that say what happened."""
-    comma = next((i for i, t in enumerate(tokens[:4]) if t.text == ","), None)
+    comma = next((i for i, t in enumerate(tokens[:6]) if t.text == ","), None)
     if (
         comma
         and comma + 1 < len(tokens)
-        and all(t.pos_ in ("ADJ", "NOUN", "DET", "INTJ") for t in tokens[:comma])
+        # "Update from the clinic, turns out ...": a noun the tagger read as a verb,
+        # and what it is from, are an opener too
+        and all(
+            t.pos_ in ("ADJ", "NOUN", "DET", "INTJ")
+            or k > 0 and t.pos_ in ("ADP", "PROPN")
+            or k == 0 and t.pos_ == "VERB" and known_noun(t.lower_)
+            for k, t in enumerate(tokens[:comma])
+        )
+        and (comma < 4 or any(t.pos_ == "ADP" for t in tokens[:comma]))
         and tokens[comma + 1].pos_ == "VERB"
     ):
         return tokens[comma + 1 :]

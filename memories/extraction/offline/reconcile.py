@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS
-from memories.extraction.offline.facets import PRONOUN, Facet, Reading, names
+from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import parse
 from memories.extraction.offline.words import (
@@ -204,6 +204,8 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if _new_figure(new, old):
         return True
+    if new.marked and {state for state, _ in cleft_states(new.doc)} & old.holds:
+        return True  # "turns out what I'm actually allergic to is sesame"
     marked = _marked_clauses(new)
     if not marked or not _first_person(new):
         return False

@@ -43,6 +43,7 @@ from memories.extraction.offline.words import (
     INTERJECTIONS,
     LAUGHTER,
     PARTS_OF_DAY,
+    RELATIONS,
     VAGUE_NOUNS,
     content_words,
     good_label,
@@ -1786,7 +1787,22 @@ def _specific(token: Token) -> bool:
         return False
     if token.pos_ == "PROPN" and not interjection(token.text):
         return token.ent_type_ not in ("DATE", "TIME") or any(c.isdigit() for c in token.text)
+    if (
+        # "moved to Leeds" typed without a stop, "Leeds" tagged a plural noun: a word
+        # capitalised inside the sentence is a name (not "Mum", not "UPDATE")
+        token.pos_ == "NOUN"
+        and token.text[:1].isupper()
+        and not token.text.isupper()
+        and not token.is_sent_start
+        and token.is_alpha
+        and token.lower_ not in RELATIONS
+        and token.lower_ not in _KIN_WORDS
+    ):
+        return True
     return token.like_num or any(c.isdigit() for c in token.text)
+
+
+_KIN_WORDS = word_set("mum mom mam dad nan nana gran granny grandma grandad granddad grandpa")
 
 
 def _mine(tokens: list[Token]) -> bool:
