@@ -165,6 +165,21 @@ def test_a_correction_said_as_what_i_am_actually_is_the_current_truth(api, say):
     assert "sesame" in found and "peanuts, so no satay" not in found, found
 
 
+def test_an_answer_named_first_is_what_it_means_in_the_same_sentence(api, say):
+    say(
+        "What medication are you on?",
+        "sertraline 50mg, i take it every night before bed",
+        "Which bike did you get?",
+        "a Brompton in racing green, I ride it to work every day",
+        first="assistant",
+    )
+    stored = bodies(api)
+    assert any(b.startswith("Sertraline 50mg, I take it every night") for b in stored), stored
+    assert "50mg" in top(api, "what medication am I on")
+    # "it" is no thing of the message before the new question ("before bed")
+    assert not any("(bed)" in b for b in stored), stored
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

@@ -217,6 +217,10 @@ class OfflineExtractor:
                     context.setdefault(n, []).insert(0, group.plain)
                     context[n].insert(0, f"what are my {_GROUP.search(group.plain)['noun']} called")
                 before = said[n - 1].plain if n > 0 else last_said.get(message.name or "")
+                if n == 0 and question and not _IT.search(question):
+                    # "Which bike did you get?" "... I ride it to work": a question about
+                    # something else came between; "it" is no thing said before it
+                    before = ""
                 if before and _pronoun_object(reading):
                     # "We split it: ...": what "it" is was said in the statement before;
                     # the thing it names goes beside "it", that statement into the cues

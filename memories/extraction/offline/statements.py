@@ -552,6 +552,7 @@ def _from_text(
         clauses = _with_new_one(clauses)
         said_before = (len(out), previous.text if previous is not None else None)
         decided = False  # a rule said why a clause is dropped (a hedge about nothing)
+        ahead: list[Token] = []  # "sertraline 50mg, i take it ...": what "it" is
         for n, clause in enumerate(clauses):
             clause = _trim(clause)
             if not clause:
@@ -581,6 +582,7 @@ def _from_text(
                     orphaned = _ORPHANS.get()
                     if orphaned is not None:
                         orphaned.append(clause)
+                    ahead = clause if n == 0 else []
                 continue
             chat = rule_for(clause, "smalltalk")
             if chat is not None:
@@ -594,6 +596,10 @@ def _from_text(
                 decided = True
                 trace("hedge-about-nothing", "drop", _text(clause))
                 continue  # "I want to plan something": a hedge about nothing in particular
+            if n == 1 and ahead and any(t.lower_ in ("it", "them") for t in clause):
+                # "a Brompton in racing green, I ride it to work": the thing named first
+                # is what "it" is, said in one statement
+                clause = list(clause[0].doc[ahead[0].i : clause[-1].i + 1])
             statement = _statement(clause, day, kind="hedge" if hedged else "fact")
             out.append(statement)
             previous = statement
