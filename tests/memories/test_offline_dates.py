@@ -367,3 +367,15 @@ def test_a_thing_and_its_day_in_a_list_of_plans_is_a_note_of_its_own(api, say):
     stored = bodies(api)
     assert "Dentist this thursday (2026-03-12) at 4." in stored, stored
     assert "2026-03-12" in top(api, "when is my dentist appointment")
+
+
+def test_a_weekday_then_next_week_tagged_apart_is_one_day(api, say):
+    # the tagger splits "thursday" from "next week" after a long lead-in: one day still
+    say(
+        "mad week coming, physio this tuesday at 2 (finally sorting my shoulder), then my "
+        "appraisal is thursday next week",
+        when=TUESDAY,
+    )
+    stored = " ".join(bodies(api))
+    assert "thursday next week (2026-03-19)" in stored, stored
+    assert "2026-03-12" not in stored and "2026-03-16 –" not in stored, stored

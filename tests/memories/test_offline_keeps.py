@@ -180,6 +180,22 @@ def test_an_answer_named_first_is_what_it_means_in_the_same_sentence(api, say):
     assert not any("(bed)" in b for b in stored), stored
 
 
+def test_a_plan_with_what_it_is_about_is_kept_and_a_days_count_is_a_joke(api, say):
+    say(
+        "next thing: im collecting my dad from heathrow on the 20th, and sometime in the "
+        "summer i want to buy a campervan",
+        "Exciting!",
+        "also keen to get over to Iceland at some point next year",
+        "Ha, nice.",
+        "I've had like a thousand teas today, earl grey is my go-to",
+    )
+    stored = bodies(api)
+    assert "campervan" in top(api, "am I planning to buy anything")
+    assert "Keen to get over to Iceland at some point next year (2027)" in stored, stored
+    assert "Earl grey is my go-to." in stored, stored
+    assert not any("thousand" in b for b in stored), stored
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

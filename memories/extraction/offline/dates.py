@@ -215,14 +215,23 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
 
 
 def _week_then_day(ents: list[Span], k: int, day: date) -> date | None:
-    """ "next week" then "on thursday", tagged apart: the day of that week, else None."""
-    if k + 1 >= len(ents) or not _WEEK.fullmatch(ents[k].text.strip()):
+    """ "next week" then "on thursday", or "thursday" then "next week", tagged apart:
+    the day of that week, else None."""
+    if k + 1 >= len(ents):
         return None
-    then = ents[k + 1]
-    between = ents[k].doc[ents[k].end : then.start]
-    if any(t.lower_ not in ("on", ",") for t in between) or then.text.lower() not in _WEEKDAYS:
+    one, then = ents[k], ents[k + 1]
+    between = one.doc[one.end : then.start]
+    if _WEEK.fullmatch(one.text.strip()) and then.text.lower() in _WEEKDAYS:
+        week, weekday = one.text, then.text
+        if any(t.lower_ not in ("on", ",") for t in between):
+            return None
+    elif one.text.lower() in _WEEKDAYS and _WEEK.fullmatch(then.text.strip()):
+        week, weekday = then.text, one.text
+        if any(t.lower_ != "of" for t in between):
+            return None
+    else:
         return None
-    resolved = resolve_phrase(f"{then.text} {ents[k].text}", day, past=False)
+    resolved = resolve_phrase(f"{weekday} {week}", day, past=False)
     return resolved[0] if resolved is not None else None
 
 

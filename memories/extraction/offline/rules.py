@@ -141,6 +141,14 @@ RULES: tuple[Rule, ...] = (
             _words("gon", "na", "die"),
             _words("going", "to", "die"),
             ({"LOWER": "a"}, {"LOWER": {"IN": ["million", "billion", "gazillion", "bazillion"]}}),
+            # "like a thousand teas today": a count of the day nobody kept
+            (
+                {"LOWER": "like"},
+                {"LOWER": "a"},
+                {"LOWER": {"IN": ["thousand", "hundred", "zillion"]}},
+                {"TAG": "NNS"},
+                {"LOWER": {"IN": ["today", "already", "tonight", "this"]}},
+            ),
             (*_words("i", "swear"), _ANY, {"LOWER": "just"}),
             (_WOULD, {"LOWER": "literally", "OP": "?"}, *_words("kill", "me")),
             # "practically a professional snacker": a trade nobody plies
@@ -157,9 +165,11 @@ RULES: tuple[Rule, ...] = (
             "Nah, Tom would kill me.",
             "I swear I gained a stone just looking at that cake.",
             "Honestly I'm practically a professional snacker on weekends.",
+            "I've had like a thousand teas today.",
         ),
         quiet=(
             "The house cost a lot of money.",
+            "I paid like a thousand quid for the sofa.",
             "I'm bored of my commute.",
             "I just moved.",
             "I'm a professional photographer.",

@@ -22,6 +22,7 @@ Each statement keeps its words as said; a resolved date is written beside its ph
 
 from __future__ import annotations
 
+import calendar
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -1446,6 +1447,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False
     if _liking_without_subject(tokens, first):
         return True  # "Hate flying", "Not a big fan of cilantro": a liking, the "I" left out
+    if _wish_without_subject(tokens, first):
+        return True  # "keen to get over to Iceland next year": a plan, the "I" left out
     if home_place(tokens) is not None and not _is_question(tokens[0].sent):
         return True  # "bus home to levenshulme takes forever": where home is, said in passing
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
@@ -1562,8 +1565,9 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
     if root is not None and root.lemma_.lower() in _COURTESIES:
         return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
-    # "I need a bakery recommendation": a request, not a fact
-    return not (verbs & {"need", "want", "hope", "wish"} and not specific)
+    # "I need a bakery recommendation": a request, not a fact; "i want to buy a
+    # campervan" is a plan of the speaker's, with what it is about
+    return not (verbs & {"need", "want", "hope", "wish"} and not specific and not _plans(tokens))
 
 
 def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
@@ -1585,6 +1589,38 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
     return bool(_FAN_OF.match(_text(tokens[first.i - tokens[0].i :])))
 
 
+def _wish_without_subject(tokens: list[Token], first: Token) -> bool:
+    """ "keen to get over to Iceland at some point", "hoping to move to Bath": a plan
+    said without "I'm", naming where or what."""
+    if first.lower_ not in _WISHING or first.i + 2 >= len(first.doc):
+        return False
+    after, verb = first.doc[first.i + 1], first.doc[first.i + 2]
+    return (
+        after.lower_ == "to"
+        and verb.pos_ == "VERB"
+        and any(_specific(t) or _content(t) and t.dep_ in ("dobj", "pobj") for t in tokens)
+    )
+
+
+def _plans(tokens: list[Token]) -> bool:
+    """ "i want to buy a campervan": a wish with a verb of its own and the thing it is
+    done to (not "I want to plan something", not "I need a recommendation")."""
+    return any(
+        t.lemma_.lower() in ("want", "need", "hope", "wish")
+        and any(
+            x.dep_ == "xcomp"
+            and x.pos_ == "VERB"
+            and any(
+                o.dep_ == "dobj" and _content(o) and o.lemma_.lower() not in VAGUE_NOUNS
+                for o in x.children
+            )
+            for x in t.children
+        )
+        for t in tokens
+    )
+
+
+_WISHING = word_set("keen hoping planning dying desperate itching")
 _HABIT_VERBS = word_set(
     "work live commute cycle drive walk swim run jog play train teach study volunteer coach "
     "sing cook bake speak own rent"
@@ -1914,7 +1950,12 @@ def _noun_in_use(token: Token) -> bool:
 def _content(token: Token) -> bool:
     if _addressed(token):
         return False
-    if token.ent_type_ in ("DATE", "TIME") and not token.like_num:
+    if (
+        token.ent_type_ in ("DATE", "TIME")
+        and not token.like_num
+        # "training for the Bristol 10k": a name the tagger took for part of a date
+        and not (token.pos_ == "PROPN" and token.lower_ not in _DATE_NAMES)
+    ):
         return False
     if token.ent_type_ == "ORDINAL":
         return False
@@ -1935,6 +1976,9 @@ def _content(token: Token) -> bool:
 
 _LIKING = word_set("like love hate enjoy prefer dislike adore detest miss")
 _DOING = word_set("go start begin keep stop quit finish take")
+_DATE_NAMES = WEEKDAYS | {m.lower() for m in calendar.month_name if m} | word_set(
+    "jan feb mar apr jun jul aug sep sept oct nov dec christmas easter xmas"
+)
 _MUSING = word_set("think consider wonder plan hope try wish")
 
 
