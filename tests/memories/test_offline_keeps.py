@@ -196,6 +196,12 @@ def test_a_plan_with_what_it_is_about_is_kept_and_a_days_count_is_a_joke(api, sa
     assert not any("thousand" in b for b in stored), stored
 
 
+def test_how_long_said_to_have_you_been_long_is_kept_and_asked_how_long(api, say):
+    say("Nice. Have you been knitting long?", "since uni, so like 12 years", first="assistant")
+    assert bodies(api) == ['Since uni, so like 12 years. — answering "Have you been knitting long?"']
+    assert "12 years" in top(api, "how long have I been knitting")
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

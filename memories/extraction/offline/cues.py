@@ -137,6 +137,10 @@ def answered_question(question: str, *, who: str | None) -> str:
     )
     if len(question) > 90 or not question.endswith("?"):
         return ""
+    # "Have you been playing long?" asks how long
+    question = re.sub(
+        r"^(?i:(have|has) you been) (.+?) (?i:for )?long\?$", r"How long have you been \2?", question
+    )
     wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
     yes_no = re.match(
         r"^(?i:(?:do|did|have|are|were|was|is|can|will) you|any|anything|got any)\b"

@@ -253,7 +253,13 @@ def _short_answer(
     if opening is not None and opening.tag_ == "VB" and opening.pos_ == "VERB":
         return []  # "ask me again in six months": a request, not an answer
     words = [t for t in first if not t.is_punct]
-    if named and not any(
+    # "since covid, so like 6 years" to "Have you been playing long?": how long, counted
+    how_long = (
+        bool(words)
+        and words[0].lower_ in ("since", "about", "around", "like", "nearly", "almost", "over")
+        and any(t.like_num and t.ent_type_ in ("DATE", "TIME") for t in words)
+    )
+    if named and not how_long and not any(
         _specific(t) and t.ent_type_ not in ("DATE", "TIME") and (t.pos_ == "PROPN" or t.like_num)
         for t in words
     ):
