@@ -197,9 +197,13 @@ def test_a_plan_with_what_it_is_about_is_kept_and_a_days_count_is_a_joke(api, sa
 
 
 def test_how_long_said_to_have_you_been_long_is_kept_and_asked_how_long(api, say):
-    say("Nice. Have you been knitting long?", "since uni, so like 12 years", first="assistant")
-    assert bodies(api) == ['Since uni, so like 12 years. — answering "Have you been knitting long?"']
-    assert "12 years" in top(api, "how long have I been knitting")
+    say(
+        "I play chess at the club on Thursdays.",
+        "Nice! Have you been playing long?",
+        "since covid, so like 6 years",
+    )
+    assert 'Since covid, so like 6 years. — answering "Have you been playing long?"' in bodies(api)
+    assert "6 years" in top(api, "how long have I been playing")
 
 
 def test_a_pronoun_carries_the_person_it_means(api, say):
