@@ -432,7 +432,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
     if first_person and lemma == "be":
         attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
-        acomp = next((c for c in verb.children if c.dep_ == "acomp" and c.pos_ == "ADJ"), None)
+        # ("lactose intolerant": the small tagger may call the complement a noun)
+        acomp = next(
+            (c for c in verb.children if c.dep_ == "acomp" and c.pos_ in ("ADJ", "NOUN")), None
+        )
         be = "is" if who else ("are" if person == "we" else "am")
         if attr is not None and any(e.label_ == "ORG" for e in ents):
             out.append(f"what is {my} job")
@@ -444,7 +447,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             elif prep is not None:
                 out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
             elif not any(c.dep_ == "xcomp" for c in acomp.children):  # not "able to ..."
-                out.append(f"{be} {me} {acomp.lower_}")  # "am I vegetarian"
+                said = " ".join(
+                    t.lower_ for t in acomp.subtree if t.i <= acomp.i and t.pos_ in ("ADJ", "NOUN")
+                )
+                out.append(f"{be} {me} {said}")  # "am I vegetarian", "am I lactose intolerant"
         for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("on", "in")):
             group = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
             if group is not None and group.lemma_.lower() in _GROUPS:

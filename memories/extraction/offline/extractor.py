@@ -288,6 +288,7 @@ class OfflineExtractor:
         """Put the name right in the latest of the speaker's memories that mistyped it;
         the name as it was mistyped, or None when no memory mistyped it."""
         prefix = f"{message.name}: " if message.name else ""
+        wrong: str | None = None
         for n in range(len(drafts) - 1, -1, -1):
             draft = drafts[n]
             mine = (
@@ -295,15 +296,19 @@ class OfflineExtractor:
                 if prefix
                 else without_speaker(draft.body) == draft.body
             )
-            wrong = mistyped(draft.body, fix) if mine else None
-            if wrong is None:
+            if not mine:
                 continue
+            if wrong is None:
+                wrong = mistyped(draft.body, fix)  # the latest memory that mistyped it
+            if wrong is None or not re.search(rf"\b{re.escape(wrong)}\b", draft.body):
+                continue
+            # every memory of the conversation with that spelling: "Alfie starts
+            # camogie", "no clue what gear she (Alfie) needs"
             by_body.pop(draft.body.casefold(), None)
             drafts[n] = _respell_draft(draft, wrong, fix.name, message.id)
             by_body[drafts[n].body.casefold()] = n
             self._readings[draft.key] = read(drafts[n].body)
-            return wrong
-        return None
+        return wrong
 
     def relate(
         self,

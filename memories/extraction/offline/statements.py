@@ -500,6 +500,10 @@ def _from_text(
 ) -> list[Statement]:
     """Statements of a line of prose; ``before`` (this message's so far) takes
     a sentence that refers back to it. ``announces``: the line ends the message."""
+    if text[-1:].isalnum():
+        # typed without a stop, the small tagger reads a last word as a verb ("I hate
+        # coriander": "coriander" a base verb); the stop the parse needs is no word
+        text = f"{text}."
     doc = parse(text)
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
@@ -1518,6 +1522,12 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False
     specific = any(_specific(t) for t in tokens)
     if (
+        any(t.lower_ in ("pls", "please", "plz") for t in tokens)
+        and not specific
+        and not any(t.lower_ in _FIRST_PERSON or t.lower_ in ("my", "our") for t in tokens)
+    ):
+        return False  # "so no milk based stuff pls": asked of the assistant, no fact
+    if (
         implicit_i
         and not habit
         and not habit_now
@@ -2058,7 +2068,9 @@ def _leftovers(content: str, kept: list[Statement]) -> list[tuple[int, str]]:
             if not words:
                 continue
             best = max(range(len(said)), key=lambda k: len(words & said[k]))
-            if len(words & said[best]) * 2 >= len(words):
+            # (a third: "I'm lactose intolerant so no milk based stuff pls" is the
+            # statement "I'm lactose intolerant" and what the filters left of it)
+            if len(words & said[best]) * 3 >= len(words):
                 current = best
             if _is_question(sent) or len(words - everything) * 5 <= len(words):
                 continue  # a question, or (nearly) all of it in a statement
