@@ -215,6 +215,17 @@ def test_a_liking_typed_without_a_stop_is_kept(api, say):
     assert top(api, "am I lactose intolerant") == "I'm lactose intolerant."
 
 
+def test_a_pronoun_gets_no_person_of_the_other_gender(api, say):
+    say(
+        "oh and my sister Eilidh just had a baby boy on tuesday!! his name is Rory",
+        "Congratulations!",
+        "My neighbour Hattie broke her hip last week. I took her some flowers.",
+    )
+    stored = bodies(api)
+    assert "His name is Rory." in stored, stored  # not "His (Eilidh's) name"
+    assert "I took her (Hattie) some flowers." in stored, stored
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

@@ -101,6 +101,7 @@ class OfflineExtractor:
         topics: dict[str, str] = {}  # what each speaker's last "it" was
         asked_for: dict[str, str] = {}  # each speaker's last message, its first sentence
         offered_by = ""  # the message before, as said: what a short reply may pick from
+        genders: dict[str, str] = {}  # "my sister Eilidh": Eilidh is no "he"
         for message in messages:
             content = with_apostrophes(message.content)
             question, asked = asked, _last_question(content)
@@ -149,11 +150,15 @@ class OfflineExtractor:
             speaker = message.name or ""
             if said:
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
-                said[0] = _with_referent(said[0], question, people.get(speaker, []))
+                said[0] = _with_referent(said[0], question, people.get(speaker, []), genders)
                 # "Mum lives in Galway, I visit her every Easter": "her" is the one
                 # person a statement before it in the same message named
                 for n in range(1, len(said)):
-                    said[n] = _with_referent(said[n], "", _people(said[:n], self._speakers))
+                    genders.update(_genders(said[n - 1].plain))
+                    said[n] = _with_referent(
+                        said[n], "", _people(said[:n], self._speakers), genders
+                    )
+                genders.update(_genders(said[-1].plain))
             # "my sister lives there" after "flying to Osaka tomorrow": there (Osaka)
             for n in range(len(said)):
                 said[n] = _with_place(said[n], _places(said[:n]) or places.get(speaker, []))
@@ -539,7 +544,34 @@ def _with_place(statement: Statement, places: list[str]) -> Statement:
     return replace(statement, text=f"{statement.text[:end]} ({places[0]}){statement.text[end:]}")
 
 
-def _with_referent(statement: Statement, question: str, before: list[str]) -> Statement:
+_FEMALE = frozenset(
+    "wife girlfriend fiancee mother mom mum mam sister daughter aunt grandmother grandma "
+    "niece nan nana gran granny".split()
+)
+_MALE = frozenset(
+    "husband boyfriend fiance father dad brother son uncle grandfather grandpa nephew "
+    "grandad granddad".split()
+)
+
+
+def _gender(word: str) -> str:
+    key = word.casefold().removeprefix("my ")
+    return "f" if key in _FEMALE else "m" if key in _MALE else ""
+
+
+def _genders(text: str) -> dict[str, str]:
+    """ "my sister Eilidh": {"Eilidh": "f"}; the people a statement names with a
+    relation that says which pronoun they take."""
+    return {
+        m.group("name"): g
+        for m in _MY_RELATION.finditer(text)
+        if m.group("name") and (g := _gender(m.group(0).split()[1]))
+    }
+
+
+def _with_referent(
+    statement: Statement, question: str, before: list[str], genders: dict[str, str] | None = None
+) -> Statement:
     """ "She's gluten-free" after "my friend Ottilie is coming over": "She (Ottilie)'s
     gluten-free"; "I called her this morning": "her (Ottilie)"; "His pills": "His (my
     dad's) pills", when one person only could be meant: the one the question before
@@ -563,6 +595,11 @@ def _with_referent(statement: Statement, question: str, before: list[str]) -> St
     asked += [e.text for e in parse(question).ents if e.label_ == "PERSON"] if question else []
     candidates = list(dict.fromkeys(asked or before))
     if len(candidates) != 1:
+        return statement
+    # "my sister Eilidh just had a baby boy. His name is Rory": "his" is not hers
+    said_as = "m" if pronoun.lower_ in ("he", "him", "his") else "f"
+    known = (genders or {}).get(candidates[0]) or _gender(candidates[0])
+    if known and known != said_as:
         return statement
     owner = pronoun.lower_ == "his" or (pronoun.lower_ == "her" and pronoun.dep_ == "poss")
     end = pronoun.idx + len(pronoun.text)
