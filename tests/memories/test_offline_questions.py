@@ -216,3 +216,10 @@ def test_an_introduction_with_an_age_and_a_marriage_is_one_memory_per_fact(api, 
     assert "Ewa" in top(api, "who am I married to")
     work = top(api, "what do I do for work")
     assert "maths" in work and "penicillin" not in work, work
+
+
+def test_a_name_and_a_bare_count_of_years_asks_how_old(api, say):
+    job = say("kids start at Haxby Road primary in september, Maya is 8 and Arjun is 5")
+    cues = all_cues(api, job)
+    assert "how old is Maya" in cues and "how old is Arjun" in cues, cues
+    assert "what is my maya" not in cues, cues

@@ -585,6 +585,18 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
         return []
     out: list[str] = []
     me, do, my = _subject_words(who, "i")
+    said = [t for t in tokens if t.i > verb.i and not t.is_punct]
+    if (
+        # "Maya is 8", "Arjun is 6 now": a name and a bare count of years is an age
+        verb.lemma_ == "be"
+        and subject.text[:1].isupper()
+        and subject.lower_ != "i"
+        and said
+        and said[0].text.isdigit()
+        and int(said[0].text) <= 120
+        and all(t.lower_ in _AGE_WORDS for t in said[1:])
+    ):
+        return [f"how old is {subject.text}"]
     # "Dentist is next tuesday at 9:40": a word at the sentence's start may be tagged a name
     thing_like = subject.pos_ == "NOUN" or (
         subject.pos_ == "PROPN" and subject.i == tokens[0].i and dictionary_word(subject.text)
@@ -623,6 +635,9 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"where {we_do} {who_does} {verb.lemma_.lower()}")
                 break
     return out
+
+
+_AGE_WORDS = frozenset(("now", "already", "years", "year", "old", "yo", "and", "a", "half"))
 
 
 def _clause_roles(tokens: list[Token], who: str | None) -> list[str]:
