@@ -226,6 +226,17 @@ def test_a_pronoun_gets_no_person_of_the_other_gender(api, say):
     assert "I took her (Hattie) some flowers." in stored, stored
 
 
+def test_what_follows_a_plan_and_each_helper_of_a_list_are_kept(api, say):
+    say(
+        "planning my mum's 60th, she's obsessed with gardening and hates seafood",
+        "Lovely!",
+        "my brother Sam is sorting the cake, my aunt Lin is doing flowers",
+    )
+    stored = bodies(api)
+    assert any("hates seafood" in b for b in stored), stored
+    assert "My aunt Lin is doing flowers." in stored, stored
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

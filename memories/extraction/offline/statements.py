@@ -1515,6 +1515,12 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         first.tag_ == "VBG"
         and first.lemma_.lower() in _MUSING
         and not any(_specific(t) for t in tokens)  # "thinking Osteria Lucca": a plan named
+        # "Planning my mum's 60th, she's obsessed with gardening": what follows the
+        # comma has a subject of its own and says something
+        and not any(
+            t.dep_ in ("nsubj", "nsubjpass") and any(u.text == "," for u in tokens if u.i < t.i)
+            for t in tokens
+        )
     ):
         return False  # "Thinking about home gym stuff.": a musing, not a fact
     content = [t for t in tokens if _content(t)]
@@ -1911,6 +1917,20 @@ def _main_verbs(tokens: list[Token]) -> list[Token]:
     # a clause the parser hung under a noun ("starts" as a compound) still has its verb
     verbs.extend(
         t for t in tokens if t.tag_ in _FINITE_TAGS and t.dep_ in ("conj", "compound", "ccomp")
+    )
+    # "..., my aunt Lin is doing flowers": a verb the parser hung under a noun, with its
+    # own subject and "is" inside the clause, is the clause's verb
+    verbs.extend(
+        c
+        for t in tokens
+        if t.pos_ == "VERB"
+        and t.dep_ == "acl"
+        and any(
+            s.dep_ in ("nsubj", "nsubjpass") and s.i in inside and s.tag_ not in ("WDT", "WP")
+            for s in t.children
+        )
+        for c in t.children
+        if c.dep_ in ("aux", "auxpass") and c.i in inside
     )
     # "Sam is leaving the band next month, gutted": a feeling after a comma taken for the
     # root, the clause before it hung under it with its own "is"
