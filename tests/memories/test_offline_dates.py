@@ -379,3 +379,14 @@ def test_a_weekday_then_next_week_tagged_apart_is_one_day(api, say):
     stored = " ".join(bodies(api))
     assert "thursday next week (2026-03-19)" in stored, stored
     assert "2026-03-12" not in stored and "2026-03-16 –" not in stored, stored
+
+
+def test_a_range_of_days_in_a_month_is_that_range_not_its_last_day(api, say):
+    say(
+        "Booked it! Tokyo first, then kyoto 6-9 april at a ryokan near nanzenji, then osaka "
+        "9-11 april.",
+        when="2026-12-05T10:00:00Z",
+    )
+    stored = " ".join(bodies(api))
+    assert "9-11 april (2027-04-09 – 2027-04-11)" in stored, stored
+    assert "(2027-04-09)" not in stored and "(2027-04-11)" not in stored, stored

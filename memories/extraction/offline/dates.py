@@ -401,8 +401,37 @@ def _names_a_kind(ent: Span) -> bool:
     )
 
 
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+# "6-9 april", "april 6-9": the days from one to the other, not the last of them
+_DAY_RANGE = re.compile(
+    rf"^(?:(?P<a>\d{{1,2}})(?:st|nd|rd|th)?\s*[-–]\s*(?P<b>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    rf"(?P<m>{_MONTH_NAMES})|(?P<n>{_MONTH_NAMES})\s+(?P<c>\d{{1,2}})(?:st|nd|rd|th)?\s*[-–]\s*"
+    rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?)$"
+)
+
+
+def _day_range(m: re.Match[str], day: date, past: bool) -> tuple[date, str] | None:
+    month = _MONTHS[m.group("m") or m.group("n")]
+    first, last = int(m.group("a") or m.group("c")), int(m.group("b") or m.group("d"))
+    year = day.year
+    try:
+        start = date(year, month, first)
+        if not past and start < day:
+            year += 1
+        elif past and start > day:
+            year -= 1
+        start, end = date(year, month, first), date(year, month, last)
+    except ValueError:
+        return None
+    if end <= start:
+        return None
+    return start, f"{start.isoformat()} – {end.isoformat()}"
+
+
 def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | None:
     lowered = phrase.casefold()
+    if (m := _DAY_RANGE.match(" ".join(lowered.split()))) is not None:
+        return _day_range(m, day, past)
     if lowered in ("today", "now", "tonight", "this morning", "this evening", "this afternoon"):
         return None  # the day it was said; the memory's own date says so
     if (m := _FROM_TODAY.match(phrase)) is not None:
