@@ -237,6 +237,11 @@ def test_what_follows_a_plan_and_each_helper_of_a_list_are_kept(api, say):
     assert "My aunt Lin is doing flowers." in stored, stored
 
 
+def test_accepting_an_offer_for_later_and_leaving_now_is_no_memory(api, say):
+    say("Want tips for each city?", "yes pls but tomorrow, off to the pool now", first="assistant")
+    assert bodies(api) == []
+
+
 def test_a_pronoun_carries_the_person_it_means(api, say):
     say(
         "My neighbour Hattie broke her hip last week.",

@@ -409,9 +409,17 @@ SMALL_TALK: tuple[Rule, ...] = (
             ),
             (_I_WE, _BE, _IN_SENTENCE, *_words("in", "a"), {"LOWER": {"IN": ["meeting", "call"]}}),
             (_I_WE, _BE, _IN_SENTENCE, *_words("at", "my"), {"LOWER": {"IN": ["desk", "laptop"]}}),
+            # "off to the pool now", "heading to the gym now": leaving the chat this minute
+            (
+                {"LOWER": {"IN": ["off", "heading", "headed"]}},
+                {"LOWER": {"IN": ["to", "out"]}},
+                {"TEXT": {"NOT_IN": [".", "!", "?", ","]}, "OP": "{0,3}"},
+                {"LOWER": {"IN": ["now", "rn"]}},
+            ),
         ),
         fires=(
-            "I'm typing this on the bus.",
+            "off to the pool now",
+            "heading to the gym now, chat later",
             "I'm sitting in the garden.",
             "I'm in a call until four.",
             "I'm at my desk now.",
@@ -421,6 +429,7 @@ SMALL_TALK: tuple[Rule, ...] = (
             "I'm sitting my driving test on 3 May.",
             "I work at a desk in Leeds.",
             "I'm waiting for my visa to come through.",
+            "We're off to Porto for 5 days in April.",
         ),
     ),
     Rule(
