@@ -191,7 +191,9 @@ def test_a_plan_with_what_it_is_about_is_kept_and_a_days_count_is_a_joke(api, sa
     )
     stored = bodies(api)
     assert "campervan" in top(api, "am I planning to buy anything")
-    assert any(b.startswith("Keen to get over to Iceland at some point next year (2027)") for b in stored), stored
+    assert any(
+        b.startswith("Keen to get over to Iceland at some point next year (2027)") for b in stored
+    ), stored
     assert "Earl grey is my go-to." in stored, stored
     assert not any("thousand" in b for b in stored), stored
 

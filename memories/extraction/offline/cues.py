@@ -69,7 +69,9 @@ def cues_for(
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
     for state, prep in cleft_states(reading.doc):
         # "what I'm actually allergic to is sesame" answers what I am allergic to
-        cues.append(" ".join(w for w in ("what", "is" if who else "am", who or "I", state, prep) if w))
+        cues.append(
+            " ".join(w for w in ("what", "is" if who else "am", who or "I", state, prep) if w)
+        )
     if _introduces(reading):
         # "Hi, I'm Marta.": a name said of oneself answers what one is called
         my = f"{who}'s" if who else "my"
@@ -139,7 +141,9 @@ def answered_question(question: str, *, who: str | None) -> str:
         return ""
     # "Have you been playing long?" asks how long
     question = re.sub(
-        r"^(?i:(have|has) you been) (.+?) (?i:for )?long\?$", r"How long have you been \2?", question
+        r"^(?i:(have|has) you been) (.+?) (?i:for )?long\?$",
+        r"How long have you been \2?",
+        question,
     )
     wh = re.match(r"^(what|where|who|when|which|how)\b", question, re.IGNORECASE)
     yes_no = re.match(

@@ -66,9 +66,7 @@ _DAY_OF_WEEK = re.compile(
     r"^(?:(?:on\s+)?(?:the\s+)?(?P<day>"
     + "|".join(_WEEKDAYS)
     + r")\s+(?:of\s+)?(?P<which>last|this|next)\s+week"
-    r"|(?P<which2>last|this|next)\s+week\s+(?:on\s+)?(?P<day2>"
-    + "|".join(_WEEKDAYS)
-    + r"))$"
+    r"|(?P<which2>last|this|next)\s+week\s+(?:on\s+)?(?P<day2>" + "|".join(_WEEKDAYS) + r"))$"
 )
 _END_OF = re.compile(
     r"\bend\s+of\s+(?:(?P<which>the|this|next|last)\s+(?P<unit>week|month|year)|(?P<month>"

@@ -544,13 +544,13 @@ def _with_place(statement: Statement, places: list[str]) -> Statement:
     return replace(statement, text=f"{statement.text[:end]} ({places[0]}){statement.text[end:]}")
 
 
-_FEMALE = frozenset(
+_FEMALE = word_set(
     "wife girlfriend fiancee mother mom mum mam sister daughter aunt grandmother grandma "
-    "niece nan nana gran granny".split()
+    "niece nan nana gran granny"
 )
-_MALE = frozenset(
+_MALE = word_set(
     "husband boyfriend fiance father dad brother son uncle grandfather grandpa nephew "
-    "grandad granddad".split()
+    "grandad granddad"
 )
 
 

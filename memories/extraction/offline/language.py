@@ -128,8 +128,11 @@ def without_opener(tokens: list) -> list:
         # and what it is from, are an opener too
         and all(
             t.pos_ in ("ADJ", "NOUN", "DET", "INTJ")
-            or k > 0 and t.pos_ in ("ADP", "PROPN")
-            or k == 0 and t.pos_ == "VERB" and known_noun(t.lower_)
+            or k > 0
+            and t.pos_ in ("ADP", "PROPN")
+            or k == 0
+            and t.pos_ == "VERB"
+            and known_noun(t.lower_)
             for k, t in enumerate(tokens[:comma])
         )
         and (comma < 4 or any(t.pos_ == "ADP" for t in tokens[:comma]))

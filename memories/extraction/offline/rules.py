@@ -623,7 +623,10 @@ SMALL_TALK: tuple[Rule, ...] = (
             (
                 {"LOWER": {"IN": ["no", "not"]}},
                 {"LOWER": {"IN": ["idea", "clue", "sure"]}},
-                {"LOWER": {"IN": ["tbh", "honestly", "yet", "sorry", "lol", "rn", "atm"]}, "OP": "*"},
+                {
+                    "LOWER": {"IN": ["tbh", "honestly", "yet", "sorry", "lol", "rn", "atm"]},
+                    "OP": "*",
+                },
                 {"IS_PUNCT": True},
             ),
             ({"LOWER": {"IN": ["dunno", "idk"]}},),
@@ -633,8 +636,14 @@ SMALL_TALK: tuple[Rule, ...] = (
                 {"LOWER": {"IN": ["ca", "can", "do", "did", "could"]}},
                 {"LOWER": {"IN": ["n't", "n’t", "nt", "not"]}},
                 {"LEMMA": {"IN": ["remember", "recall", "know"]}},
-                {"LOWER": {"IN": ["the", "its", "exactly", "offhand", "tbh", "honestly"]}, "OP": "*"},
-                {"LOWER": {"IN": ["name", "number", "date", "time", "exactly", "offhand"]}, "OP": "?"},
+                {
+                    "LOWER": {"IN": ["the", "its", "exactly", "offhand", "tbh", "honestly"]},
+                    "OP": "*",
+                },
+                {
+                    "LOWER": {"IN": ["name", "number", "date", "time", "exactly", "offhand"]},
+                    "OP": "?",
+                },
                 {"IS_PUNCT": True},
             ),
             # typed without a stop: what is not remembered is named last

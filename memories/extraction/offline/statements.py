@@ -259,9 +259,15 @@ def _short_answer(
         and words[0].lower_ in ("since", "about", "around", "like", "nearly", "almost", "over")
         and any(t.like_num and t.ent_type_ in ("DATE", "TIME") for t in words)
     )
-    if named and not how_long and not any(
-        _specific(t) and t.ent_type_ not in ("DATE", "TIME") and (t.pos_ == "PROPN" or t.like_num)
-        for t in words
+    if (
+        named
+        and not how_long
+        and not any(
+            _specific(t)
+            and t.ent_type_ not in ("DATE", "TIME")
+            and (t.pos_ == "PROPN" or t.like_num)
+            for t in words
+        )
     ):
         return []  # "Not at all, I'm the nervous one": no name, no figure
     # a noun and its modifiers that are no courtesy answer "What voice part do you
@@ -2012,8 +2018,10 @@ def _content(token: Token) -> bool:
 
 _LIKING = word_set("like love hate enjoy prefer dislike adore detest miss")
 _DOING = word_set("go start begin keep stop quit finish take")
-_DATE_NAMES = WEEKDAYS | {m.lower() for m in calendar.month_name if m} | word_set(
-    "jan feb mar apr jun jul aug sep sept oct nov dec christmas easter xmas"
+_DATE_NAMES = (
+    WEEKDAYS
+    | {m.lower() for m in calendar.month_name if m}
+    | word_set("jan feb mar apr jun jul aug sep sept oct nov dec christmas easter xmas")
 )
 _MUSING = word_set("think consider wonder plan hope try wish")
 
