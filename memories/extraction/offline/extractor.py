@@ -43,7 +43,13 @@ from memories.extraction.offline.language import as_typed, dictionary_word, pars
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.respelling import Respelling, mistyped, respelling, respelt
 from memories.extraction.offline.statements import Statement, leftovers, statements
-from memories.extraction.offline.words import RELATIONS, good_label, word_set
+from memories.extraction.offline.words import (
+    FEMALE_KIN,
+    MALE_KIN,
+    RELATIONS,
+    good_label,
+    word_set,
+)
 from memories.extraction.types import Candidate, Decision, Draft, DraftLink, Message, Usage
 
 logger = logging.getLogger("gitloom.memories")
@@ -544,19 +550,9 @@ def _with_place(statement: Statement, places: list[str]) -> Statement:
     return replace(statement, text=f"{statement.text[:end]} ({places[0]}){statement.text[end:]}")
 
 
-_FEMALE = word_set(
-    "wife girlfriend fiancee mother mom mum mam sister daughter aunt grandmother grandma "
-    "niece nan nana gran granny"
-)
-_MALE = word_set(
-    "husband boyfriend fiance father dad brother son uncle grandfather grandpa nephew "
-    "grandad granddad"
-)
-
-
 def _gender(word: str) -> str:
     key = word.casefold().removeprefix("my ")
-    return "f" if key in _FEMALE else "m" if key in _MALE else ""
+    return "f" if key in FEMALE_KIN else "m" if key in MALE_KIN else ""
 
 
 def _genders(text: str) -> dict[str, str]:

@@ -41,8 +41,10 @@ from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     CORRECTION,
     FEELINGS,
+    FEMALE_KIN,
     INTERJECTIONS,
     LAUGHTER,
+    MALE_KIN,
     PARTS_OF_DAY,
     RELATIONS,
     VAGUE_NOUNS,
@@ -1866,13 +1868,11 @@ def _specific(token: Token) -> bool:
         and not token.is_sent_start
         and token.is_alpha
         and token.lower_ not in RELATIONS
-        and token.lower_ not in _KIN_WORDS
+        and token.lower_ not in FEMALE_KIN
+        and token.lower_ not in MALE_KIN
     ):
         return True
     return token.like_num or any(c.isdigit() for c in token.text)
-
-
-_KIN_WORDS = word_set("mum mom mam dad nan nana gran granny grandma grandad granddad grandpa")
 
 
 def _mine(tokens: list[Token]) -> bool:

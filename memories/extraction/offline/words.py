@@ -32,6 +32,17 @@ RELATIONS = word_set(
     roommate housemate dog cat kitten puppy pet"""
 )
 
+# Kin by the pronoun they take ("my sister Eilidh": she), and the kin words said as a
+# name ("Mum's in hospital").
+FEMALE_KIN = word_set(
+    "wife girlfriend fiancee mother mom mum mam sister daughter aunt grandmother grandma "
+    "niece nan nana gran granny"
+)
+MALE_KIN = word_set(
+    "husband boyfriend fiance father dad brother son uncle grandfather grandpa nephew "
+    "grandad granddad"
+)
+
 # Adjectives of a passing state or a reaction ("I'm so nervous", "my ears are done").
 FEELINGS = word_set(
     """nervous tired exhausted shattered done busy excited happy glad sad sorry upset
