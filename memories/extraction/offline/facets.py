@@ -570,7 +570,11 @@ def _endings(tokens: list[Token]) -> set[str]:
             continue
         if _unrealised(token):
             continue
-        related = [c for c in token.children if c.dep_ in ("dobj", "nsubj", "conj", "prep", "prt")]
+        related = [
+            c
+            for c in token.children
+            if c.dep_ in ("dobj", "nsubj", "nsubjpass", "conj", "prep", "prt")
+        ]
         for item in (t for c in related for t in c.subtree):
             # a name typed in lower case ("pulled out of the bristol half") still names
             # what the older memory capitalised; names() of that memory is what it meets
@@ -611,10 +615,14 @@ def _states(tokens: list[Token]) -> tuple[set[str], set[str]]:
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         if subject is None or subject.lower_ not in _FIRST or verb.pos_ not in ("VERB", "AUX"):
             continue
+        # what it is, has or does (and when: "I work nights"); of "be", also where it is
+        # ("not in the band anymore", "not on nights anymore")
+        parts = [c for c in verb.children if c.dep_ in ("attr", "acomp", "dobj", "npadvmod")]
+        if verb.lemma_ == "be":
+            parts += [g for c in verb.children if c.dep_ == "prep" for g in c.children]
         said = {
             t.lemma_.lower()
-            for c in verb.children
-            if c.dep_ in ("attr", "acomp", "dobj")
+            for c in parts
             for t in c.subtree
             if t.pos_ in ("NOUN", "PROPN", "ADJ") and t.lemma_.lower() not in VAGUE_NOUNS
         }

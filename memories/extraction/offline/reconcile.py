@@ -24,7 +24,7 @@ from spacy.tokens import Token
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
-from memories.extraction.offline.language import parse
+from memories.extraction.offline.language import new_amount, parse
 from memories.extraction.offline.words import (
     CORRECTION,
     ENDING_VERBS,
@@ -79,6 +79,10 @@ def reconcile(
         changed = [k for k in keys if changes(new, readings[k])]
         if changed:
             links.extend(DraftLink(source=draft.key, target=k, type=SUPERSEDES) for k in changed)
+            continue
+        amounts = [k for k in keys if _amount_changed(new, readings[k])]
+        if len(amounts) == 1:  # of two amounts of that kind, which one? In doubt, none
+            links.append(DraftLink(source=draft.key, target=amounts[0], type=SUPERSEDES))
             continue
         same = [k for k in keys if _restates(new, readings[k])]
         if same:
@@ -140,7 +144,9 @@ def reconcile(
 
 
 _SWITCH = re.compile(
-    r"\b(?:switch(?:ed)?|mov(?:ed|ing)|chang(?:ed|ing)|went|going)\s+(?:over\s+)?to\b|\binstead\b|\bjoined\b",
+    r"\b(?:switch(?:ed)?|mov(?:ed|ing)|chang(?:ed|ing)|went|going)\s+(?:over\s+)?to\b|\binstead\b"
+    # "someone nicked my Allez, so I've bought a Trek", "..., I start at Kingsmead"
+    r"|\bjoined\b|\bbought\b|\bstart(?:s|ed|ing)?\s+(?:at|with)\b",
     re.I,
 )
 
@@ -166,7 +172,19 @@ def _ended_by_someone_else(reading: Reading) -> bool:
     subjects = [
         next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None) for t in enders
     ]
-    return bool(enders) and all(s is not None and s.lower_ not in ("i", "we") for s in subjects)
+    # "someone nicked my Allez": what they ended is mine
+    mine = any(
+        _owned_by_me(c) for t in enders for c in t.children if c.dep_ in ("dobj", "nsubjpass")
+    )
+    return (
+        bool(enders)
+        and not mine
+        and all(s is not None and s.lower_ not in ("i", "we") for s in subjects)
+    )
+
+
+def _owned_by_me(token: Token) -> bool:
+    return any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children)
 
 
 def _said_of_me(reading: Reading) -> bool:
@@ -182,7 +200,7 @@ def _said_of_me(reading: Reading) -> bool:
 CHANGE = re.compile(
     r"\b(?:instead|now|no longer|not\b[^.!?]{0,40}\bany ?more|moved|switched|sold|new|"
     r"actually|turns out|typo|changed|cut (?:down|back)|down to|up to|went with|replaced|"
-    r"upgraded|swapped)\b",
+    r"upgraded|swapped|traded|upped|increased|raised|lowered|reduced)\b",
     re.IGNORECASE,
 )
 # ... unless both plainly hold: "I'm also allergic to nuts", "our second child"
@@ -206,14 +224,72 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if new.marked and {state for state, _ in cleft_states(new.doc)} & old.holds:
         return True  # "turns out what I'm actually allergic to is sesame"
+    if new.marked and _denies(new, old):
+        return True  # "turns out it's dogs I'm allergic to, not cats"
     marked = _marked_clauses(new)
-    if not marked or not _first_person(new):
+    if not marked:
         return False
     before = {lemma for lemma, _, _ in _roles(old)}
+    mine_before = before if _first_person(old) else set()
+    speaker = _first_person(new)
     return any(
-        lemma in before and clause in marked and _said_of_mine(new.doc[clause], lemma)
-        for lemma, _, clause in _roles(new)
+        lemma in before
+        and clause in marked
+        and (
+            (speaker and _said_of_mine(new.doc[clause], lemma))
+            or (lemma in mine_before and _my_thing_changed(token, new.doc[clause]))
+        )
+        for token, lemma, clause in _role_tokens(new)
     )
+
+
+def _my_thing_changed(token: Token, verb: Token) -> bool:
+    """ "The gym put the price up to £42", "the doctor upped my citalopram to 30mg",
+    "Book club has moved to Kate's": a thing the older statement called mine, named as
+    mine ("my", "our"), as the one known ("the") or bare, in a clause that gives it a
+    new value (a number, a day, a name); someone else's ("Tom's gym") is not mine."""
+    determiners = [
+        c
+        for c in token.children
+        if c.dep_ in ("det", "poss") and not (c.i + 1 < len(c.doc) and c.doc[c.i + 1].text == "-")
+    ]
+    if not all(c.lower_ in ("the", "my", "our") for c in determiners):
+        return False
+    if not _changing_verb(verb):
+        return False  # "Tom plays five-a-side on Thursdays now" changes nothing of mine
+    own = {t.i for t in token.subtree}
+    return any(
+        t.i not in own
+        and (t.like_num or t.pos_ == "PROPN" or t.ent_type_ in ("DATE", "TIME", "MONEY"))
+        for t in verb.subtree
+    )
+
+
+def _changing_verb(verb: Token) -> bool:
+    """The clause's verb itself says the change ("moved", "upped", "put ... up to"),
+    not just a "now" or "new" beside it."""
+    said = [verb.lower_] + [
+        f"{c.lower_} {c.doc[c.i + 1].lower_}"
+        for c in verb.children
+        if c.dep_ in ("prt", "prep") and c.i + 1 < len(c.doc)
+    ]
+    return any(
+        (m := CHANGE.search(text)) is not None and m.group(0).lower() not in ("now", "new")
+        for text in said
+    )
+
+
+def _denies(new: Reading, old: Reading) -> bool:
+    """A correction that says "not X" of a thing (or figure) the older statement said:
+    "turns out it's dogs I'm allergic to, not cats", "I meant Leeds, not Leicester"."""
+    said = _things(old) | {t.text for t in old.doc if t.like_num}
+    for t in new.doc:
+        if t.lower_ != "not":
+            continue
+        after = [u for u in new.doc[t.i + 1 : t.i + 4] if not (u.is_punct or u.pos_ == "DET")]
+        if after and (after[0].lemma_.lower() in said or after[0].text in said):
+            return True
+    return False
 
 
 def _figure_of(reading: Reading) -> tuple[str, str, str] | None:
@@ -249,6 +325,24 @@ def _new_figure(new: Reading, old: Reading) -> bool:
         and before[:2] == after[:2]
         and before[2] != after[2]
     )
+
+
+def _amount_changed(new: Reading, old: Reading) -> bool:
+    """ "Down to 77kg now!" after "I weigh 82 kilos": a new amount, said without what it
+    is of, of the kind (its entity, or the noun it counts) a statement of mine gave."""
+    first = new_amount(list(new.doc))
+    if first is None or not _first_person(old):
+        return False
+    kind = _amount_kind(first)
+    return any(t.like_num and t.text != first.text and _amount_kind(t) & kind for t in old.doc)
+
+
+def _amount_kind(token: Token) -> set[str]:
+    kind = {token.ent_type_} & {"QUANTITY", "MONEY", "PERCENT"}
+    unit = token.head if token.dep_ == "nummod" else None
+    if unit is not None and unit.pos_ == "NOUN":
+        kind.add(unit.lemma_.lower())
+    return kind
 
 
 def _moves_the_day(new: Reading, old: Reading) -> bool:
@@ -342,6 +436,16 @@ def _first_person(reading: Reading) -> bool:
         and not any(c.dep_ in ("det", "poss", "compound", "amod") for c in t.children)
         for t in reading.doc
     )
+
+
+def _role_tokens(reading: Reading) -> list[tuple[Token, str, int]]:
+    """(token, lemma, clause) of each distinguishing thing named in a role."""
+    named = heads(reading)
+    return [
+        (t, t.lemma_.lower(), _clause(t))
+        for t in reading.doc
+        if t.dep_ in _ROLES and t.lemma_.lower() in named
+    ]
 
 
 def _roles(reading: Reading) -> list[tuple[str, str, int]]:

@@ -34,6 +34,7 @@ from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import (
     dictionary_word,
     home_place,
+    new_amount,
     parse,
     without_opener,
 )
@@ -1516,7 +1517,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     if not implicit_i and not done and not any(_finite(t) for t in _main_verbs(tokens)):
         # a fragment: "Long day.", "Quick one before my coffee kicks in."; but "dentist
         # next tuesday at 3:30" is a note of when something is
-        return _appointment(tokens) or _arranged(tokens)
+        return _appointment(tokens) or _arranged(tokens) or new_amount(tokens) is not None
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
         return False  # an imperative: a request, not a fact
     if (
@@ -1997,6 +1998,7 @@ def _content(token: Token) -> bool:
         and not token.like_num
         # "training for the Bristol 10k": a name the tagger took for part of a date
         and not (token.pos_ == "PROPN" and token.lower_ not in _DATE_NAMES)
+        and not _shift(token)
     ):
         return False
     if token.ent_type_ == "ORDINAL":
@@ -2014,6 +2016,18 @@ def _content(token: Token) -> bool:
             return token.head.tag_ == "VBD"  # "we went biking" (a plan is not yet a fact)
         return token.head.lemma_ in _LIKING  # "I hate running"
     return False
+
+
+def _shift(token: Token) -> bool:
+    """ "I'm on nights", "she's on lates": the part of the day someone works, said as
+    being on it (a plain plural, no number or article)."""
+    return (
+        token.tag_ == "NNS"
+        and token.dep_ == "pobj"
+        and token.head.lower_ == "on"
+        and token.head.head.lemma_ == "be"
+        and not any(c.dep_ in ("nummod", "det", "amod") for c in token.children)
+    )
 
 
 _LIKING = word_set("like love hate enjoy prefer dislike adore detest miss")

@@ -76,7 +76,10 @@ PARTS_OF_DAY = word_set("morning afternoon evening night weekend weekday lunchti
 # Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
 MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
 # Endings: the relation or membership named in the statement is over.
-ENDING_VERBS = word_set("leave quit resign divorce sell lose split break retire withdraw cancel")
+# ("traded in the Corsa", "someone nicked my bike", "the van got scrapped")
+ENDING_VERBS = word_set(
+    "leave quit resign divorce sell lose split break retire withdraw cancel trade nick steal scrap"
+)
 # Verbs under which an ending is only wanted, planned or tried ("Zoe wants to quit
 # judo", "I'm thinking of selling the van"): nothing has ended yet.
 UNREALISED = word_set(
