@@ -42,7 +42,12 @@ from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read, wi
 from memories.extraction.offline.language import as_typed, dictionary_word, parse, with_apostrophes
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.respelling import Respelling, mistyped, respelling, respelt
-from memories.extraction.offline.statements import Statement, leftovers, statements
+from memories.extraction.offline.statements import (
+    Statement,
+    continuation,
+    leftovers,
+    statements,
+)
 from memories.extraction.offline.words import (
     FEMALE_KIN,
     MALE_KIN,
@@ -108,6 +113,7 @@ class OfflineExtractor:
         asked_for: dict[str, str] = {}  # each speaker's last message, its first sentence
         offered_by = ""  # the message before, as said: what a short reply may pick from
         genders: dict[str, str] = {}  # "my sister Eilidh": Eilidh is no "he"
+        just_said: dict[str, str] = {}  # each speaker's last message's last statement, if any
         for message in messages:
             content = with_apostrophes(message.content)
             question, asked = asked, _last_question(content)
@@ -154,6 +160,14 @@ class OfflineExtractor:
                 yes = f"{yes[:1].upper()}{yes[1:]}."  # the speaker's word ("Yep.")
                 said = [Statement(plain=yes, text=yes)]
             speaker = message.name or ""
+            went_on = ""  # the statement a message going on about it continues
+            if not said and not answered and just_said.get(speaker):
+                # "costs £45 a year which is nothing" after "finally got an allotment!!":
+                # what it goes on about is the speaker's message before
+                going_on = continuation(content, day=spoken_day)
+                if going_on is not None:
+                    said, went_on = [going_on], just_said[speaker]
+            just_said[speaker] = said[-1].plain if said else ""
             if said:
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
                 said[0] = _with_referent(said[0], question, people.get(speaker, []), genders)
@@ -205,6 +219,9 @@ class OfflineExtractor:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
+                elif went_on:
+                    text = f'{text} {CONTEXT_MARK} after "{_clip_cue(went_on)}"'
+                    context.setdefault(n, []).insert(0, went_on)
                 elif n == 0 and _CHOICE.match(statement.plain) and len(wanted.split()) > 3:
                     # "Ananthagiri it is.": a choice, of what the speaker asked for before
                     wanted = _clip_cue(wanted)

@@ -57,6 +57,16 @@ def _opening_verbs(doc: Doc) -> Doc:
             and token.lower_ not in verbs
         ):
             token.tag_ = "NN"
+        elif (
+            # "Planting tomatoes, chillies and basil this year": an "-ing" word the
+            # tagger took for a noun opens a sentence with no other verb; it is that verb
+            token.is_sent_start
+            and token.tag_ == "NN"
+            and _ing_verb(token.lower_, verbs)
+            and doc[token.i + 1].tag_ in ("NNS", "NN", "DT", "PRP$")
+            and not any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in token.sent)
+        ):
+            token.tag_ = "VBG"
     for token in doc[1:]:
         # "got my first piercing", "our wedding": an "-ing" word a possessive owns is a
         # thing, not a verb
@@ -75,6 +85,16 @@ def _opening_verbs(doc: Doc) -> Doc:
             and doc[token.i - 1].tag_ == "IN"
         ):
             token.tag_ = "NNP"
+        elif (
+            # "I'm off to porto next week": a word the tables know as no verb, typed in
+            # lower case after "to", is a thing (a name if they know it as nothing)
+            token.tag_ == "VB"
+            and doc[token.i - 1].lower_ == "to"
+            and token.is_alpha
+            and token.is_lower
+            and token.lower_ not in verbs
+        ):
+            token.tag_ = "NN" if token.lower_ in nouns else "NNP"
     return doc
 
 
@@ -114,6 +134,14 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
     return doc
 
 
+def _ing_verb(word: str, verbs: frozenset[str]) -> bool:
+    """ "planting", "baking", "running": an "-ing" form of a verb the tables know."""
+    if not word.endswith("ing") or len(word) < 6:
+        return False
+    stem = word[:-3]
+    return stem in verbs or stem + "e" in verbs or (stem[-1] == stem[-2] and stem[:-1] in verbs)
+
+
 def _stranded_after(token) -> bool:
     """The words from ``token`` to the next punctuation end on a preposition."""
     end = token.i
@@ -138,6 +166,11 @@ def _past_verb(word: str) -> bool:
     if word[-3] == word[-4]:
         bases.append(word[:-3])  # "stopped"
     return any(b in index.get("verb", ()) for b in bases)
+
+
+def known_verb(lemma: str) -> bool:
+    """The lemmatizer's tables know the lemma as a verb ("cost", not "costs")."""
+    return lemma in _lemma_tables()[0].get("verb", ())
 
 
 def without_opener(tokens: list) -> list:

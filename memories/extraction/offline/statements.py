@@ -34,6 +34,7 @@ from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import (
     dictionary_word,
     home_place,
+    known_verb,
     new_amount,
     parse,
     without_opener,
@@ -504,11 +505,67 @@ def _roster(text: str, day: date, *, bullets: bool = False) -> Statement:
     return Statement(plain=text, text=_render(list(doc), dates), kind="roster", dates=dates)
 
 
+# A labelled item: a few words, a spaced dash, then who or what (short); no clause
+# with a subject of its own on either side ("I went to the gym - it was great").
+_LABELLED = re.compile(
+    r"(?!.*\b(?:i|we|he|she|it|they|you)\b(?:'\w+)?\s)"
+    r"[^\s:–\-][^:–\-]{0,40}?\s[\-–]\s[^\s–\-][^–\-]{0,50}",
+    re.IGNORECASE,
+)
+_ITEM_BREAK = re.compile(r"(?<=[.;!])\s+|\n+")
+
+
+def _labelled_items_end(text: str) -> int:
+    """Where a run of two or more labelled items that opens ``text`` ends (after a
+    heading ending in a colon), or 0: "bins - Kofi, every thursday night. bathroom -
+    Ines, weekly." (items broken by stops), "Friday - Tom, Saturday - me" (by commas)."""
+    heading = re.match(r"[^:\n]{1,80}:\s*", text)
+    start = heading.end() if heading else 0
+    end, count = start, 0
+    pieces = _ITEM_BREAK.split(text[start:])
+    position = start
+    for piece in pieces:
+        offset = text.index(piece, position) if piece else position
+        position = offset + len(piece)
+        body = piece.strip().rstrip(".;!").strip()
+        parts = [p.strip() for p in body.split(",")]
+        if len(parts) > 1 and all(_item(p) for p in parts):
+            count, end = count + len(parts), position
+        elif _item(body):
+            count, end = count + 1, position
+        else:
+            break
+    return end if count >= 2 else 0
+
+
+def _item(text: str) -> bool:
+    """A labelled item whose value names someone or something ("laundry - me", "bins -
+    Kofi, every thursday night"), not a remark ("Gym - was great")."""
+    if not _LABELLED.fullmatch(text):
+        return False
+    value = re.split(r"\s[\-–]\s", text, maxsplit=1)[1]
+    return any(
+        t.pos_ in ("PROPN", "NOUN", "NUM")
+        or t.lower_ in ("me", "us", "myself")
+        or (t.is_alpha and t.text[:1].isupper())  # a name alone ("Ola") is hard to tag
+        for t in parse(value.split(",")[0])
+    )
+
+
 def _from_text(
     text: str, day: date, before: list[Statement], *, announces: bool = False
 ) -> list[Statement]:
     """Statements of a line of prose; ``before`` (this message's so far) takes
     a sentence that refers back to it. ``announces``: the line ends the message."""
+    items_end = _labelled_items_end(text)
+    if items_end:
+        # "chores this week: dishes - Sam. laundry - me. bins - Ola.": items, each a
+        # label and who or what, under the heading before them; one roster, as said
+        rest = text[items_end:].strip()
+        listed = [_roster(text[:items_end].strip(), day)]
+        return listed + (
+            _from_text(rest, day, before + listed, announces=announces) if rest else []
+        )
     if text[-1:].isalnum():
         # typed without a stop, the small tagger reads a last word as a verb ("I hate
         # coriander": "coriander" a base verb); the stop the parse needs is no word
@@ -645,6 +702,11 @@ def _from_text(
             if whole:
                 trace("kept-first-person", "keep", words)
                 out.append(_statement(whole, day, kind="fact"))
+        elif now == said_before and not decided and _described_here(list(sent)):
+            # "need someone for the dog, she's a 4 year old whippet called Nell": who
+            # "she" is was said in the same sentence; kept whole, as said
+            trace("kept-described", "keep", words)
+            out.append(_statement(_trim(list(sent)) or list(sent), day, kind="fact"))
         elif now == said_before and not decided:
             trace("uninformative", "drop", words)
     return out
@@ -672,6 +734,25 @@ _NOT_STATING = word_set("need want hope wish wonder think guess suppose bet")
 def _says_mine(token: Token) -> bool:
     """The subject "I" or "we" of a verb."""
     return token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass")
+
+
+def _described_here(tokens: list[Token]) -> bool:
+    """A clause says of "he", "she" or "they" what they are or are called, with a name
+    or a number, after a noun of the same sentence that they can be."""
+    for subject in tokens:
+        if subject.dep_ != "nsubj" or subject.lower_ not in ("he", "she", "they"):
+            continue
+        before = [
+            t
+            for t in tokens
+            if t.i < subject.i
+            and t.pos_ in ("NOUN", "PROPN")
+            and t.lemma_.lower() not in VAGUE_NOUNS
+        ]
+        said = [t for t in subject.head.subtree if t.i > subject.i]
+        if before and any(_specific(t) for t in said):
+            return True
+    return False
 
 
 def _clear_first_person(tokens: list[Token]) -> bool:
@@ -764,6 +845,35 @@ def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentenc
 
 
 _OWNED = re.compile(r"^(?:His|Her|Its|Their)\s+\w+")
+
+
+def continuation(content: str, *, day: date) -> Statement | None:
+    """ "costs £45 a year which is nothing", "needs new brake discs and a tyre", "also
+    told me to cut back on salt": a message that goes on about what the speaker's message
+    before said, its subject left out (not the speaker: the verb says "it" or "she"), with
+    something specific or a thing it names. Its first sentence, as said, or None."""
+    sent = next(iter(parse(content).sents), None)
+    if sent is None:
+        return None
+    tokens = _trim(without_opener(list(sent)))
+    if not tokens or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in tokens[0].children):
+        return None
+    verb = tokens[0]
+    someone_else = verb.tag_ == "VBZ" or (
+        verb.tag_ == "NNS"
+        and known_verb(verb.lemma_.lower())
+        and len(tokens) > 1
+        and (tokens[1].like_num or tokens[1].tag_ in ("$", "DT", "CD"))
+    )  # "Costs £45 a year": the tagger's plural noun is the verb
+    told_me = verb.tag_ == "VBD" and any(c.lower_ in ("me", "us") for c in verb.children)
+    if not (someone_else or told_me):
+        return None
+    if not any(
+        _specific(t) or (_noun_in_use(t) and _content(t) and t.dep_ in ("dobj", "pobj", "attr"))
+        for t in tokens[1:]
+    ):
+        return None
+    return _statement(tokens, day, kind="fact")
 
 
 def _join(previous: Statement, extra: Statement) -> None:
@@ -1486,7 +1596,11 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     going = habit_now or (
         first.tag_ == "VBG"
         and opening
-        and any(_specific(t) or t.ent_type_ == "DATE" for t in tokens)
+        and (
+            any(_specific(t) or t.ent_type_ == "DATE" for t in tokens)
+            # "growing spuds, broad beans and courgettes": what I do with a list of things
+            or (first.lemma_.lower() not in _MUSING | _LIKING and _listed_things(tokens) >= 2)
+        )
     )
     # "Work from home Mondays and Fridays", "Live in Leeds with two flatmates": a habit
     # or a state said without its "I", by a verb a request to the assistant rarely opens
@@ -1549,6 +1663,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not specific
         and not _dated_object(tokens)
         and not _milestone(tokens)
+        and not (first.tag_ == "VBG" and _listed_things(tokens) >= 2)
     ):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
@@ -1654,7 +1769,7 @@ def _plans(tokens: list[Token]) -> bool:
 _WISHING = word_set("keen hoping planning dying desperate itching")
 _HABIT_VERBS = word_set(
     "work live commute cycle drive walk swim run jog play train teach study volunteer coach "
-    "sing cook bake speak own rent"
+    "sing cook bake speak own rent leave start finish"
 )
 _LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
 _REACTION_WORDS = word_set("it that this these those your you yours the idea everything")
@@ -1703,6 +1818,22 @@ def _appointment(tokens: list[Token]) -> bool:
         for t in tokens
     )
     return named_day and thing
+
+
+def _listed_things(tokens: list[Token]) -> int:
+    """How many things a list in the clause names ("spuds, broad beans and courgettes"):
+    nouns joined to one another, none of them vague; none in a labelled item of a list
+    ("hoovering the hall and stairs - me")."""
+    if any(t.text == "-" and t.i > 0 and t.doc[t.i - 1].whitespace_ for t in tokens):
+        return 0
+    joined = [
+        t
+        for t in tokens
+        if t.pos_ == "NOUN"
+        and t.lemma_.lower() not in VAGUE_NOUNS
+        and (t.dep_ in ("conj", "appos") or any(c.dep_ in ("conj", "appos") for c in t.children))
+    ]
+    return len(joined)
 
 
 def _day_word(token: Token) -> bool:
@@ -1899,8 +2030,33 @@ def _personal(subject: Token) -> bool:
         )
     ):
         return True  # "Tomasz is coeliac": a name the small tagger took for a noun
+    if _bare_thing_of_mine(subject):
+        return True
     return any(
         t.dep_ in ("det", "poss") or t.pos_ == "PROPN" for t in subject.subtree if t.i <= subject.i
+    )
+
+
+def _bare_thing_of_mine(subject: Token) -> bool:
+    """ "Car failed its MOT today", "Boiler broke down on Sunday": chat leaves out the
+    "my" of a thing of one's own; a bare singular noun opening the sentence, whose verb
+    (past, not "be") did something to something or on a day, is that thing (not "Reorg
+    happened", "Fingers crossed", "Traffic was awful")."""
+    verb = subject.head
+    opening = all(
+        _opener_word(t) or t.is_punct for t in subject.doc[subject.sent.start : subject.i]
+    )
+    return (
+        subject.tag_ == "NN"
+        and subject.dep_ == "nsubj"
+        and not list(subject.children)
+        and opening
+        and verb.pos_ == "VERB"
+        and verb.tag_ == "VBD"  # what happened to it ("Traffic builds up on Fridays" is generic)
+        and any(
+            c.dep_ in ("dobj", "prt") or (c.ent_type_ in ("DATE", "TIME") and c.dep_ == "npadvmod")
+            for c in verb.children
+        )
     )
 
 

@@ -95,7 +95,8 @@ INTERJECTIONS = word_set(
     """hi hey hello hiya morning evening yes yeah yep yup no nope nah ok okay sure right
     thanks thank cheers wow ooh oh ah aw aww hmm hm um uh well so anyway anyways btw
     also plus ugh oops whoa lol haha ha honestly realistically funny story update
-    basically yay sorry wait fyi god gosh lmao lmfao rofl hehe"""
+    basically yay sorry wait fyi god gosh lmao lmfao rofl hehe tbh tbf imo imho ngl idk
+    omg smh fwiw"""
 )
 
 _WORD = re.compile(r"[\w’'&-]+", re.UNICODE)

@@ -1,0 +1,72 @@
+"""Facts typed the way people chat, one short message after another, without the "I" or
+the "my" (memories/extraction/offline/statements.py, language.py, extractor.py):
+each is kept, and a message that goes on about the one before carries it as context.
+Our own sentences, through POST /v1/memories and GET /v1/retrieve; jobs run inline.
+"""
+
+from tests.memories.test_offline_extractor import bodies, top
+
+
+def test_a_thing_of_mine_said_without_my_is_kept(api, say):
+    say("Boiler broke down on Sunday.", "Oh no.", "Laptop died this morning.")
+    stored = " ".join(bodies(api))
+    assert "Boiler broke down on Sunday" in stored, stored
+    assert "Laptop died this morning." in stored, stored
+
+
+def test_a_message_going_on_about_the_one_before_is_kept_with_it_as_context(api, say):
+    say("got a new allotment, plot 9 at Fen Road", "Lovely!", "costs £38 a year, bargain")
+    stored = bodies(api)
+    assert 'Costs £38 a year, bargain. — after "Got a new allotment, plot 9 at Fen Road."' in (
+        stored
+    ), stored
+    assert "£38" in top(api, "how much does my allotment cost")
+
+
+def test_what_someone_told_me_goes_on_from_the_message_before(api, say):
+    say("the vet says Biscuit is overweight", "Oh dear.", "told me to cut his food by a third")
+    stored = bodies(api)
+    assert any(
+        b.startswith("Told me to cut his food by a third.") and "Biscuit is overweight" in b
+        for b in stored
+    ), stored
+
+
+def test_a_reaction_after_a_fact_is_no_fact(api, say):
+    say("got a new allotment, plot 9 at Fen Road", "Lovely!", "sounds good, looks amazing tbh")
+    assert len(bodies(api)) == 1
+
+
+def test_a_habit_with_its_hour_said_without_i_is_kept(api, say):
+    say("leave the house at 7:15 most mornings")
+    assert "7:15" in top(api, "what time do I leave the house")
+
+
+def test_things_i_am_growing_or_making_said_without_i_are_kept(api, say):
+    say("planting tomatoes, chillies and basil this year", "Nice.", "baking sourdough and focaccia")
+    stored = " ".join(bodies(api))
+    assert "Planting tomatoes, chillies and basil" in stored, stored
+    assert "Baking sourdough and focaccia" in stored, stored
+
+
+def test_a_trip_to_a_place_typed_in_lower_case_is_kept_with_its_dates(api, say):
+    say("im off to porto next week")
+    [body] = bodies(api)
+    assert body.startswith("Im off to porto next week (2026-03-16"), body
+
+
+def test_someone_described_after_what_i_need_for_them_is_kept_whole(api, say):
+    say("need a present for my niece, she's 12 and obsessed with Taylor Swift")
+    assert bodies(api) == ["Need a present for my niece, she's 12 and obsessed with Taylor Swift."]
+
+
+def test_items_typed_as_a_label_and_who_are_one_list_under_their_heading(api, say):
+    say(
+        "chores this week: dishes - Sam. laundry - me. bins - Ola.",
+        "Fair split!",
+        "Gym - was great.",
+    )
+    stored = bodies(api)
+    assert any(b.startswith("Chores this week") and "Laundry - me" in b for b in stored), stored
+    assert not any("Gym" in b for b in stored), stored
+    assert "Ola" in top(api, "who is doing the bins")
