@@ -70,3 +70,26 @@ def test_items_typed_as_a_label_and_who_are_one_list_under_their_heading(api, sa
     assert any(b.startswith("Chores this week") and "Laundry - me" in b for b in stored), stored
     assert not any("Gym" in b for b in stored), stored
     assert "Ola" in top(api, "who is doing the bins")
+
+
+def test_a_he_in_the_next_messages_is_asked_after_by_the_name_it_means(api, say):
+    say(
+        "my flatmate Kasia is Polish, from Gdansk",
+        "Cool.",
+        "she works nights as a midwife",
+        "Tough job.",
+        "she's allergic to nuts so I keep them in my room",
+    )
+    stored = bodies(api)
+    assert "She (Kasia)'s allergic to nuts." in stored, stored
+    assert "midwife" in top(api, "what does Kasia do for work")
+    assert "Kasia" in top(api, "who is allergic to nuts")
+
+
+def test_a_plan_typed_without_i_is_asked_after_as_mine(api, say):
+    say(
+        "booked the peak district for easter",
+        "Lovely.",
+        "staying in a barn near Bakewell, 4 nights",
+    )
+    assert "Bakewell" in top(api, "where do I stay")

@@ -686,7 +686,16 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         me, do, my = owned, "does", f"{owned}'s"  # "My mum is a retired nurse"
     if first or person is not None or me == owned:
         attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
-        works_as = lemma in _JOB_VERBS and "as" in preps
+        # ("works nights as a midwife": the parser may hang "as" on "nights")
+        works_as = lemma in _JOB_VERBS and (
+            "as" in preps
+            or any(
+                g.dep_ == "prep" and g.lower_ == "as"
+                for c in verb.children
+                if c.dep_ == "dobj"
+                for g in c.children
+            )
+        )
         is_a = (
             lemma == "be"
             and attr is not None

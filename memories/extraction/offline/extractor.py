@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
@@ -189,7 +189,11 @@ class OfflineExtractor:
                 said[n], named_one = _with_named(said[n], young)
                 if named_one:
                     named[n] = named_one
-            people[speaker] = _people(said, self._speakers)
+            # "he works nights as a paramedic" names no one new: the one "he" meant is
+            # still the one the next message's "he" means
+            people[speaker] = _people(said, self._speakers) or (
+                people.get(speaker, []) if any(_HE_OR_SHE.match(x.plain) for x in said) else []
+            )
             places[speaker] = _places(said) or places.get(speaker, [])
             young_ones[speaker] = _young(said) or young_ones.get(speaker, "")
             wanted = asked_for.get(speaker, "")
@@ -284,7 +288,8 @@ class OfflineExtractor:
                         body=as_typed(body, message.content),
                         tags=tuple(_tags(reading, self._speakers, who=message.name)),
                         cues=_with_context(
-                            _cues(
+                            _asked_cues(
+                                statement,
                                 reading,
                                 who=message.name,
                                 # a hedge does not answer "what do you have?"
@@ -582,6 +587,55 @@ def _genders(text: str) -> dict[str, str]:
     }
 
 
+_HE_OR_SHE = re.compile(r"(?:he|she)\b", re.IGNORECASE)
+
+
+def _asked_cues(statement: Statement, reading: Reading, **kwargs) -> list[str]:
+    """The statement's cues: its questions as asked of what it means (``_asked_reading``),
+    its own words as said (question cues start in lower case, said words with a capital)."""
+    said = _cues(reading, **kwargs)
+    asked = _asked_reading(statement, reading)
+    if asked is reading:
+        return said
+    questions = [c for c in said if c[:1].islower()]
+    questions += [c for c in _cues(asked, **kwargs) if c[:1].islower() and c not in questions]
+    return questions + [c for c in said if not c[:1].islower()]
+
+
+def _asked_reading(statement: Statement, reading: Reading) -> Reading:
+    """What the statement's questions are asked of: with the person its "he" or "she"
+    means ("Jonas works nights as a paramedic"), or with the "I" typed without
+    ("Staying in a cottage near Keswick" as "I'm staying ..."); else the statement."""
+    if statement.asked_as:
+        asked = read(statement.asked_as)
+        _as_person(asked.doc, statement.asked_of)
+        return asked
+    first = reading.doc[0] if len(reading.doc) else None
+    if (
+        first is not None
+        and first.tag_ == "VBG"
+        and not any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in reading.doc)
+    ):
+        return read(f"I'm {first.lower_}{statement.plain[len(first.text) :]}")
+    return reading
+
+
+def _as_person(doc: Doc, name: str) -> None:
+    """The name a pronoun meant is a person's, whatever the small tagger makes of it
+    alone ("Kasia works nights": it knows "Jonas", not "Kasia")."""
+    words = name.split()
+    if not words or not words[0][:1].isupper():
+        return  # "my mum": a relation, asked after as one
+    for token in doc:
+        if doc[token.i : token.i + len(words)].text == name:
+            span = Span(doc, token.i, token.i + len(words), label="PERSON")
+            doc.set_ents([span], default="unmodified")
+            for named in span:
+                named.pos_ = "PROPN"
+                named.tag_ = "NNP"
+            return
+
+
 def _with_referent(
     statement: Statement, question: str, before: list[str], genders: dict[str, str] | None = None
 ) -> Statement:
@@ -620,7 +674,32 @@ def _with_referent(
     if joined is not None and joined.is_alpha:
         end = joined.idx + len(joined.text)  # "shes thrilled": "Shes (Ottilie) thrilled"
     note = f" ({candidates[0]}'s)" if owner else f" ({candidates[0]})"
-    return replace(statement, text=statement.text[:end] + note + statement.text[end:])
+    named = statement.text[:end] + note + statement.text[end:]
+    if pronoun.dep_ != "nsubj":
+        return replace(statement, text=named)
+    return replace(
+        statement,
+        text=named,
+        asked_as=_named_subject(statement.plain, doc, pronoun, candidates[0]),
+        asked_of=candidates[0],
+    )
+
+
+def _named_subject(plain: str, doc: Doc, pronoun: Token, person: str) -> str:
+    """ "He's allergic to nuts" with "Jonas" for "he": "Jonas is allergic to nuts", the
+    statement as the questions about that person ask after it."""
+    found = re.search(rf"\b{re.escape(pronoun.text)}\b", plain)
+    if found is None:
+        return ""
+    rest = plain[found.end() :]
+    joined = doc[pronoun.i + 1] if pronoun.i + 1 < len(doc) and not pronoun.whitespace_ else None
+    if joined is not None and joined.text in ("'s", "’s") and rest[:2] in ("'s", "’s"):
+        verb = "has" if joined.lemma_ == "have" else "is"
+        rest = f" {verb}{rest[2:]}"
+    elif joined is not None and joined.text in ("'re", "’re") and rest[:3] in ("'re", "’re"):
+        rest = f" are{rest[3:]}"
+    named = f"{plain[: found.start()]}{person}{rest}"
+    return named[:1].upper() + named[1:]
 
 
 _PERSONAL_PRONOUNS = frozenset(("he", "she", "him", "her", "his"))

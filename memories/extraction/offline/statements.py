@@ -128,6 +128,10 @@ class Statement:
     text: str  # with resolved dates beside their phrases
     kind: str = "fact"  # fact | roster | hedge
     dates: list[Resolved] = field(default_factory=list)
+    # as asked after: the words with the person a subject pronoun means in its place
+    # ("Jonas works nights" for "He (Jonas) works nights"); "" when the same as plain
+    asked_as: str = ""
+    asked_of: str = ""  # that person, as named
 
 
 def statements(
