@@ -93,3 +93,22 @@ def test_a_plan_typed_without_i_is_asked_after_as_mine(api, say):
         "staying in a barn near Bakewell, 4 nights",
     )
     assert "Bakewell" in top(api, "where do I stay")
+
+
+def test_an_adopted_animal_named_next_is_the_one_his_name_and_he_mean(api, say):
+    say(
+        "we adopted a rescue lurcher on saturday",
+        "Aww!",
+        "his name is Bodhi",
+        "Lovely name.",
+        "he's 3 and scared of bikes",
+    )
+    stored = bodies(api)
+    assert "His (the lurcher's) name is Bodhi." in stored, stored
+    assert "He (Bodhi)'s 3 and scared of bikes." in stored, stored
+    assert "Bodhi" in top(api, "what is my lurcher called")
+
+
+def test_a_date_then_what_it_means_i_need_is_kept(api, say):
+    say("my driving licence expires in june so need to renew")
+    assert "june" in top(api, "when does my driving licence expire")

@@ -185,7 +185,7 @@ class OfflineExtractor:
             # "WE GOT A PUPPY." ... "We decided, he's Rigby.": he (the puppy)
             named: dict[int, str] = {}
             for n in range(len(said)):
-                young = _young(said[:n]) or young_ones.get(speaker, "")
+                young = _young(said[: n + 1]) or young_ones.get(speaker, "")
                 said[n], named_one = _with_named(said[n], young)
                 if named_one:
                     named[n] = named_one
@@ -194,6 +194,8 @@ class OfflineExtractor:
             people[speaker] = _people(said, self._speakers) or (
                 people.get(speaker, []) if any(_HE_OR_SHE.match(x.plain) for x in said) else []
             )
+            if named:  # "His name is Pablo": the next "he" is Pablo
+                people[speaker] = [_given_name(said[max(named)].plain) or named[max(named)]]
             places[speaker] = _places(said) or places.get(speaker, [])
             young_ones[speaker] = _young(said) or young_ones.get(speaker, "")
             wanted = asked_for.get(speaker, "")
@@ -514,15 +516,30 @@ _YOUNG = word_set(
 )
 
 
+_TAKING_IN = word_set("adopt rescue foster")
+
+
 def _young(said: Sequence[Statement]) -> str:
-    """The last new pet or baby the statements speak of ("we got a puppy"), or ""."""
+    """The last new pet or baby the statements speak of ("we got a puppy", "we adopted
+    a rescue greyhound"), or ""."""
     found = [
         t.lemma_.lower()
         for st in said
         for t in parse(st.plain)
-        if t.lemma_.lower() in _YOUNG and t.dep_ in ("dobj", "attr", "nsubj", "pobj")
+        if t.dep_ in ("dobj", "attr", "nsubj", "pobj")
+        and (
+            t.lemma_.lower() in _YOUNG
+            or (t.pos_ == "NOUN" and t.dep_ == "dobj" and t.head.lemma_.lower() in _TAKING_IN)
+        )
     ]
     return found[-1] if found else ""
+
+
+def _given_name(text: str) -> str:
+    """The name a naming statement gives ("His name is Pablo", "she's called Miso")."""
+    return next(
+        (t.text for t in parse(text) if t.pos_ == "PROPN" and t.dep_ in ("attr", "oprd")), ""
+    )
 
 
 def _with_named(statement: Statement, young: str) -> tuple[Statement, str]:
@@ -532,12 +549,23 @@ def _with_named(statement: Statement, young: str) -> tuple[Statement, str]:
         return statement, ""
     doc = parse(statement.text)
     pronoun = next(
-        (t for t in doc[:8] if t.lower_ in ("he", "she") and t.dep_ in ("nsubj", "nsubjpass")),
+        (
+            t
+            for t in doc[:8]
+            if (t.lower_ in ("he", "she") and t.dep_ in ("nsubj", "nsubjpass"))
+            # "His name is Pablo": whose name it is
+            or (
+                t.lower_ in ("his", "her")
+                and t.dep_ == "poss"
+                and t.head.lower_ == "name"
+                and t.head.dep_ == "nsubj"
+            )
+        ),
         None,
     )
     if pronoun is None:
         return statement, ""
-    verb = pronoun.head
+    verb = pronoun.head if pronoun.dep_ != "poss" else pronoun.head.head
     names = [
         t
         for t in verb.subtree
@@ -546,7 +574,8 @@ def _with_named(statement: Statement, young: str) -> tuple[Statement, str]:
     if not names or verb.lemma_ not in ("be", "call", "name"):
         return statement, ""
     end = pronoun.idx + len(pronoun.text)
-    text = f"{statement.text[:end]} (the {young}){statement.text[end:]}"
+    whose = "'s" if pronoun.dep_ == "poss" else ""
+    text = f"{statement.text[:end]} (the {young}{whose}){statement.text[end:]}"
     return replace(statement, text=text), young
 
 
@@ -649,12 +678,13 @@ def _with_referent(
     pronoun = next((t for t in doc if t.lower_ in _PERSONAL_PRONOUNS), None)
     if pronoun is None or pronoun.i > 12:
         return statement
-    if (
-        pronoun.dep_ == "nsubj"
-        and pronoun.head.lemma_ == "be"
-        and any(c.dep_ == "attr" and c.pos_ == "PROPN" for c in pronoun.head.children)
+    if pronoun.dep_ in ("nsubj", "nsubjpass") and any(
+        (c.dep_ == "attr" and pronoun.head.lemma_ == "be")
+        or (c.dep_ == "oprd" and pronoun.head.lemma_ in ("call", "name"))
+        for c in pronoun.head.children
+        if c.pos_ == "PROPN"
     ):
-        return statement  # "he's Rigby": the statement says who he is
+        return statement  # "he's Rigby", "she's called Miso": the statement says who
     earlier = doc[: pronoun.i]
     if any(t.ent_type_ == "PERSON" for t in earlier) or _MY_RELATION.search(earlier.text):
         return statement  # "my sister Anika said she ...": said in the statement itself

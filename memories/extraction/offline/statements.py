@@ -1712,7 +1712,10 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not any(t.i not in said_of for t in content)
     ):
         return False  # "My ears are done", "I'm so nervous" (not "great for my mental health")
-    verbs = {t.lemma_.lower() for t in _main_verbs(tokens)}
+    # (of the clause's first verb: "my passport expires in march so need to renew" is
+    # a fact, the need it leads to said after it)
+    first_verb = next((t for t in _main_verbs(tokens) if t.pos_ in ("VERB", "AUX")), None)
+    verbs = {first_verb.lemma_.lower()} if first_verb is not None else set()
     if root is not None and root.lemma_.lower() in _COURTESIES:
         return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
     # "I need a bakery recommendation": a request, not a fact; "i want to buy a
