@@ -112,3 +112,16 @@ def test_an_adopted_animal_named_next_is_the_one_his_name_and_he_mean(api, say):
 def test_a_date_then_what_it_means_i_need_is_kept(api, say):
     say("my driving licence expires in june so need to renew")
     assert "june" in top(api, "when does my driving licence expire")
+
+
+def test_it_is_the_thing_the_message_before_named_not_a_detail_or_a_doing(api, say):
+    say(
+        "we've got a hedgehog visiting the patio most nights",
+        "Aww.",
+        "my son named it Spike",
+        "Cute!",
+        "need someone to feed the cat next week, my sister usually does it but she's away",
+    )
+    stored = bodies(api)
+    assert "My son named it (a hedgehog) Spike." in stored, stored
+    assert not any("does it (" in b for b in stored), stored

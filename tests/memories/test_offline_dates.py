@@ -390,3 +390,9 @@ def test_a_range_of_days_in_a_month_is_that_range_not_its_last_day(api, say):
     stored = " ".join(bodies(api))
     assert "9-11 april (2027-04-09 – 2027-04-11)" in stored, stored
     assert "(2027-04-09)" not in stored and "(2027-04-11)" not in stored, stored
+
+
+def test_a_month_after_since_is_the_one_gone(api, say):
+    say("been learning the harp since september", when="2026-03-10T18:00:00Z")
+    [body] = bodies(api)
+    assert dates_in(body) == ["2025-09"], body

@@ -518,6 +518,8 @@ def _past(ent: Span) -> bool | None:
     text = ent.text.casefold()
     if _BACKWARD.search(text):
         return True
+    if ent.start > 0 and ent.doc[ent.start - 1].lower_ == "since":
+        return True  # "been learning the cello since january": the January gone
     if _FORWARD.search(text):
         return False
     # The nearest verb before the phrase, in the order of the words: the parser of a

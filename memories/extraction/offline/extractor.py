@@ -759,6 +759,11 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
         # a detail hung on it by "with", "in", "at"; "a meeting about chores": chores
         named = [c for c in chunks if c.root.dep_ != "pobj" or c.root.head.lower_ in _TOPICAL]
         named = named or chunks
+        # "We've got a fox visiting the garden. My wife named it Reynard": the fox, not
+        # what a clause hung on the fox acts on
+        inner = [c for c in named if c.root.dep_ != "pobj" and c.root.head.dep_ in _INNER]
+        if len(inner) < len([c for c in named if c.root.dep_ != "pobj"]):
+            named = [c for c in named if c not in inner]
         if not named:
             return text, ""
         thing = _whole_name(named[-1])
@@ -767,6 +772,7 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
 
 
 _IT = re.compile(r"\bit\b", re.IGNORECASE)
+_INNER = frozenset(("acl", "relcl", "advcl", "xcomp", "ccomp", "pcomp"))
 _TOPICAL = frozenset(("about", "for", "of", "regarding", "on"))
 
 
@@ -805,6 +811,7 @@ def _pronoun_object(reading: Reading) -> bool:
         t.dep_ == "dobj"
         and t.lower_ in ("it", "them")
         and (t.i <= 3 or t.i <= 5 and t.head.dep_ == "ROOT")  # "I can't stand it"
+        and t.head.lemma_ != "do"  # "Brenda usually does it": the doing, no thing said
         for t in first
     )
 
