@@ -125,3 +125,17 @@ def test_it_is_the_thing_the_message_before_named_not_a_detail_or_a_doing(api, s
     stored = bodies(api)
     assert "My son named it (a hedgehog) Spike." in stored, stored
     assert not any("does it (" in b for b in stored), stored
+
+
+def test_a_question_asking_how_long_or_what_kind_without_its_mark_is_no_fact(api, say):
+    say(
+        "how long does a passport renewal usually take",
+        "About three weeks.",
+        "what kind of lead is best for a whippet",
+    )
+    assert bodies(api) == []
+
+
+def test_a_pet_of_any_kind_is_the_one_her_name_means(api, say):
+    say("got a leopard gecko last month", "Fun!", "her name is Pierogi, shes about 4")
+    assert "Her (the gecko's) name is Pierogi, shes about 4." in bodies(api)

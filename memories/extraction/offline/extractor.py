@@ -512,7 +512,8 @@ def _member(reading: Reading, group: str) -> bool:
 
 
 _YOUNG = word_set(
-    "puppy kitten dog cat baby bunny rabbit hamster guinea parrot budgie tortoise foal"
+    "puppy kitten dog cat baby bunny rabbit hamster guinea parrot budgie tortoise foal "
+    "gecko lizard snake ferret chinchilla pony horse turtle goldfish axolotl rat mouse"
 )
 
 

@@ -1127,7 +1127,17 @@ def _asks(tokens: list[Token]) -> bool:
         and (second.lower_ in _QUESTION_AUX or second.lower_ in _CONTRACTED_AUX)
         and first.head.dep_ != "relcl"
     )
-    return inverted or asked
+    # "how long does a renewal take", "what kind of dog is best": the question word and
+    # what it asks about (no subject or verb of its own: "what I need is ..."), then the
+    # auxiliary
+    aux = next((k for k, t in enumerate(tokens[1:5], 1) if t.lower_ in _QUESTION_AUX), None)
+    measured = (
+        first.lower_ in _QUESTION_WORDS
+        and first.head.dep_ != "relcl"
+        and aux is not None
+        and all(t.pos_ in ("ADJ", "ADV", "NOUN", "ADP", "DET", "NUM") for t in tokens[1:aux])
+    )
+    return inverted or asked or measured
 
 
 def _first_word(sent: Span) -> Token | None:
