@@ -139,3 +139,16 @@ def test_a_question_asking_how_long_or_what_kind_without_its_mark_is_no_fact(api
 def test_a_pet_of_any_kind_is_the_one_her_name_means(api, say):
     say("got a leopard gecko last month", "Fun!", "her name is Pierogi, shes about 4")
     assert "Her (the gecko's) name is Pierogi, shes about 4." in bodies(api)
+
+
+def test_a_she_later_in_the_sentence_is_asked_after_as_the_person_it_opened_with(api, say):
+    say(
+        "my mum says hi by the way",
+        "Hi to her!",
+        "my gran's 92 next month, she lives in Tenby",
+        "Lovely!",
+        "gran's having her hip done on the 3rd",
+    )
+    stored = " ".join(bodies(api))
+    assert "(my mum)" not in stored and "(Tenby" not in stored, stored  # no one else's "she"
+    assert "Tenby" in top(api, "where does my gran live")

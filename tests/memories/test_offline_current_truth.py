@@ -88,3 +88,10 @@ def test_a_place_name_after_a_preposition_is_kept(api, say):
     bodies = [memory(api, p)["body"] for p in job["result"]["created"]]
     assert any("Reading" in b for b in bodies), bodies
     assert any("Dorking" in b for b in bodies), bodies
+
+
+def test_a_quality_of_a_person_is_no_new_value_of_who_they_are(api, say):
+    job = say(
+        "My cousin Rhodri is a plumber in Bangor.", "Nice.", "my cousin is great, she said so"
+    )
+    assert superseded_by(api, job) == []

@@ -78,6 +78,10 @@ _MY_RELATION = re.compile(
 _KIN_AS_NAME = re.compile(
     r"(?<![Mm]y )(?<![Oo]ur )\b(?:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandad|Granddad|Grandpa)\b(?!['’]s\b)"
 )
+_SOMEONE = re.compile(
+    r"\b(?:[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")|(?i:mum|mom|mam|dad|nan|nana|gran"
+    r"|granny|grandma|grandad|granddad|grandpa))\b"
+)
 _YOUR_RELATION = re.compile(r"\byour (" + "|".join(sorted(RELATIONS)) + r")\b", re.I)
 _SETTLING = frozenset(("move", "live", "relocate", "work", "join", "start"))
 # marks what a memory's body quotes from outside its statement (the question it
@@ -625,11 +629,48 @@ def _asked_cues(statement: Statement, reading: Reading, **kwargs) -> list[str]:
     its own words as said (question cues start in lower case, said words with a capital)."""
     said = _cues(reading, **kwargs)
     asked = _asked_reading(statement, reading)
-    if asked is reading:
+    others = [asked] if asked is not reading else []
+    others += [read(text) for text in _clauses_asked(reading)]
+    if not others:
         return said
     questions = [c for c in said if c[:1].islower()]
-    questions += [c for c in _cues(asked, **kwargs) if c[:1].islower() and c not in questions]
+    for other in others:
+        questions += [c for c in _cues(other, **kwargs) if c[:1].islower() and c not in questions]
     return questions + [c for c in said if not c[:1].islower()]
+
+
+def _clauses_asked(reading: Reading) -> list[str]:
+    """ "My mum's 70 next month, she lives in Swansea": a later clause whose "he" or
+    "she" is the person the statement opens with, as asked after ("My mum lives in
+    Swansea"), so it has questions of its own (the parser often makes that clause the
+    sentence's root, so it is found in the words, not the tree)."""
+    opening = _OPENING_PERSON.match(reading.text)
+    if opening is None:
+        return []
+    kin, name = opening.group("kin"), opening.group("name") or opening.group("alone")
+    if kin is None and name not in _people(
+        [Statement(plain=reading.text, text=reading.text)], set()
+    ):
+        return []  # "Tom" only when the statement names a person by it
+    person = name or f"my {kin.lower()}"
+    out = []
+    for clause in _PRONOUN_CLAUSE.finditer(reading.text):
+        said_as = "m" if clause.group("pronoun").lower() == "he" else "f"
+        known = _gender(kin.lower()) if kin else ""
+        if known and known != said_as:
+            continue
+        rest = re.sub(r"^['’]s\b", " is", clause.group("rest"))
+        out.append(f"{person[:1].upper()}{person[1:]}{rest.rstrip()}.")
+    return out
+
+
+_OPENING_PERSON = re.compile(
+    r"^(?:[Mm]y (?P<kin>" + "|".join(sorted(RELATIONS)) + r")\b(?:,? (?P<name>[A-Z][\w'-]+))?"
+    r"|(?P<alone>[A-Z][a-z]+)\b)"
+)
+_PRONOUN_CLAUSE = re.compile(
+    r"(?:,|;|\band\b|\bbut\b)\s+(?P<pronoun>he|she)\b(?P<rest>[^,.;!?]+)", re.IGNORECASE
+)
 
 
 def _asked_reading(statement: Statement, reading: Reading) -> Reading:
@@ -687,8 +728,10 @@ def _with_referent(
     ):
         return statement  # "he's Rigby", "she's called Miso": the statement says who
     earlier = doc[: pronoun.i]
-    if any(t.ent_type_ == "PERSON" for t in earlier) or _MY_RELATION.search(earlier.text):
-        return statement  # "my sister Anika said she ...": said in the statement itself
+    if any(t.ent_type_ == "PERSON" for t in earlier) or _SOMEONE.search(earlier.text):
+        # "my sister Anika said she ...", "My gran's 92, she lives in Tenby", "Gran's
+        # having her hip done": said in the statement itself
+        return statement
     asked = [f"my {m.group(1).lower()}" for m in _YOUR_RELATION.finditer(question)]
     asked += [e.text for e in parse(question).ents if e.label_ == "PERSON"] if question else []
     candidates = list(dict.fromkeys(asked or before))

@@ -246,7 +246,14 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             (t for t in subject.head.children if t.dep_ in ("attr", "acomp") and t.pos_ != "PRON"),
             None,
         )
-        if subject.head.lemma_ == "be" and attr is not None and key.startswith("my "):
+        # "My brother is great": a person's quality, no new value of who my brother is
+        quality = attr is not None and attr.pos_ == "ADJ" and key.split()[-1] in RELATIONS
+        if (
+            subject.head.lemma_ == "be"
+            and attr is not None
+            and key.startswith("my ")
+            and not quality
+        ):
             # "My manager is Priyanka Rao", "My favourite colour is green": the value is
             # the complement with its modifiers, up to a clause or a preposition
             span = sorted(

@@ -28,7 +28,8 @@ VAGUE_NOUNS = word_set(
 RELATIONS = word_set(
     """wife husband partner boyfriend girlfriend fiance fiancee manager boss mother father
     mom mum dad sister brother son daughter friend coworker colleague cousin aunt uncle
-    grandmother grandfather grandma grandpa niece nephew neighbour neighbor flatmate
+    grandmother grandfather grandma grandpa gran granny nan nana grandad granddad niece
+    nephew neighbour neighbor flatmate
     roommate housemate dog cat kitten puppy pet"""
 )
 
