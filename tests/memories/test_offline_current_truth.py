@@ -4,16 +4,9 @@ before ranks first and links what it replaces; one that changes someone else's t
 or nothing, links nothing. Sentences of our own, none from the write-path scenarios.
 """
 
+from tests.memories.test_offline_extractor import memory, top
+
 LATER = "2026-04-20T09:00:00Z"
-
-
-def memory(api, path):
-    return api.get(f"/v1/memories/{path}").json()
-
-
-def top(api, query):
-    results = api.get("/v1/retrieve", {"query": query, "limit": 5}).json()["results"]
-    return results[0]["content"] if results else ""
 
 
 def superseded_by(api, job) -> list[str]:
