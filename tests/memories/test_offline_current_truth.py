@@ -4,6 +4,8 @@ before ranks first and links what it replaces; one that changes someone else's t
 or nothing, links nothing. Sentences of our own, none from the write-path scenarios.
 """
 
+import pytest
+
 from tests.memories.test_offline_extractor import memory, top
 
 LATER = "2026-04-20T09:00:00Z"
@@ -19,18 +21,76 @@ def superseded_by(api, job) -> list[str]:
     return found
 
 
-def test_a_verb_that_changes_a_thing_i_called_mine_supersedes_it(api, say):
-    say("My swimming club is £20 a month.")
-    job = say("The club upped the fee to £24.", when=LATER)
-    assert superseded_by(api, job) == ["My swimming club is £20 a month."]
-    assert "£24" in top(api, "how much is my swimming club")
+# (said first, said later, what it supersedes, a question, what its top answer holds)
+CHANGES = [
+    pytest.param(
+        "My swimming club is £20 a month.",
+        "The club upped the fee to £24.",
+        ["My swimming club is £20 a month."],
+        "how much is my swimming club",
+        "£24",
+        id="a-verb-changes-a-thing-i-called-mine",
+    ),
+    pytest.param(
+        "I sing in a choir that meets on Wednesdays.",
+        "Choir has moved to Mondays.",
+        ["I sing in a choir that meets on Wednesdays."],
+        "when does my choir meet",
+        "Mondays",
+        id="my-thing-moved-to-another-day",
+    ),
+    pytest.param(
+        "I ride a Brompton to work.",
+        "Someone stole my Brompton from outside the station, so I bought a Tern.",
+        # the ending and what replaced it right after both take its place
+        ["I ride a Brompton to work.", "I ride a Brompton to work."],
+        "what bike do I ride",
+        "Tern",
+        id="my-thing-ended-by-someone-else",
+    ),
+    pytest.param(
+        "I drive a Ford Focus.",
+        "Traded in the Focus for a Honda Civic.",
+        ["I drive a Ford Focus."],
+        "what car do I drive",
+        "Civic",
+        id="traded-in",
+    ),
+    pytest.param(
+        "I'm allergic to penicillin.",
+        "Actually it's amoxicillin I'm allergic to, not penicillin.",
+        ["I'm allergic to penicillin."],
+        "what am I allergic to",
+        "amoxicillin",
+        id="a-correction-says-not-the-old-thing",
+    ),
+    pytest.param(
+        "I weigh 90 kilos.",
+        "Down to 86kg!",
+        ["I weigh 90 kilos."],
+        "how much do I weigh",
+        "86kg",
+        id="a-new-amount-without-a-verb",
+    ),
+    pytest.param(
+        "I work nights.",
+        "I'm not on nights anymore.",
+        ["I work nights."],
+        "do I work nights",
+        "anymore",
+        id="no-longer-on-a-shift",
+    ),
+]
 
 
-def test_moving_my_thing_to_another_day_supersedes_the_day_it_had(api, say):
-    say("I sing in a choir that meets on Wednesdays.")
-    job = say("Choir has moved to Mondays.", when=LATER)
-    assert superseded_by(api, job) == ["I sing in a choir that meets on Wednesdays."]
-    assert "Mondays" in top(api, "when does my choir meet")
+@pytest.mark.parametrize(("first", "later", "replaced", "query", "answer"), CHANGES)
+def test_a_later_change_supersedes_what_it_replaces_and_ranks_first(
+    api, say, first, later, replaced, query, answer
+):
+    say(first)
+    job = say(later, when=LATER)
+    assert superseded_by(api, job) == replaced
+    assert answer in top(api, query)
 
 
 def test_someone_elses_change_to_the_same_kind_of_thing_supersedes_nothing(api, say):
@@ -39,41 +99,6 @@ def test_someone_elses_change_to_the_same_kind_of_thing_supersedes_nothing(api, 
     assert superseded_by(api, job) == []
     other = say("Tom's gym put its price up to £50.", when=LATER)
     assert superseded_by(api, other) == []
-
-
-def test_my_thing_ended_by_someone_else_is_over_and_what_replaced_it_ranks_first(api, say):
-    say("I ride a Brompton to work.")
-    job = say("Someone stole my Brompton from outside the station, so I bought a Tern.", when=LATER)
-    assert superseded_by(api, job) == ["I ride a Brompton to work.", "I ride a Brompton to work."]
-    assert "Tern" in top(api, "what bike do I ride")
-
-
-def test_trading_a_thing_in_ends_it(api, say):
-    say("I drive a Ford Focus.")
-    job = say("Traded in the Focus for a Honda Civic.", when=LATER)
-    assert superseded_by(api, job) == ["I drive a Ford Focus."]
-    assert "Civic" in top(api, "what car do I drive")
-
-
-def test_a_correction_that_says_not_the_old_thing_supersedes_it(api, say):
-    say("I'm allergic to penicillin.")
-    job = say("Actually it's amoxicillin I'm allergic to, not penicillin.", when=LATER)
-    assert superseded_by(api, job) == ["I'm allergic to penicillin."]
-    assert "amoxicillin" in top(api, "what am I allergic to")
-
-
-def test_a_new_amount_said_without_a_verb_is_kept_and_replaces_the_old_one(api, say):
-    say("I weigh 90 kilos.")
-    job = say("Down to 86kg!", when=LATER)
-    assert superseded_by(api, job) == ["I weigh 90 kilos."]
-    assert "86kg" in top(api, "how much do I weigh")
-
-
-def test_no_longer_on_a_shift_ends_working_it(api, say):
-    say("I work nights.")
-    job = say("I'm not on nights anymore.", when=LATER)
-    assert superseded_by(api, job) == ["I work nights."]
-    assert "anymore" in top(api, "do I work nights")
 
 
 def test_a_place_name_after_a_preposition_is_kept(api, say):
