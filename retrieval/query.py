@@ -129,6 +129,12 @@ class FusionParams:
     # than half: a months-old appointment asked after by name still beats a fresh
     # memory about something else (docs/design/retrieval.md, "Fusion parameters").
     age_floor: float = 0.5
+    # The lexical arm's first place is shared by every memory whose BM25 score is within
+    # this share of the best: two memories that say the query's word about as often
+    # (the shorter one scoring a few per cent more) are not told apart by it, and the
+    # other arms decide. Only the first place: ties further down cost LoCoMo recall
+    # (docs/design/retrieval.md, "Fusion parameters").
+    lexical_tie: float = 0.1
 
     def max_fused_score(self) -> float:
         """An upper bound of a memory's fused score: every arm at rank 1, every boost."""
@@ -246,15 +252,20 @@ LEXICAL_IDS_SETTING = "gitloom.lexical_ids"
 LEXICAL_SCORES_SETTING = "gitloom.lexical_scores"
 _LEXICAL_ONLY = (
     f"\nSELECT set_config('{LEXICAL_IDS_SETTING}',"
-    " coalesce(array_agg(document_id ORDER BY rank), '{}')::text, true),"
+    " coalesce(array_agg(document_id ORDER BY rank, document_id), '{}')::text, true),"
     f" set_config('{LEXICAL_SCORES_SETTING}',"
-    " coalesce(array_agg(score ORDER BY rank), '{}')::text, true)\nFROM lexical"
+    " coalesce(array_agg(score ORDER BY rank, document_id), '{}')::text, true)\nFROM lexical"
 )
 _LEXICAL_GIVEN = (
-    "lexical AS (\nSELECT given.document_id, given.score, given.rank\n"
+    "lexical_given AS (\nSELECT given.document_id, given.score, given.rank\n"
     f"FROM unnest(current_setting('{LEXICAL_IDS_SETTING}')::int8[],"
     f" current_setting('{LEXICAL_SCORES_SETTING}')::float8[])"
     " WITH ORDINALITY given(document_id, score, rank)\n),\n"
+    # the shared first place again (retrieve.sql's lexical CTE): the order kept it only
+    # as positions
+    "lexical AS (\nSELECT s.document_id, s.score,"
+    " CASE WHEN s.score * (1 + %(lexical_tie)s::float8) >= max(s.score) OVER () THEN 1"
+    " ELSE s.rank END AS rank\nFROM lexical_given s\n),\n"
 )
 
 
@@ -375,6 +386,7 @@ def fused_search(
         "graph_weight": params.graph_weight,
         "graph_full_at": params.graph_full_at,
         "rrf_k": params.rrf_k,
+        "lexical_tie": params.lexical_tie,
         "semantic_max_distance": None if min_similarity is None else 1.0 - min_similarity,
         "cue_match_distance": (
             1.0 - params.cue_match_similarity if params.cue_match_similarity <= 1.0 else None

@@ -25,6 +25,7 @@
 --   graph_seeds           top lexical+semantic hits whose links are followed
 --   graph_depth           graph hits ranked (0 = off)
 --   lexical_weight, semantic_weight, graph_weight, rrf_k   weighted RRF
+--   lexical_tie           BM25 scores this share below the best still rank first
 --   semantic_max_distance  1 - min_similarity: the semantic arm's floor (NULL: none)
 --   half_life_<tier>      ageing half-life in days, NULL = does not fade
 --   cue_match_distance    1 - cue_match_similarity: a best cue this near is an exact
@@ -214,10 +215,13 @@ lexical_scores AS (
     ORDER BY score DESC, document_id
     LIMIT %(lexical_depth)s
 ),
+-- The first place is shared: every memory within lexical_tie of the best score ranks 1
+-- (query.py, FusionParams.lexical_tie); the rest rank by score.
 lexical AS (
-    SELECT document_id, score,
-           row_number() OVER (ORDER BY score DESC, document_id) AS rank
-    FROM lexical_scores
+    SELECT s.document_id, s.score,
+           CASE WHEN s.score * (1 + %(lexical_tie)s::float8) >= max(s.score) OVER () THEN 1
+                ELSE row_number() OVER (ORDER BY s.score DESC, s.document_id) END AS rank
+    FROM lexical_scores s
 ),
 
 -- Semantic arm: the nearest cue vectors (HNSW on this namespace's partition; tier and

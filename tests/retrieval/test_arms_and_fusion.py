@@ -232,7 +232,10 @@ def test_a_retrieval_asked_as_of_a_past_day_ages_memories_from_that_day(notes):
         notes,
         {
             "events/runs/that-week-00000001.md": memory(
-                tier="events", cues=["marathon run"], body="Ran a marathon.", updated=then
+                tier="events",
+                cues=["Berlin marathon run"],
+                body="Ran the Berlin marathon.",
+                updated=then,
             ),
             "facts/runs/long-ago-00000002.md": memory(
                 cues=["marathon run"],
@@ -243,10 +246,13 @@ def test_a_retrieval_asked_as_of_a_past_day_ages_memories_from_that_day(notes):
     )
 
     def ranked(**when):
-        found = retrieve_selector(namespace=notes, query="marathon", arms=("lexical",), **when)
+        found = retrieve_selector(
+            namespace=notes, query="Berlin marathon", arms=("lexical",), **when
+        )
         return [hit.path for hit in found.results]
 
-    # From today the 2023 event has faded below the fact; from its own week it has not.
+    # The event matches better, but from today the 2023 event has faded below the fact;
+    # from its own week it has not.
     assert ranked() == ["facts/runs/long-ago-00000002.md", "events/runs/that-week-00000001.md"]
     assert ranked(now=then + timedelta(days=1)) == [
         "events/runs/that-week-00000001.md",
@@ -328,3 +334,29 @@ def test_in_a_bigger_namespace_linked_hits_lift_each_other(api, life):
     write(life, _fillers(2 * FusionParams().graph_seeds))
     body = retrieve(api, "Lisbon coffee Rossio", arms="lexical,graph")
     assert paths(body) == [TRIP, HOTEL, COFFEE]
+
+
+def test_near_equal_lexical_scores_leave_the_order_to_the_other_arms(api, notes):
+    # Both memories say "bike" once; BM25 prefers the shorter by a few per cent, which
+    # says nothing about which answers the question. Within lexical_tie of each other
+    # they share a lexical rank, and the cue that asks the question decides.
+    puncture = "facts/bike/puncture-00000001.md"
+    brompton = "facts/bike/brompton-00000002.md"
+    write(
+        notes,
+        {
+            puncture: memory(
+                cues=["My bike got a puncture on the canal path."],
+                body="My bike got a puncture on the canal path.",
+            ),
+            brompton: memory(
+                cues=["which bike do I ride", "A grey Brompton, the folding one."],
+                body="A grey Brompton, the folding one, my commuting bike.",
+            ),
+        },
+    )
+    body = retrieve(api, "what bike do I have")
+    results = body["results"]
+    assert paths(body)[0] == brompton
+    assert results[0]["arms"]["lexical"]["rank"] == results[1]["arms"]["lexical"]["rank"] == 1
+    assert results[0]["arms"]["lexical"]["score"] != results[1]["arms"]["lexical"]["score"]
