@@ -275,6 +275,25 @@ def test_a_moved_event_keeps_no_leftover_words_of_the_old_sentence(api, say):
     assert bodies(api) == ["Quiz night's moved to Sunday the 13th (2026-12-13)."], bodies(api)
 
 
+def test_a_move_folded_into_a_long_introduction_quotes_only_whole_clauses(api, say):
+    # The old home is one clause of a longer introduction; what is left of it must read
+    # alone: no "(the depot is" cut off at the place, no bare "and I live"
+    say(
+        "quick intro: I'm a bus driver on early shifts for Stagecoach (the depot is in "
+        "Perth) and I live in Letham, Perth.",
+        when="2026-11-02T10:00:00Z",
+    )
+    say(
+        "big news, we moved to Dundee last week, living in Broughty Ferry now.",
+        when="2026-11-20T10:00:00Z",
+    )
+    [body] = [b for b in bodies(api) if "Broughty Ferry" in b]
+    assert "Letham" not in body and "I live)" not in body and "is …" not in body, body
+    assert "(the depot is in Perth)" in body, body
+    assert "bus driver" in top(api, "what do I do for work")
+    assert "Broughty Ferry" in top(api, "where do I live")
+
+
 def test_a_switch_supersedes_what_names_the_same_thing(api, say):
     first = say("Our broadband provider is Zen.")
     second = say(

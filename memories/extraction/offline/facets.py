@@ -163,6 +163,10 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 continue
             if verbs is not None and prep.head.lemma_.lower() not in verbs:
                 continue  # "on the payments team at Intercom in Dublin": not where I live
+            if verbs is not None and any(
+                c.dep_.startswith("nsubj") and c.lower_ not in _FIRST for c in prep.head.children
+            ):
+                continue  # "(the hospital is in Leeds) and I live in Headingley"
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
             if pobj is None:
                 continue

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names
@@ -578,6 +578,7 @@ def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
     sentence = doc[facet.tokens[0]].sent
     removed = set(facet.tokens) | _contradicted(doc[facet.tokens[0]], facet)
     removed |= _resolved_note(doc, max(facet.tokens))
+    removed |= _bare_clauses(sentence, removed)
     # the new statements' words and their lemmas: "Party's moved" says "party"
     new_words = {
         form for text in news for t in parse(text) for form in (t.lower_, t.lemma_.lower())
@@ -589,7 +590,8 @@ def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
                 pieces.append([])
             continue
         pieces[-1].append(token)
-    kept = [words for piece in pieces if (words := _strip(piece))]
+    # a piece that cannot be read alone ("(the hospital is", "I live") is not quoted
+    kept = [words for piece in pieces if (words := _strip(piece)) and _whole(words)]
     fresh = [
         t
         for words in kept
@@ -638,7 +640,8 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
             out |= set(listed)
         return out
     if facet.attribute == "home":
-        verb = value.head.head
+        # the value's first word is its preposition ("in Headingley") or its name
+        verb = value.head if value.dep_ == "prep" else value.head.head
         out = set()
         for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ != "with"):
             out |= {t.i for t in prep.subtree}
@@ -652,6 +655,28 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
                 out |= {t.i for t in token.subtree}
         return out
     return set()
+
+
+_BARE = frozenset(("nsubj", "nsubjpass", "aux", "auxpass", "neg", "cc", "punct", "advmod"))
+_OPEN_ENDS = frozenset(("AUX", "ADP", "DET", "CCONJ", "SCONJ", "PART"))
+
+
+def _bare_clauses(sentence: Span, removed: set[int]) -> set[int]:
+    """The clauses left with a subject and a verb only once the old value is gone: "and I
+    live" of "... and I live in Headingley", with the "and" that joined them."""
+    out: set[int] = set()
+    for verb in {sentence.doc[i].head for i in removed} - {sentence.doc[i] for i in removed}:
+        if verb.pos_ not in ("VERB", "AUX") or verb.dep_ != "conj":
+            continue
+        if all(c.i in removed or c.dep_ in _BARE for c in verb.children):
+            out |= {t.i for t in verb.subtree}
+            out |= {c.i for c in verb.head.children if c.dep_ == "cc" and c.i < verb.i}
+    return out
+
+
+def _whole(words: list[Token]) -> bool:
+    """Brackets closed, and not ending on a word that needs more ("is", "in", "the")."""
+    return not _opened(words) and words[-1].pos_ not in _OPEN_ENDS
 
 
 def _resolved_note(doc, after: int) -> set[int]:
