@@ -215,6 +215,8 @@ def test_every_posting_carries_its_memorys_term_signature(fruit):
 
 
 def fruit_search(namespace, **params):
+    # hits in BM25's own order: no shared first place for near-equal scores
+    params.setdefault("lexical_tie", 0.0)
     found = fused_search(
         namespace=namespace,
         query="apple banana",
