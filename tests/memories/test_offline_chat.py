@@ -32,6 +32,24 @@ def test_what_someone_told_me_goes_on_from_the_message_before(api, say):
     ), stored
 
 
+def test_what_i_do_there_is_kept_after_the_statement_that_named_the_place(api, say):
+    say(
+        "my brother has a pool so we swim there most weekends",
+        "Nice!",
+        "my aunt runs a cafe in Whitby so I work there in the summer",
+    )
+    stored = bodies(api)
+    assert 'We swim there most weekends. — after "My brother has a pool."' in stored, stored
+    assert 'I work there in the summer. — after "My aunt runs a cafe in Whitby."' in stored
+    assert "I work there" in top(api, "where do I work in the summer")
+
+
+def test_there_after_a_thing_of_this_message_is_not_a_place_said_before(api, say):
+    say("Flying to Lisbon on Friday.", "Enjoy!", "my mum has 2 pugs so I get my dog fix there")
+    stored = bodies(api)
+    assert not any("(Lisbon)" in b for b in stored), stored
+
+
 def test_a_reaction_after_a_fact_is_no_fact(api, say):
     say("got a new allotment, plot 9 at Fen Road", "Lovely!", "sounds good, looks amazing tbh")
     assert len(bodies(api)) == 1

@@ -47,6 +47,7 @@ from memories.extraction.offline.statements import (
     continuation,
     leftovers,
     statements,
+    there_of_mine,
 )
 from memories.extraction.offline.words import (
     FEMALE_KIN,
@@ -184,8 +185,12 @@ class OfflineExtractor:
                     )
                 genders.update(_genders(said[-1].plain))
             # "my sister lives there" after "flying to Osaka tomorrow": there (Osaka)
+            # (a message's later "there" is what its own statements before named: "my
+            # mum has 2 dachshunds so I get my dog fix there" is no place said earlier)
             for n in range(len(said)):
-                said[n] = _with_place(said[n], _places(said[:n]) or places.get(speaker, []))
+                said[n] = _with_place(
+                    said[n], _places(said[:n]) or (places.get(speaker, []) if n == 0 else [])
+                )
             # "WE GOT A PUPPY." ... "We decided, he's Rigby.": he (the puppy)
             named: dict[int, str] = {}
             for n in range(len(said)):
@@ -232,6 +237,11 @@ class OfflineExtractor:
                 elif went_on:
                     text = f'{text} {CONTEXT_MARK} after "{_clip_cue(went_on)}"'
                     context.setdefault(n, []).insert(0, went_on)
+                elif n > 0 and "there (" not in text and there_of_mine(list(reading.doc)):
+                    # "We swim there most weekends.": "there" is what the statement
+                    # before named ("My brother has a pool."), no place to put beside it
+                    text = f'{text} {CONTEXT_MARK} after "{_clip_cue(said[n - 1].plain)}"'
+                    context.setdefault(n, []).insert(0, said[n - 1].plain)
                 elif n == 0 and _CHOICE.match(statement.plain) and len(wanted.split()) > 3:
                     # "Ananthagiri it is.": a choice, of what the speaker asked for before
                     wanted = _clip_cue(wanted)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
@@ -650,6 +651,13 @@ def _from_text(
                 out.append(statement)
                 previous = statement
                 continue
+            if previous is not None and n > 0 and there_of_mine(clause):
+                # "my aunt runs a cafe in Whitby so I work there in the summer": what
+                # "there" is, the clause before said (the extractor puts it beside)
+                statement = _statement(clause, day, kind="fact")
+                out.append(statement)
+                previous = statement
+                continue
             if not _informative(clause) and not (
                 # "When do you start?" "Thank you! I'm starting next month.": the first
                 # clause of an answer says it of what the question names
@@ -738,6 +746,18 @@ _NOT_STATING = word_set("need want hope wish wonder think guess suppose bet")
 def _says_mine(token: Token) -> bool:
     """The subject "I" or "we" of a verb."""
     return token.lower_ in ("i", "we") and token.dep_ in ("nsubj", "nsubjpass")
+
+
+def there_of_mine(tokens: Sequence[Token]) -> bool:
+    """ "I work there in the summer", "we swim there most weekends": something the
+    speaker does at a place said before, "there" and no place of its own."""
+    return any(
+        t.lower_ == "there"
+        and t.dep_ == "advmod"
+        and t.head.pos_ in ("VERB", "AUX")
+        and any(_says_mine(c) for c in t.head.children)
+        for t in tokens
+    ) and not any(t.ent_type_ in ("GPE", "LOC", "FAC") for t in tokens)
 
 
 def _described_here(tokens: list[Token]) -> bool:
