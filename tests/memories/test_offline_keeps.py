@@ -294,6 +294,15 @@ def test_a_move_folded_into_a_long_introduction_quotes_only_whole_clauses(api, s
     assert "Broughty Ferry" in top(api, "where do I live")
 
 
+def test_a_new_home_replaces_the_flat_the_old_one_was_in(api, say):
+    # the place hangs off the flat, not off "live" or "rent": still where home was
+    say("We rent a flat in Jesmond with our two cats.", when="2026-10-02T10:00:00Z")
+    say("finally moved!! we're in a house in Heaton now", when="2026-11-20T10:00:00Z")
+    answer = top(api, "where do we live")
+    assert "Heaton" in answer and "Jesmond" not in answer, answer
+    assert not any("a flat" in b and "Heaton" in b for b in bodies(api)), bodies(api)
+
+
 def test_a_switch_supersedes_what_names_the_same_thing(api, say):
     first = say("Our broadband provider is Zen.")
     second = say(

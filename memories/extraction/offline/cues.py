@@ -18,6 +18,7 @@ from memories.extraction.offline.facets import PRONOUN, Reading, cleft_states
 from memories.extraction.offline.language import dictionary_word, home_place, known_noun, parse
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
+    DWELLINGS,
     ENDING_VERBS,
     FEELINGS,
     INTERJECTIONS,
@@ -537,11 +538,6 @@ _NOT_NAMES = frozenset(("GPE", "LOC", "FAC", "ORG", "DATE", "TIME", "MONEY", "NO
 _NOT_PEOPLE = frozenset(("GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "NORP"))
 
 
-_DWELLINGS = word_set(
-    "flat apartment house home studio condo bungalow cottage bedsit one-bedroom bedroom"
-)
-
-
 def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     """ "Signed the lease on a flat in Stoneybatter", "we bought a house in Frome": a
     home taken by the speaker in a named place answers where the speaker lives (not
@@ -556,7 +552,7 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     homes = [
         t
         for t in tokens
-        if t.lemma_.lower() in _DWELLINGS and (t.pos_ == "NOUN" or t.dep_ in ("pobj", "dobj"))
+        if t.lemma_.lower() in DWELLINGS and (t.pos_ == "NOUN" or t.dep_ in ("pobj", "dobj"))
     ]
     if not homes or any(
         c.dep_ == "poss" and c.lower_ not in ("my", "our") for h in homes for c in h.children

@@ -27,6 +27,7 @@ from spacy.tokens import Doc, Token
 from memories.extraction.offline.language import parse, with_apostrophes, without_opener
 from memories.extraction.offline.words import (
     CORRECTION,
+    DWELLINGS,
     ENDING_PARTICLES,
     ENDING_VERBS,
     MOVE_VERBS,
@@ -62,7 +63,8 @@ _DURATION = re.compile(
 _JOB_VERBS = word_set("work join start be")
 _VENUE_VERBS = MOVE_VERBS | word_set("switch relocate")
 PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
-_HOME_VERBS = word_set("live move relocate settle be")
+_HOME_VERBS = word_set("live move relocate settle be base")
+_HOME_HELD = word_set("rent own share")  # "I rent a flat in Leith": a home, not a garage
 # base verbs that open a statement of one's own with the "I" left out, rarely a request
 _SAID_WITHOUT_I = word_set("live work")
 _STARTS = word_set("start join")
@@ -161,10 +163,19 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         for prep in tokens:
             if prep.dep_ != "prep" or prep.lower_ not in preps:
                 continue
-            if verbs is not None and prep.head.lemma_.lower() not in verbs:
+            verb, held = prep.head, False
+            if verbs is not None and verb.lemma_.lower() in DWELLINGS:
+                # "We live in a flat in Hackney", "I rent a flat in Leith": the place of
+                # the home the verb names
+                home = verb.head.head if verb.dep_ == "pobj" else verb.head
+                if verb.dep_ in ("pobj", "dobj") and home.pos_ in ("VERB", "AUX"):
+                    verb, held = home, home.lemma_.lower() in _HOME_HELD
+            elif verbs is not None and verb.lemma_.lower() in _HOME_HELD:
+                held = any(c.dep_ == "dobj" and c.lower_ in DWELLINGS for c in verb.children)
+            if verbs is not None and verb.lemma_.lower() not in verbs and not held:
                 continue  # "on the payments team at Intercom in Dublin": not where I live
             if verbs is not None and any(
-                c.dep_.startswith("nsubj") and c.lower_ not in _FIRST for c in prep.head.children
+                c.dep_.startswith("nsubj") and c.lower_ not in _FIRST for c in verb.children
             ):
                 continue  # "(the hospital is in Leeds) and I live in Headingley"
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
@@ -222,7 +233,7 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         role = _role(tokens)
         if role is not None:
             found.append(role)
-        if lemmas & _HOME_VERBS and (
+        if lemmas & (_HOME_VERBS | _HOME_HELD) and (
             "live" in lemmas or "move" in lemmas or "relocate" in lemmas or job is None
         ):
             home = value_of(_PLACE_LABELS, ("in", "to"), _HOME_VERBS)

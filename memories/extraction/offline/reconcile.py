@@ -27,6 +27,7 @@ from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import new_amount, parse
 from memories.extraction.offline.words import (
     CORRECTION,
+    DWELLINGS,
     ENDING_VERBS,
     MOVE_VERBS,
     UNREALISED,
@@ -642,7 +643,15 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
     if facet.attribute == "home":
         # the value's first word is its preposition ("in Headingley") or its name
         verb = value.head if value.dep_ == "prep" else value.head.head
-        out = set()
+        if verb.lower_ in DWELLINGS and verb.dep_ in ("pobj", "dobj"):
+            # "We live in a flat in Hackney": the flat was the old home too
+            verb = verb.head.head if verb.dep_ == "pobj" else verb.head
+        out = {
+            t.i
+            for c in verb.children
+            if c.dep_ == "dobj" and c.lower_ in DWELLINGS
+            for t in c.subtree
+        }
         for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ != "with"):
             out |= {t.i for t in prep.subtree}
         # "in Durham, in a terrace house": the appositive places hang off the first

@@ -76,6 +76,11 @@ CORRECTION = re.compile(
 PARTS_OF_DAY = word_set("morning afternoon evening night weekend weekday lunchtime")
 # Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
 MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
+# the homes one lives in, rents or owns: "a flat in Hackney" says where home is
+DWELLINGS = word_set(
+    "flat apartment house home studio condo bungalow cottage bedsit one-bedroom bedroom"
+    " terrace houseshare flatshare"
+)
 # Endings: the relation or membership named in the statement is over.
 # ("traded in the Corsa", "someone nicked my bike", "the van got scrapped")
 ENDING_VERBS = word_set(
