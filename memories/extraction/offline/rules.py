@@ -279,6 +279,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 _BE = {"LEMMA": "be"}
+_WEATHER = ["weather", "sun", "rain", "snow", "wind", "sky", "heat", "hail", "fog", "humidity"]
 _CHAT_WORDS = ["answer", "suggestion", "help", "advice", "reply", "explanation", "tips", "idea"]
 # -- small talk: said in passing, true for the moment or of the chat, no lasting fact --
 SMALL_TALK: tuple[Rule, ...] = (
@@ -439,9 +440,18 @@ SMALL_TALK: tuple[Rule, ...] = (
         patterns=(
             (
                 {"LOWER": "the"},
-                {"LOWER": {"IN": ["weather", "sun", "rain", "snow", "wind", "sky"]}},
+                {"LOWER": {"IN": _WEATHER}},
                 # this minute's weather: "the sky was clear" tells of a day that is kept
                 {"LEMMA": {"IN": ["be", "look", "feel", "come"]}, "TAG": {"IN": ["VBZ", "VBP"]}},
+            ),
+            # the weather of a day just gone, said as that day's: "the rain today was
+            # biblical", "the wind last night was insane"
+            (
+                {"LOWER": "the"},
+                {"LOWER": {"IN": _WEATHER}},
+                {"LOWER": {"IN": ["today", "yesterday", "tonight", "this", "last"]}},
+                {"LOWER": {"IN": ["morning", "afternoon", "evening", "night"]}, "OP": "?"},
+                {"LEMMA": {"IN": ["be", "look", "feel"]}},
             ),
             # "absolutely bucketing it down here", "it's roasting today", "freezing here"
             (
@@ -483,6 +493,8 @@ SMALL_TALK: tuple[Rule, ...] = (
             "Freezing here, minus 8 in Ottawa.",
             "We're snowed in again.",
             "It's 31 degrees in Madrid.",
+            "The hail this morning was mental.",
+            "the heat today is something else",
         ),
         quiet=(
             "I love the rain.",
@@ -491,6 +503,7 @@ SMALL_TALK: tuple[Rule, ...] = (
             "I'm freezing the leftover chilli.",
             "I bake sourdough at 230 degrees.",
             "My basement flooded in March.",
+            "The storm last night took our fence down.",
         ),
     ),
     Rule(
