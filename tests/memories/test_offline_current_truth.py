@@ -49,6 +49,23 @@ CHANGES = [
         id="my-thing-ended-by-someone-else",
     ),
     pytest.param(
+        "I help out at the food bank on Sundays.",
+        "Gave up the food bank, I'm at the animal shelter on Sundays now.",
+        # the ending and the "now" said right after it both take its place
+        ["I help out at the food bank on Sundays.", "I help out at the food bank on Sundays."],
+        "where do I help out on Sundays",
+        "animal shelter",
+        id="an-ending-then-what-i-do-now",
+    ),
+    pytest.param(
+        "My line manager is Helen.",
+        "Helen left, my new boss is Omar Said.",
+        ["My line manager is Helen.", "My line manager is Helen."],
+        "who is my line manager",
+        "Omar",
+        id="someone-left-then-the-new-one",
+    ),
+    pytest.param(
         "I drive a Ford Focus.",
         "Traded in the Focus for a Honda Civic.",
         ["I drive a Ford Focus."],

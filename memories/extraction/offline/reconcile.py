@@ -32,6 +32,7 @@ from memories.extraction.offline.words import (
     MOVE_VERBS,
     UNREALISED,
     VAGUE_NOUNS,
+    word_set,
 )
 from memories.extraction.stopwords import STOPWORDS
 from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
@@ -147,7 +148,9 @@ def reconcile(
 _SWITCH = re.compile(
     r"\b(?:switch(?:ed)?|mov(?:ed|ing)|chang(?:ed|ing)|went|going)\s+(?:over\s+)?to\b|\binstead\b"
     # "someone nicked my Allez, so I've bought a Trek", "..., I start at Kingsmead"
-    r"|\bjoined\b|\bbought\b|\bstart(?:s|ed|ing)?\s+(?:at|with)\b",
+    r"|\bjoined\b|\bbought\b|\bstart(?:s|ed|ing)?\s+(?:at|with)\b"
+    # "Cancelled the Nuffield, I'm at PureGym now", "Priya left, my new boss is Tom"
+    r"|\bnow\b|\bnew\b|\bthese days\b",
     re.I,
 )
 
@@ -161,10 +164,37 @@ def _ends(new: Reading, old: Reading) -> bool:
     a state the speaker had ("I'm no longer vegan" after "I'm vegan")."""
     if new.stopped & old.holds:
         return True
+    if new.endings and _ends_my_thing(new, old):
+        return True
     if not (new.endings | new.stopped) & names(old):
         return False
     # "Sam is leaving the band" ends Sam's part, never "I play bass in a band with Sam"
     return not (_ended_by_someone_else(new) and _said_of_me(old))
+
+
+_GIVEN_UP = word_set("quit cancel leave sell trade scrap")
+
+
+def _ends_my_thing(new: Reading, old: Reading) -> bool:
+    """ "Gave up the food bank" after "I help out at the food bank on Sundays": I ended
+    a thing the older first-person statement named, said as a noun, not a name (a
+    broken or lost thing is not over: "broke my phone screen")."""
+    if not _first_person(old):
+        return False
+    before = {lemma for lemma, _, _ in _roles(old)}
+    for verb in new.doc:
+        lemma = verb.lemma_.lower()
+        given_up = lemma == "give" and any(
+            c.dep_ == "prt" and c.lower_ == "up" for c in verb.children
+        )
+        if verb.pos_ != "VERB" or not (lemma in _GIVEN_UP or given_up):
+            continue
+        subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subject is not None and subject.lower_ not in ("i", "we"):
+            continue
+        if any(c.dep_ == "dobj" and c.lemma_.lower() in before for c in verb.children):
+            return True
+    return False
 
 
 def _ended_by_someone_else(reading: Reading) -> bool:

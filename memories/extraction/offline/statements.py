@@ -43,6 +43,8 @@ from memories.extraction.offline.language import (
 from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     CORRECTION,
+    ENDING_PARTICLES,
+    ENDING_VERBS,
     FEELINGS,
     FEMALE_KIN,
     INTERJECTIONS,
@@ -1698,6 +1700,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _dated_object(tokens)
         and not _milestone(tokens)
         and not (first.tag_ == "VBG" and _listed_things(tokens) >= 2)
+        and not _ends_a_thing(first)
     ):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
@@ -1916,6 +1919,16 @@ _DUE_VERBS = word_set("expire renew start end finish begin run arrive close open
 _DONE_VERBS = word_set(
     "book sort pay sell fix order buy confirm renew arrange deliver finish submit install"
 )
+
+
+def _ends_a_thing(verb: Token) -> bool:
+    """ "Gave up the food bank", "Cancelled the gym": an ending said of a thing (its
+    object), the "I" left out; what it ended may be said before."""
+    lemma = verb.lemma_.lower()
+    ends = lemma in ENDING_VERBS or any(
+        c.dep_ == "prt" and c.lower_ == ENDING_PARTICLES.get(lemma) for c in verb.children
+    )
+    return ends and any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") for c in verb.children)
 
 
 def _done_thing(tokens: list[Token]) -> bool:
