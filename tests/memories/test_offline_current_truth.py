@@ -66,6 +66,23 @@ CHANGES = [
         id="someone-left-then-the-new-one",
     ),
     pytest.param(
+        "I do pilates on Mondays.",
+        "Pilates is Wednesdays now.",
+        ["I do pilates on Mondays."],
+        "when do I do pilates",
+        "Wednesdays",
+        id="my-thing-is-another-day-now",
+    ),
+    pytest.param(
+        "My rent is £875 a month.",
+        # (the parser hangs "up to" on the sum, not on "put")
+        "Landlord put the rent up to £940.",
+        ["My rent is £875 a month."],
+        "how much is my rent",
+        "£940",
+        id="put-up-to-a-new-sum",
+    ),
+    pytest.param(
         "I drive a Ford Focus.",
         "Traded in the Focus for a Honda Civic.",
         ["I drive a Ford Focus."],
@@ -116,6 +133,12 @@ def test_someone_elses_change_to_the_same_kind_of_thing_supersedes_nothing(api, 
     assert superseded_by(api, job) == []
     other = say("Tom's gym put its price up to £50.", when=LATER)
     assert superseded_by(api, other) == []
+
+
+def test_a_now_beside_my_place_is_no_new_value_of_it(api, say):
+    say("I live in Didsbury with my partner Jo.")
+    job = say("Still in Didsbury, the drive to Salford is much quicker now.", when=LATER)
+    assert superseded_by(api, job) == []
 
 
 def test_a_place_name_after_a_preposition_is_kept(api, say):
