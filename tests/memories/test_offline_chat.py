@@ -50,6 +50,13 @@ def test_there_after_a_thing_of_this_message_is_not_a_place_said_before(api, say
     assert not any("(Lisbon)" in b for b in stored), stored
 
 
+def test_it_after_a_thing_named_without_a_verb_is_all_of_its_name(api, say):
+    # the small tagger reads a word of such a name as a verb or a thing of its own
+    say("I finally bought a new hoover", "Which one?", "dyson v15 detect. got it for £499")
+    stored = bodies(api)
+    assert "Got it (Dyson v15 detect) for £499." in stored, stored
+
+
 def test_a_reaction_after_a_fact_is_no_fact(api, say):
     say("got a new allotment, plot 9 at Fen Road", "Lovely!", "sounds good, looks amazing tbh")
     assert len(bodies(api)) == 1

@@ -39,7 +39,13 @@ from spacy.tokens import Doc, Span, Token
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read, without_speaker
-from memories.extraction.offline.language import as_typed, dictionary_word, parse, with_apostrophes
+from memories.extraction.offline.language import (
+    as_typed,
+    dictionary_word,
+    known_verb,
+    parse,
+    with_apostrophes,
+)
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.respelling import Respelling, mistyped, respelling, respelt
 from memories.extraction.offline.statements import (
@@ -800,6 +806,18 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
     if pronoun is None:
         return text, ""
     thing = earlier if earlier and _IT.search(before) else ""
+    said = parse(before)
+    words = [t for t in said if not t.is_punct]
+    if (
+        not thing
+        and 0 < len(words) <= 5
+        # (the small tagger reads "bambino" as a verb: a verb is one its tables know)
+        and not any(t.pos_ in ("VERB", "AUX") and known_verb(t.lemma_.lower()) for t in said)
+        and not any(t.pos_ in ("PRON", "DET") for t in said)
+    ):
+        # "dyson v15 detect. got it from currys": the thing named without a verb is all
+        # of its words ("plus" of "breville bambino plus" is no thing of its own)
+        thing = before.strip().rstrip(".!")
     if not thing:
         chunks = [
             c
