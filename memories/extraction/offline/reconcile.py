@@ -658,8 +658,11 @@ def corrected_body(old: Reading, facet: Facet, news: Sequence[str]) -> str:
                 pieces.append([])
             continue
         pieces[-1].append(token)
-    # a piece that cannot be read alone ("(the hospital is", "I live") is not quoted
-    kept = [words for piece in pieces if (words := _strip(piece)) and _whole(words)]
+    # a piece with a bracket it does not close ("(the hospital is") is not quoted, nor a
+    # last one that ends open; "I have a … beagle named Biscuit" reads on over the gap
+    kept = [words for piece in pieces if (words := _strip(piece)) and not _opened(words)]
+    while kept and kept[-1][-1].pos_ in _OPEN_ENDS:
+        kept.pop()
     fresh = [
         t
         for words in kept
@@ -748,11 +751,6 @@ def _bare_clauses(sentence: Span, removed: set[int]) -> set[int]:
             out |= {t.i for t in verb.subtree}
             out |= {c.i for c in verb.head.children if c.dep_ == "cc" and c.i < verb.i}
     return out
-
-
-def _whole(words: list[Token]) -> bool:
-    """Brackets closed, and not ending on a word that needs more ("is", "in", "the")."""
-    return not _opened(words) and words[-1].pos_ not in _OPEN_ENDS
 
 
 def _resolved_note(doc, after: int) -> set[int]:
