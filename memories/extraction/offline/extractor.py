@@ -821,7 +821,7 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
     if not thing:
         chunks = [
             c
-            for c in parse(before).noun_chunks
+            for c in said.noun_chunks
             if c.root.dep_ in ("dobj", "pobj", "attr")
             and c.root.pos_ in ("NOUN", "PROPN")
             and c.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
