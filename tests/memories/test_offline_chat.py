@@ -177,3 +177,69 @@ def test_a_she_later_in_the_sentence_is_asked_after_as_the_person_it_opened_with
     stored = " ".join(bodies(api))
     assert "(my mum)" not in stored and "(Tenby" not in stored, stored  # no one else's "she"
     assert "Tenby" in top(api, "where does my gran live")
+
+
+def test_things_i_did_listed_without_i_are_a_memory_each(api, say):
+    say(
+        "Productive week. Joined a climbing gym called Depot Leeds, signed up for the "
+        "York 10k in June, bought Hoka Clifton 9s for £115.",
+        "Busy!",
+        "also booked flights to Oslo for March and renewed the Halifax travel insurance",
+    )
+    stored = bodies(api)
+    assert "Bought Hoka Clifton 9s for £115." in stored, stored
+    assert any(b.startswith("Signed up for the York 10k in June") for b in stored), stored
+    assert any(b.startswith("Renewed the Halifax travel insurance") for b in stored), stored
+    assert "Hoka" in top(api, "what running shoes did I buy")
+    assert "York 10k" in top(api, "what race did I sign up for")
+
+
+def test_two_doings_without_a_name_or_number_each_stay_one_memory(api, say):
+    say("Got home from Leeds, made a brew and went to bed.", "Sleep well!")
+    assert bodies(api) == ["Got home from Leeds, made a brew and went to bed."]
+
+
+def test_a_state_of_mine_said_without_im_is_kept(api, say):
+    say("Intolerant to gluten btw.", "Noted.", "Fluent in Welsh and Breton.", "Okay!", "So tired.")
+    stored = bodies(api)
+    assert "Intolerant to gluten btw." in stored, stored
+    assert "Fluent in Welsh and Breton." in stored, stored
+    assert not any("tired" in b for b in stored), stored
+    assert "Welsh" in top(api, "what languages do I speak")
+
+
+def test_a_weekly_time_of_a_thing_said_without_my_is_kept(api, say):
+    say("Rehearsals are Wednesday evenings.", "Nice.", "Bin collection is Monday mornings.")
+    stored = bodies(api)
+    assert "Rehearsals are Wednesday evenings." in stored, stored
+    assert "Bin collection is Monday mornings." in stored, stored
+    assert "Monday" in top(api, "when are the bins collected")
+
+
+def test_the_details_after_an_announcement_carry_what_was_announced(api, say):
+    say(
+        "Trip is booked!! 12 to 15 May at Hillside Barn near Hay-on-Wye.",
+        "Lovely!",
+        "The leaving do is sorted. Friday 20th at the Red Lion, 6pm.",
+    )
+    stored = bodies(api)
+    assert any(b.startswith("Trip is booked!! 12 to 15 May") for b in stored), stored
+    assert any(
+        b.startswith("The leaving do is sorted. Friday 20th") and "Red Lion" in b for b in stored
+    ), stored
+    assert len(stored) == 2, stored
+    assert "Hillside Barn" in top(api, "where is the trip")
+
+
+def test_a_second_doing_that_leans_on_the_first_stays_with_it(api, say):
+    say(
+        "Finally signed with Magnet for the kitchen units, went for the navy shaker ones at £3,200.",
+        "Nice!",
+        "I popped into Currys and bought a Bosch dishwasher for £429.",
+    )
+    stored = bodies(api)
+    assert (
+        "Finally signed with Magnet for the kitchen units, went for the navy shaker ones at £3,200."
+        in stored
+    ), stored
+    assert "I popped into Currys and bought a Bosch dishwasher for £429." in stored, stored

@@ -366,7 +366,7 @@ def test_a_question_typed_without_its_question_mark_is_no_fact(api, say):
 
 def test_the_statement_before_a_questions_comma_is_kept(api, say):
     job = say("flying to Reykjavik in June, any tips?")
-    assert bodies(api) == ["Flying to Reykjavik in June (2026-06)"]
+    assert bodies(api) == ["Flying to Reykjavik in June (2026-06)."]
     assert "when am I flying to Reykjavik" in all_cues(api, job)
 
 

@@ -581,6 +581,10 @@ def _from_text(
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
     supposing = False  # a supposition was put ("What if ...?"); what would follow is part of it
+    # the sentence just before, when it announced something in a few words ("Holiday is
+    # booked!!"): dropped, or the one statement it made
+    announced: Span | None = None
+    announcement: Statement | None = None
     for sent in doc.sents:
         words = sent.text.strip()
         if not words:
@@ -640,6 +644,22 @@ def _from_text(
         for n, clause in enumerate(clauses):
             clause = _trim(clause)
             if not clause:
+                continue
+            if (
+                n == 0
+                and (announced is not None or announcement is not None)
+                and _value_fragment(_up_to_comma(clause))
+            ):
+                # "Holiday is booked!! 3 to 10 July at Pine Cove Lodge": the words
+                # without a verb are what was announced; one statement, as said
+                if announcement is not None:
+                    _append(announcement, clause, day, same_sentence=False)
+                    continue
+                clause = list(doc[announced.start : clause[-1].i + 1])
+                trace("announced-detail", "keep", _text(clause))
+                statement = _statement(clause, day, kind="fact")
+                out.append(statement)
+                previous = statement
                 continue
             refers_back = _refers_back(clause)
             if previous is not None and refers_back and (n > 0 or previous in out or before):
@@ -723,7 +743,29 @@ def _from_text(
             out.append(_statement(_trim(list(sent)) or list(sent), day, kind="fact"))
         elif now == said_before and not decided:
             trace("uninformative", "drop", words)
+        announced = sent if now == said_before and _announces(sent) else None
+        announcement = (
+            out[-1]
+            if now[0] == said_before[0] + 1 and _announces(sent) and not _names_specific(sent)
+            else None
+        )
     return out
+
+
+def _announces(sent: Span) -> bool:
+    """A few words that announce a thing of mine without saying it ("Holiday is
+    booked!!", "New car!!", "The party is sorted.")."""
+    words = [t for t in sent if not t.is_punct]
+    return 0 < len(words) <= 5 and any(t.pos_ == "NOUN" and _content(t) for t in words)
+
+
+def _up_to_comma(tokens: list[Token]) -> list[Token]:
+    comma = next((k for k, t in enumerate(tokens) if t.text == ","), len(tokens))
+    return tokens[:comma]
+
+
+def _names_specific(sent: Span) -> bool:
+    return any(_specific(t) for t in sent)
 
 
 _TO_REMEMBER = re.compile(
@@ -1312,7 +1354,7 @@ def _clauses(sent: Span) -> list[list[Token]]:
             j += 1
         j = _after_time_phrase(tokens, j)
         subject_end = _subject_at(tokens, j)
-        if subject_end is None and j - k <= 6 and _own_verb_phrase(tokens, k, j):
+        if subject_end is None and j - k <= 6 and _own_verb_phrase(tokens, k, j, cuts[-1]):
             cuts.append(k)  # ", and switched our broadband to ...": a second thing I did
             continue
         if subject_end is None or j - k > 6:
@@ -1388,10 +1430,11 @@ def _copula_after_bare_noun(tokens: list[Token], j: int, subject_end: int | None
 _STATE_PARTICIPLES = word_set("married engaged divorced separated widowed based retired")
 
 
-def _own_verb_phrase(tokens: list[Token], k: int, j: int) -> bool:
-    """ "Renewed the car insurance with Aviva, £612, and switched our broadband to
-    Hyperoptic at £28 a month": after ", and" a second past verb with its own object and
-    a name or number of its own, said of the same (unsaid or first-person) subject."""
+def _own_verb_phrase(tokens: list[Token], k: int, j: int, start: int) -> bool:
+    """ "Joined a climbing gym called Depot Leeds, signed up for the York 10k, bought
+    Hoka Clifton 9s for £115": after a comma or "and", a second past verb with its own
+    object and a name or number of its own, said of the same (unsaid or first-person)
+    subject as a clause before it that has a name or number too."""
     if j >= len(tokens):
         return False
     verb = tokens[j]
@@ -1403,20 +1446,56 @@ def _own_verb_phrase(tokens: list[Token], k: int, j: int) -> bool:
         and any(_specific(t) for t in verb.subtree)
     ):
         return True  # "I teach maths in Gdansk, married to Ewa, ...": a state of mine
-    if not (tokens[k].lower_ == "and" and k > 0 and tokens[k - 1].text == ","):
+    if not (tokens[k].text == "," or tokens[k].lower_ == "and"):
         return False
-    if verb.tag_ not in ("VBD", "VBN") or verb.dep_ != "conj" or verb.head.pos_ != "VERB":
+    if verb.tag_ not in ("VBD", "VBN") or not (
+        verb.dep_ == "conj" and verb.head.pos_ == "VERB" or _listed_doing(tokens[k], verb)
+    ):
         return False
     subjects = [c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")]
     if subjects and subjects[0].lower_ not in _FIRST_PERSON:
         return False
-    right = [t for t in tokens[j:] if t.i in {u.i for u in verb.subtree}]
-    left = tokens[: k - 1]
+    # (its own words: not those of a verb joined on after it)
+    later = {u.i for c in verb.children if c.dep_ == "conj" for u in c.subtree}
+    right = [t for t in tokens[j:] if t.i in {u.i for u in verb.subtree} and t.i not in later]
+    left = tokens[start:k]
+    if any(t.lower_ in _LEANING for t in right):
+        return False  # "went for the sage green ones": what "ones" are, the clause before says
+    if verb.head.lemma_.lower() in _GOING and verb.head.i < k:
+        return False  # "I went to Croma and got the ThinkPad": where I got it, one fact
     return (
-        any(c.dep_ == "dobj" for c in verb.children)
-        and any(_specific(t) for t in right)
-        and any(_specific(t) for t in left)
+        _has_object(verb) and any(_specific(t) for t in right) and any(_specific(t) for t in left)
     )
+
+
+_LEANING = word_set("one ones it them there that those")
+_GOING = word_set("go come head pop nip")
+
+
+def _listed_doing(cut: Token, verb: Token) -> bool:
+    """ "Joined a gym called Depot, signed up for the York 10k": the small parser hangs a
+    past verb after a comma on the noun before it; in a sentence that opens with a past
+    verb of mine and no subject, one with a particle or an object of its own is the next
+    thing I did (not "a car, imported from Japan")."""
+    root = verb.sent.root
+    return (
+        cut.text == ","
+        and verb.dep_ == "acl"
+        and root.tag_ == "VBD"
+        and root.i < verb.i
+        and not any(c.dep_ in ("nsubj", "nsubjpass") for c in root.children)
+        and any(c.dep_ in ("prt", "dobj") for c in verb.children)
+    )
+
+
+def _has_object(verb: Token) -> bool:
+    """A thing the verb is done to: "bought X", "signed up for X", "moved to X"."""
+    for child in verb.children:
+        if child.dep_ in ("dobj", "dative"):
+            return True
+        if child.dep_ == "prep" and any(c.dep_ == "pobj" for c in child.children):
+            return True
+    return False
 
 
 def _personal_at(tokens: list[Token], j: int) -> bool:
@@ -1614,6 +1693,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return True  # "Hate flying", "Not a big fan of cilantro": a liking, the "I" left out
     if _wish_without_subject(tokens, first):
         return True  # "keen to get over to Iceland next year": a plan, the "I" left out
+    if _state_without_subject(tokens, first):
+        return True  # "Allergic to ibuprofen", "Fluent in Welsh": a state, the "I'm" left out
     if home_place(tokens) is not None and not _is_question(tokens[0].sent):
         return True  # "bus home to levenshulme takes forever": where home is, said in passing
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."
@@ -1723,6 +1804,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not done
         and not _mine(tokens)
         and not _dated_be(root)
+        and not _weekly(tokens, root)
         # "Passport expires in August", "car insurance renews on the 3rd": a thing's date
         and not (
             root is not None
@@ -1773,6 +1855,51 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
             and any(_content(t) for t in rest)
         )
     return bool(_FAN_OF.match(_text(tokens[first.i - tokens[0].i :])))
+
+
+def _state_without_subject(tokens: list[Token], first: Token) -> bool:
+    """ "Allergic to ibuprofen too", "Fluent in Welsh and Breton": a lasting state said
+    without "I'm", its word and what it is about. The small tagger reads such a word at
+    a sentence's start as a name and "to gluten" as a verb's, so the words decide."""
+    if first.lower_ not in _STATES:
+        return False
+    if first.i != tokens[0].i and not all(t.pos_ == "ADV" for t in tokens[: first.i - tokens[0].i]):
+        return False
+    after = [t for t in tokens if t.i > first.i]
+    return (
+        len(after) > 1
+        and after[0].lower_ in ("to", "of", "in", "with", "on")
+        and any(_content(t) for t in after[1:])
+    )
+
+
+# lasting states of a person that name what they are about ("allergic to", "fluent in")
+_STATES = word_set(
+    "allergic intolerant fluent sensitive obsessed addicted hooked terrified phobic immune "
+    "vaccinated qualified certified trained"
+)
+
+
+def _weekly(tokens: list[Token], root: Token | None) -> bool:
+    """ "Rehearsals are Wednesday evenings", "Bin collection is Monday mornings": a thing
+    of mine said without "my", what is said of it the day of the week it is on (not
+    "Traffic builds up on Fridays": what it does then is a remark about the world)."""
+    if root is None or root.tag_ not in ("VBZ", "VBP") or root.lemma_.lower() != "be":
+        return False
+    if any(c.dep_ == "acomp" for c in root.children):
+        return False  # "Work is mental on Mondays": a moan about the day, not when it is
+    words = [t.lower_ for t in tokens]
+    return any(
+        w.removesuffix("s") in WEEKDAYS
+        and (
+            w.endswith("s")
+            or k > 0
+            and words[k - 1] == "every"
+            or k + 1 < len(words)
+            and words[k + 1].removesuffix("s") in PARTS_OF_DAY
+        )
+        for k, w in enumerate(words)
+    )
 
 
 def _wish_without_subject(tokens: list[Token], first: Token) -> bool:
@@ -2275,7 +2402,9 @@ def _finish(text: str) -> str:
     if not text:
         return ""
     text = text[0].upper() + text[1:]
-    if text[-1] not in ".!)\"”'%":
+    # (a closing bracket ends the sentence only when what it closes did: "(the godzilla
+    # one.)"; after a date note or an aside the sentence still wants its stop)
+    if text[-1] not in ".!)\"”'%" or text[-1] == ")" and text[-2:-1] not in (".", "!", "?"):
         text += "."
     return text
 
