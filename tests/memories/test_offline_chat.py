@@ -243,3 +243,18 @@ def test_a_second_doing_that_leans_on_the_first_stays_with_it(api, say):
         in stored
     ), stored
     assert "I popped into Currys and bought a Bosch dishwasher for £429." in stored, stored
+
+
+def test_someones_job_said_with_s_a_is_kept(api, say):
+    # the small tagger reads "'s" as a possessive, which left no verb in the sentence
+    say("My husband's a plumber in Grimsby.", "Handy!", "Deaf in one ear since birth.")
+    stored = bodies(api)
+    assert "My husband's a plumber in Grimsby." in stored, stored
+    assert "Deaf in one ear since birth." in stored, stored
+    assert "plumber" in top(api, "what does my husband do")
+
+
+def test_a_trip_said_as_off_to_a_place_is_kept(api, say):
+    say("Off to Whitby 2 to 5 May, caravan on the cliff", "Enjoy!", "off to bed now")
+    stored = bodies(api)
+    assert len(stored) == 1 and stored[0].startswith("Off to Whitby 2 to 5 May"), stored

@@ -396,3 +396,16 @@ def test_a_month_after_since_is_the_one_gone(api, say):
     say("been learning the harp since september", when="2026-03-10T18:00:00Z")
     [body] = bodies(api)
     assert dates_in(body) == ["2025-09"], body
+
+
+def test_a_range_of_days_said_with_to_is_that_range(api, say):
+    say("We're in Padstow from 4 to 11 June, cottage by the harbour.", when="2026-03-10T18:00:00Z")
+    [body] = bodies(api)
+    assert "from 4 to 11 June (2026-06-04 – 2026-06-11)" in body, body
+
+
+def test_years_completed_in_a_month_is_the_coming_one(api, say):
+    say("We'll have been together 20 years in October!", when="2026-03-10T18:00:00Z")
+    say("I've been at the library 12 years in September.", when="2026-03-10T18:00:00Z")
+    stored = " ".join(bodies(api))
+    assert sorted(dates_in(stored)) == ["2026-09", "2026-10"], stored

@@ -402,8 +402,8 @@ def _names_a_kind(ent: Span) -> bool:
 _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
 # "6-9 april", "april 6-9": the days from one to the other, not the last of them
 _DAY_RANGE = re.compile(
-    rf"^(?:(?P<a>\d{{1,2}})(?:st|nd|rd|th)?\s*[-–]\s*(?P<b>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    rf"(?P<m>{_MONTH_NAMES})|(?P<n>{_MONTH_NAMES})\s+(?P<c>\d{{1,2}})(?:st|nd|rd|th)?\s*[-–]\s*"
+    rf"^(?:(?P<a>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:[-–]|to|till|until)\s*(?P<b>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    rf"(?P<m>{_MONTH_NAMES})|(?P<n>{_MONTH_NAMES})\s+(?P<c>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:[-–]|to|till|until)\s*"
     rf"(?P<d>\d{{1,2}})(?:st|nd|rd|th)?)$"
 )
 
@@ -522,6 +522,9 @@ def _past(ent: Span) -> bool | None:
         return True  # "been learning the cello since january": the January gone
     if _FORWARD.search(text):
         return False
+    before = [t.lower_ for t in ent.doc[max(ent.sent.start, ent.start - 2) : ent.start]]
+    if before[-1:] == ["in"] and before[0] in ("years", "months", "weeks"):
+        return False  # "been married 15 years in August": the years are complete then, ahead
     # The nearest verb before the phrase, in the order of the words: the parser of a
     # small model attaches a trailing date to the wrong clause too often to follow it.
     sent = ent.sent

@@ -1594,6 +1594,18 @@ def _contracted_is(tokens: list[Token], k: int) -> bool:
     return ends and predicate
 
 
+def _is_before_a_or_an(tokens: list[Token]) -> bool:
+    """ "My partner's a teacher at Hillcrest Primary": the small tagger reads "'s" as a
+    possessive and leaves the sentence without a verb; an owner's thing never starts
+    with "a", so before "a" or "an" it is "is"."""
+    return any(
+        (t.tag_ == "POS" or t.dep_ == "case")
+        and t.lower_ in ("'s", "’s")
+        and u.lower_ in ("a", "an")
+        for t, u in zip(tokens, tokens[1:], strict=False)
+    )
+
+
 def _finite(token: Token) -> bool:
     if token.tag_ == "VB" and any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children):
         return True  # "These figurines ... remind me": a base form with a subject is finite
@@ -1693,6 +1705,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return True  # "Hate flying", "Not a big fan of cilantro": a liking, the "I" left out
     if _wish_without_subject(tokens, first):
         return True  # "keen to get over to Iceland next year": a plan, the "I" left out
+    if first.lower_ == "off" and _away_to(tokens, first):
+        return True  # "Off to Padstow 4 to 11 June": a trip, the "I'm" left out
     if _state_without_subject(tokens, first):
         return True  # "Allergic to ibuprofen", "Fluent in Welsh": a state, the "I'm" left out
     if home_place(tokens) is not None and not _is_question(tokens[0].sent):
@@ -1745,7 +1759,12 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         for t in tokens
     )  # (the subject of "because we're going ..." is not the opening verb's)
     done = _done_thing(tokens)
-    if not implicit_i and not done and not any(_finite(t) for t in _main_verbs(tokens)):
+    if (
+        not implicit_i
+        and not done
+        and not any(_finite(t) for t in _main_verbs(tokens))
+        and not _is_before_a_or_an(tokens)
+    ):
         # a fragment: "Long day.", "Quick one before my coffee kicks in."; but "dentist
         # next tuesday at 3:30" is a note of when something is
         return _appointment(tokens) or _arranged(tokens) or new_amount(tokens) is not None
@@ -1857,6 +1876,11 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
     return bool(_FAN_OF.match(_text(tokens[first.i - tokens[0].i :])))
 
 
+def _away_to(tokens: list[Token], first: Token) -> bool:
+    after = [t for t in tokens if t.i > first.i]
+    return len(after) > 1 and after[0].lower_ == "to" and _specific(after[1])
+
+
 def _state_without_subject(tokens: list[Token], first: Token) -> bool:
     """ "Allergic to ibuprofen too", "Fluent in Welsh and Breton": a lasting state said
     without "I'm", its word and what it is about. The small tagger reads such a word at
@@ -1876,7 +1900,7 @@ def _state_without_subject(tokens: list[Token], first: Token) -> bool:
 # lasting states of a person that name what they are about ("allergic to", "fluent in")
 _STATES = word_set(
     "allergic intolerant fluent sensitive obsessed addicted hooked terrified phobic immune "
-    "vaccinated qualified certified trained"
+    "vaccinated qualified certified trained deaf blind"
 )
 
 
