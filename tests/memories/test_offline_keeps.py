@@ -950,3 +950,14 @@ def test_a_new_figure_of_the_same_kind_replaces_the_old_one_without_a_change_wor
         when="2026-05-01T09:00:00Z",
     )
     assert "£1,350" in top(api, "how much is my rent")
+
+
+def test_verdicts_and_hyperbole_of_the_moment_are_dropped(api, say):
+    say(
+        "Our letting agent is a complete joke.",
+        "Oh no.",
+        "Tuesday mornings should be illegal. I could sleep for a week.",
+        "Ha.",
+        "The big Sainsbury's was heaving again. My cousin is a vet in Truro.",
+    )
+    assert bodies(api) == ["My cousin is a vet in Truro."]

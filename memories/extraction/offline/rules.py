@@ -99,6 +99,12 @@ RULES: tuple[Rule, ...] = (
             _one_of("wish"),
             _one_of("imagine"),
             _words("in", "my", "dreams"),
+            # "my dad would love this": a guess at a reaction to what was just said
+            (
+                _WOULD,
+                {"LEMMA": {"IN": ["love", "hate", "like"]}},
+                {"LOWER": {"IN": ["this", "that", "it"]}},
+            ),
             (*_words("one", "day"), {"LOWER": {"IN": ["id", "ill"]}}),
             (*_words("one", "day", "i"), {"LOWER": {"IN": ["'d", "'ll", "’d", "’ll"]}}),
         ),
@@ -107,8 +113,13 @@ RULES: tuple[Rule, ...] = (
             "Imagine living in Kyoto.",
             "One day I'll own a vineyard.",
             "In my dreams I run a bakery.",
+            "My nan would love this.",
         ),
-        quiet=("I have a dog called Rolo.", "I imagined it would be harder."),
+        quiet=(
+            "I have a dog called Rolo.",
+            "I imagined it would be harder.",
+            "My nan would love to visit Skye.",
+        ),
     ),
     Rule(
         name="hypothetical-what-if",
@@ -150,6 +161,26 @@ RULES: tuple[Rule, ...] = (
                 {"LOWER": {"IN": ["today", "already", "tonight", "this"]}},
             ),
             (*_words("i", "swear"), _ANY, {"LOWER": "just"}),
+            # "I'd kill for a takeaway", "I could sleep for a week": a want nobody measures
+            (
+                _I_WE,
+                {"LOWER": {"IN": ["could", "would", "'d", "’d"]}},
+                {"LOWER": {"IN": ["kill", "murder", "die"]}},
+                {"LOWER": "for"},
+            ),
+            (
+                _I_WE,
+                {"LOWER": "could"},
+                {"LOWER": {"IN": ["eat", "sleep", "drink"]}},
+                _IN_SENTENCE,
+                {"LOWER": {"IN": ["horse", "week", "weight", "forever", "year", "days"]}},
+            ),
+            # "Sunday evenings should be illegal": a verdict on a day, not a law
+            (
+                {"LOWER": "should"},
+                {"LOWER": "be"},
+                {"LOWER": {"IN": ["illegal", "criminal", "outlawed"]}},
+            ),
             (_WOULD, {"LOWER": "literally", "OP": "?"}, *_words("kill", "me")),
             # "practically a professional snacker": a trade nobody plies
             (
@@ -166,8 +197,13 @@ RULES: tuple[Rule, ...] = (
             "I swear I gained a stone just looking at that cake.",
             "Honestly I'm practically a professional snacker on weekends.",
             "I've had like a thousand teas today.",
+            "I'd kill for a takeaway tonight.",
+            "I could sleep for a week after that shift.",
+            "Sunday evenings should be illegal.",
         ),
         quiet=(
+            "I could eat anything except mushrooms.",
+            "Smoking should be banned near the school gates, I told the council.",
             "The house cost a lot of money.",
             "I paid like a thousand quid for the sofa.",
             "I'm bored of my commute.",
@@ -627,6 +663,83 @@ SMALL_TALK: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        name="smalltalk-verdict",
+        kind="smalltalk",
+        why="calling a thing or person a nightmare, a joke or a legend is a mood, not a fact of them",
+        patterns=(
+            # one thing or person (not "my two dogs are a nightmare", which says I have two)
+            (
+                {"TAG": {"IN": ["NN", "NNP"]}},
+                {"LEMMA": "be"},
+                {"LOWER": {"IN": ["a", "an"]}},
+                {
+                    "LOWER": {"IN": ["absolute", "total", "complete", "proper", "right", "bit"]},
+                    "OP": "*",
+                },
+                {"LOWER": "of", "OP": "?"},
+                {"LOWER": "a", "OP": "?"},
+                {
+                    "LOWER": {
+                        "IN": [
+                            "nightmare",
+                            "joke",
+                            "disaster",
+                            "shambles",
+                            "mess",
+                            "zoo",
+                            "circus",
+                            "legend",
+                            "lifesaver",
+                            "godsend",
+                            "saint",
+                            "nightmare",
+                        ]
+                    }
+                },
+            ),
+            # "this weather is doing my head in", "my brain is fried"
+            _words("doing", "my", "head", "in"),
+            (
+                {"LOWER": {"IN": ["brain", "head"]}},
+                {"LEMMA": "be"},
+                {"POS": "ADV", "OP": "*"},
+                {"LOWER": {"IN": ["fried", "mush", "frazzled", "toast", "gone", "pickled"]}},
+            ),
+            # "Tesco was rammed this morning": how full a place was today
+            (
+                {"POS": {"IN": ["NOUN", "PROPN"]}},
+                {"TAG": "POS", "OP": "?"},  # "Sainsbury's"
+                {"LEMMA": "be"},
+                {"POS": "ADV", "OP": "*"},
+                {"LOWER": {"IN": ["rammed", "heaving", "mobbed", "chocka", "packed", "dead"]}},
+                {
+                    "LOWER": {
+                        "IN": ["today", "tonight", "this", "again", "earlier", "yesterday", "last"]
+                    }
+                },
+            ),
+        ),
+        fires=(
+            "My landlord is an absolute nightmare.",
+            "The car park at work is a joke.",
+            "My desk is a bit of a disaster right now.",
+            "Honestly my neighbour is a legend.",
+            "This heat is doing my head in.",
+            "My brain is totally fried.",
+            "The gym was rammed tonight.",
+            "Aldi was heaving again.",
+            "Morrison's was rammed today.",
+        ),
+        quiet=(
+            "My sister is a nurse in Dundee.",
+            "My three cats are a nightmare at 5am.",
+            "My boss is Anita Shah.",
+            "The venue is a barn near Totnes.",
+            "My daughter is doing her GCSEs in May.",
+            "The pub was packed with friends for my 40th in June.",
+        ),
+    ),
+    Rule(
         name="smalltalk-cannot-say",
         kind="smalltalk",
         why="a reply saying the speaker does not know or remember says nothing of them",
@@ -716,7 +829,8 @@ def rule_for(span: Span | Iterable[Token], kind: str) -> Rule | None:
         return None
     inside = {t.i for t in tokens}
     first = next((t.i for t in tokens if not t.is_punct and not t.is_space), span.start)
-    for match_id, start, end in _matcher(span.doc.vocab)(span):
+    # the match that starts first: the words the sentence opens with say what it is
+    for match_id, start, end in sorted(_matcher(span.doc.vocab)(span), key=lambda m: m[1]):
         rule = _BY_NAME[span.doc.vocab.strings[match_id]]
         if rule.kind != kind:
             continue
