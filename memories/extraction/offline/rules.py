@@ -99,12 +99,6 @@ RULES: tuple[Rule, ...] = (
             _one_of("wish"),
             _one_of("imagine"),
             _words("in", "my", "dreams"),
-            # "my dad would love this": a guess at a reaction to what was just said
-            (
-                _WOULD,
-                {"LEMMA": {"IN": ["love", "hate", "like"]}},
-                {"LOWER": {"IN": ["this", "that", "it"]}},
-            ),
             (*_words("one", "day"), {"LOWER": {"IN": ["id", "ill"]}}),
             (*_words("one", "day", "i"), {"LOWER": {"IN": ["'d", "'ll", "’d", "’ll"]}}),
         ),
@@ -113,12 +107,29 @@ RULES: tuple[Rule, ...] = (
             "Imagine living in Kyoto.",
             "One day I'll own a vineyard.",
             "In my dreams I run a bakery.",
-            "My nan would love this.",
         ),
+        quiet=("I have a dog called Rolo.", "I imagined it would be harder."),
+    ),
+    Rule(
+        name="hypothetical-would-love-this",
+        kind="hypothetical",
+        why="a guess at how someone would take what was just said names nothing of theirs",
+        start=True,  # "The Evil Dead boxset, she'd love that" names what she would love
+        patterns=(
+            (
+                {"LOWER": {"IN": ["my", "our", "his", "her", "their"]}, "OP": "?"},
+                {"POS": {"IN": ["NOUN", "PROPN", "PRON"]}},
+                _WOULD,
+                {"LOWER": {"IN": ["absolutely", "so", "totally"]}, "OP": "?"},
+                {"LEMMA": {"IN": ["love", "hate", "like"]}},
+                {"LOWER": {"IN": ["this", "that", "it"]}},
+                {"IS_PUNCT": True},
+            ),
+        ),
+        fires=("My nan would love this.", "Dad would absolutely hate that!"),
         quiet=(
-            "I have a dog called Rolo.",
-            "I imagined it would be harder.",
             "My nan would love to visit Skye.",
+            "The Lego Titanic, he'd love that.",
         ),
     ),
     Rule(
@@ -699,12 +710,6 @@ SMALL_TALK: tuple[Rule, ...] = (
             ),
             # "this weather is doing my head in", "my brain is fried"
             _words("doing", "my", "head", "in"),
-            (
-                {"LOWER": {"IN": ["brain", "head"]}},
-                {"LEMMA": "be"},
-                {"POS": "ADV", "OP": "*"},
-                {"LOWER": {"IN": ["fried", "mush", "frazzled", "toast", "gone", "pickled"]}},
-            ),
             # "Tesco was rammed this morning": how full a place was today
             (
                 {"POS": {"IN": ["NOUN", "PROPN"]}},
@@ -725,7 +730,6 @@ SMALL_TALK: tuple[Rule, ...] = (
             "My desk is a bit of a disaster right now.",
             "Honestly my neighbour is a legend.",
             "This heat is doing my head in.",
-            "My brain is totally fried.",
             "The gym was rammed tonight.",
             "Aldi was heaving again.",
             "Morrison's was rammed today.",
@@ -738,6 +742,23 @@ SMALL_TALK: tuple[Rule, ...] = (
             "My daughter is doing her GCSEs in May.",
             "The pub was packed with friends for my 40th in June.",
         ),
+    ),
+    Rule(
+        name="smalltalk-frazzled",
+        kind="smalltalk",
+        why="a brain fried this minute is a mood; said after 'when', it is part of another fact",
+        start=True,  # "... so I can ask you when my brain is fried" says why, kept with it
+        patterns=(
+            (
+                {"LOWER": {"IN": ["my", "our"]}, "OP": "?"},
+                {"LOWER": {"IN": ["brain", "head", "brains", "heads"]}},
+                {"LEMMA": "be"},
+                {"POS": "ADV", "OP": "*"},
+                {"LOWER": {"IN": ["fried", "mush", "frazzled", "toast", "gone", "pickled"]}},
+            ),
+        ),
+        fires=("My brain is totally fried.", "my head is mush after that meeting"),
+        quiet=("I write it all down so I can check when my brain is fried.",),
     ),
     Rule(
         name="smalltalk-cannot-say",

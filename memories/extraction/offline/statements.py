@@ -649,6 +649,8 @@ def _from_text(
                 n == 0
                 and (announced is not None or announcement is not None)
                 and _value_fragment(_up_to_comma(clause))
+                and any(c.isdigit() for c in _text(clause))
+                and clause[0].pos_ != "CCONJ"  # "But not before 9": a condition, not a detail
             ):
                 # "Holiday is booked!! 3 to 10 July at Pine Cove Lodge": the words
                 # without a verb are what was announced; one statement, as said
@@ -756,7 +758,11 @@ def _announces(sent: Span) -> bool:
     """A few words that announce a thing of mine without saying it ("Holiday is
     booked!!", "New car!!", "The party is sorted.")."""
     words = [t for t in sent if not t.is_punct]
-    return 0 < len(words) <= 5 and any(t.pos_ == "NOUN" and _content(t) for t in words)
+    return (
+        0 < len(words) <= 5
+        and any(t.pos_ == "NOUN" and _content(t) for t in words)
+        and not any(t.lower_ in _COURTESY or interjection(t.text) for t in words)
+    )
 
 
 def _up_to_comma(tokens: list[Token]) -> list[Token]:
