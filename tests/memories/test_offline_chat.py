@@ -258,3 +258,28 @@ def test_a_trip_said_as_off_to_a_place_is_kept(api, say):
     say("Off to Whitby 2 to 5 May, caravan on the cliff", "Enjoy!", "off to bed now")
     stored = bodies(api)
     assert len(stored) == 1 and stored[0].startswith("Off to Whitby 2 to 5 May"), stored
+
+
+def test_an_answer_to_a_one_word_question_carries_what_it_was_asked_about(api, say):
+    say("I got a reconditioned Vespa.", "Ooh, what colour?", "Mint green, it's lush.")
+    stored = bodies(api)
+    assert (
+        'Mint green, it\'s lush. — answering "What colour?" after "I got a reconditioned Vespa."'
+        in stored
+    ), stored
+
+
+def test_a_figure_before_its_comma_answers_the_question_it_was_asked(api, say):
+    say("How long have you been in Dundee?", "nearly 5 years, came for the job", first="assistant")
+    stored = bodies(api)
+    assert stored == [
+        'Nearly 5 years, came for the job. — answering "How long have you been in Dundee?"'
+    ], stored
+
+
+def test_instead_in_the_next_message_carries_what_it_replaced(api, say):
+    say("We were going to do Paris for my birthday.", "Sounds fun!", "Doing Seville instead.")
+    stored = bodies(api)
+    assert 'Doing Seville instead. — after "We were going to do Paris for my birthday."' in (
+        stored
+    ), stored

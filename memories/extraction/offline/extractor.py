@@ -144,6 +144,7 @@ class OfflineExtractor:
             if fix is not None and (wrong := self._respell(drafts, by_body, fix, message)):
                 # "he" said next is the one whose name was put right
                 people = {k: [respelt(p, wrong, fix.name) for p in v] for k, v in people.items()}
+                just_said = {k: respelt(v, wrong, fix.name) for k, v in just_said.items()}
                 if not fix.rest:
                     continue  # "Aoife* sorry, autocorrect": the name said before, put right
                 content = fix.rest  # "... its Aidan with an a. and hes pumped": said on
@@ -178,6 +179,7 @@ class OfflineExtractor:
                 going_on = continuation(content, day=spoken_day)
                 if going_on is not None:
                     said, went_on = [going_on], just_said[speaker]
+            earlier = just_said.get(speaker, "")
             just_said[speaker] = said[-1].plain if said else ""
             if said:
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
@@ -240,6 +242,18 @@ class OfflineExtractor:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
+                    if n == 0 and earlier and _elliptical(asked_as):
+                        # "What colour?" asks after what the speaker said just before
+                        text = f'{text} after "{_clip_cue(earlier)}"'
+                        context.setdefault(n, []).insert(0, earlier)
+                elif (
+                    (replaced := earlier if n == 0 else said[n - 1].plain)
+                    and _INSTEAD.search(statement.plain)
+                    and not _INSTEAD.search(replaced)
+                ):
+                    # "Doing Seville instead.": what it replaces, the statement before said
+                    text = f'{text} {CONTEXT_MARK} after "{_clip_cue(replaced)}"'
+                    context.setdefault(n, []).insert(0, replaced)
                 elif went_on:
                     text = f'{text} {CONTEXT_MARK} after "{_clip_cue(went_on)}"'
                     context.setdefault(n, []).insert(0, went_on)
@@ -421,6 +435,16 @@ def _clip_cue(text: str) -> str:
     return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
 
 
+_INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
+
+
+def _elliptical(question: str) -> bool:
+    """ "What colour?", "Where?", "Which one?": a question of a few words that asks after
+    what was just said without naming it."""
+    words = re.findall(r"[\w'’]+", question)
+    return 0 < len(words) <= 3 and not any(w.casefold() in ("you", "your", "u") for w in words)
+
+
 def leans_on_question(doc: Doc) -> bool:
     """A reply that says nothing on its own without the question it answers: no
     subject of its own ("About six years.", "Still Jaipur."), a pronoun or "there" as
@@ -431,6 +455,9 @@ def leans_on_question(doc: Doc) -> bool:
         if t.dep_ in ("nsubj", "nsubjpass", "expl")
         # "Thai I think.": the hedge's "I" is no subject of the answer
         and not (t.lower_ == "i" and _hedge_aside(t.head))
+        # "Nearly 5 years, came for the job": a figure cut off by its comma is the
+        # answer, not the subject of the verb after it
+        and not any(u.text == "," for u in doc[t.i + 1 : t.head.i])
     ]
     if not subjects:
         # "Got a second-hand Kona, 2021.": the "I" left out of a past verb and its
