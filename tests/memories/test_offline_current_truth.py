@@ -114,6 +114,22 @@ CHANGES = [
         "anymore",
         id="no-longer-on-a-shift",
     ),
+    pytest.param(
+        "I weigh 14 stone.",
+        "I'm 13 stone these days.",
+        ["I weigh 14 stone."],
+        "how much do I weigh",
+        "13 stone",
+        id="a-new-measure-of-mine-these-days",
+    ),
+    pytest.param(
+        "I volunteer 2 days a week at the food bank.",
+        "I've gone up to 3 days a week.",
+        ["I volunteer 2 days a week at the food bank."],
+        "how many days a week do I volunteer",
+        "3 days",
+        id="a-new-count-per-week-said-with-a-light-verb",
+    ),
 ]
 
 
@@ -152,4 +168,10 @@ def test_a_quality_of_a_person_is_no_new_value_of_who_they_are(api, say):
     job = say(
         "My cousin Rhodri is a plumber in Bangor.", "Nice.", "my cousin is great, she said so"
     )
+    assert superseded_by(api, job) == []
+
+
+def test_a_new_measure_of_another_doing_supersedes_nothing(api, say):
+    say("I cycle 40 miles a week.", "Nice.", "I sleep about 7 hours a night.")
+    job = say("I run 15 miles a week now.", "Great!", "I work 9 hours a day now.", when=LATER)
     assert superseded_by(api, job) == []

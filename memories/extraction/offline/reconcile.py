@@ -398,11 +398,59 @@ def _new_figure(new: Reading, old: Reading) -> bool:
 def _amount_changed(new: Reading, old: Reading) -> bool:
     """ "Down to 77kg now!" after "I weigh 82 kilos": a new amount, said without what it
     is of, of the kind (its entity, or the noun it counts) a statement of mine gave."""
+    if _measure_changed(new, old):
+        return True
     first = new_amount(list(new.doc))
     if first is None or not _first_person(old):
         return False
     kind = _amount_kind(first)
     return any(t.like_num and t.text != first.text and _amount_kind(t) & kind for t in old.doc)
+
+
+def _measure_changed(new: Reading, old: Reading) -> bool:
+    """ "I'm 13 stone these days" after "I weigh 14 stone", "I've gone up to 3 days a
+    week" after "I volunteer 2 days a week": both mine, the new one said with "now" or
+    as gone up or down, a measure of the same unit and per the same period, and the new
+    verb a light one ("be", "go") or the old one's ("I run 15 miles a week now" is no new
+    measure of "I cycle 40 miles a week")."""
+    if not (_first_person(new) and _first_person(old)):
+        return False
+    if not (_NOW.search(new.text) or _UP_OR_DOWN.search(new.text)):
+        return False
+    before = {m: verb for m, verb in _measures(old.doc)}
+    return any(
+        measure[:2] in {b[:2] for b in before}
+        and measure[2] not in {b[2] for b in before if b[:2] == measure[:2]}
+        and (verb in _LIGHT_VERBS or verb in {v for b, v in before.items() if b[:2] == measure[:2]})
+        for measure, verb in _measures(new.doc)
+    )
+
+
+_UP_OR_DOWN = re.compile(r"\b(?:up|down)\s+to\b", re.I)
+_LIGHT_VERBS = frozenset(("be", "go", "get", "come", "cut", "drop", "move", "up"))
+
+
+def _measures(doc) -> list[tuple[tuple[str, str, str], str]]:
+    """Each number of a measure ("14 stone", "3 days a week"): (unit, period, number),
+    and the verb it is said with."""
+    found = []
+    for token in doc:
+        unit = token.head
+        if not token.like_num or token.dep_ != "nummod" or unit.pos_ != "NOUN":
+            continue
+        if token.ent_type_ == "MONEY":
+            continue  # a sum is a thing's price, said of many things: left to the thing
+        after = doc[unit.i + 1 : unit.i + 3]
+        period = (
+            after[1].lemma_.lower()
+            if len(after) == 2 and after[0].lower_ in ("a", "an", "per", "each", "every")
+            else ""
+        )
+        verb = unit
+        while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+            verb = verb.head
+        found.append(((unit.lemma_.lower(), period, token.text), verb.lemma_.lower()))
+    return found
 
 
 def _amount_kind(token: Token) -> set[str]:
