@@ -223,3 +223,21 @@ def test_a_name_and_a_bare_count_of_years_asks_how_old(api, say):
     cues = all_cues(api, job)
     assert "how old is Maya" in cues and "how old is Arjun" in cues, cues
     assert "what is my maya" not in cues, cues
+
+
+def test_a_switch_to_a_thing_asks_what_i_switched_to(api, say):
+    job = say(
+        "I switched to a Fairphone 5 from my old Nokia.",
+        "Nice.",
+        "Ended up with a 2016 Honda Civic.",
+    )
+    cues = all_cues(api, job)
+    assert "what did I switch to" in cues and "where did I switch" not in cues, cues
+    assert "what did I end up with" in cues, cues
+
+
+def test_kin_said_as_names_are_asked_after_as_mine(api, say):
+    job = say("My grandparents live in Tralee.", "Nice.", "Mum and Dad are in Galway.")
+    cues = all_cues(api, job)
+    assert "where do my grandparents live" in cues, cues
+    assert not any(c.startswith("who is Mum") or c == "who is Dad" for c in cues), cues

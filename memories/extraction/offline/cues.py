@@ -21,7 +21,9 @@ from memories.extraction.offline.words import (
     DWELLINGS,
     ENDING_VERBS,
     FEELINGS,
+    FEMALE_KIN,
     INTERJECTIONS,
+    MALE_KIN,
     PARTS_OF_DAY,
     RELATIONS,
     VAGUE_NOUNS,
@@ -35,6 +37,9 @@ _CUE_CHARS = 200
 _PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
 _WHERE_PREPS = word_set("at in from to near")
 _ACQUIRE = word_set("buy get order purchase pick adopt rent lease win")
+_SWITCHING = word_set("switch change upgrade convert swap")
+# "Mum and Dad", "Nan": kin capitalised as names, which no "who is" cue asks after
+_KIN_WORDS = RELATIONS | FEMALE_KIN | MALE_KIN | word_set("and mummy daddy mama papa")
 _CURRENCIES = word_set(
     "euro dollar pound quid buck rupee rand real yen yuan franc krona peso dirham"
 )
@@ -415,6 +420,9 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                     be = "is" if who else ("are" if person == "we" else "am")
                     out.append(f"who {be} {me} {verb.lower_} to")  # "Married to Ewa"
                     break
+                if prep.lower_ == "to" and lemma in _SWITCHING:
+                    out.append(f"what {_asked(verb, do, me, lemma, who, person)} to")
+                    break  # "switched to a Fairphone": what to, not where
                 if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
                     out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
                     break
@@ -423,13 +431,22 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                     c.dep_ in ("aux", "auxpass") and c.lemma_ in ("be", "get")
                     for c in verb.children
                 )  # "I got promoted to ...": no "what do I promote to"
+                phrasal = any(c.dep_ == "prt" for c in verb.children)
                 if (
                     not passive
-                    and pobj.pos_ in ("NOUN", "VERB")
+                    and (
+                        pobj.pos_ in ("NOUN", "VERB")
+                        # "ended up with a Honda Civic": a thing's name (not a person's)
+                        or phrasal
+                        and pobj.pos_ == "PROPN"
+                        and pobj.ent_type_ != "PERSON"
+                    )
                     and pobj.lemma_.lower() not in VAGUE_NOUNS
                     and prep.lower_ in ("to", "with", "on", "about")
                 ):
-                    out.append(f"what {do} {me} {lemma} {prep.lower_}")  # "what do I listen to"
+                    particle = "".join(f" {c.lower_}" for c in verb.children if c.dep_ == "prt")
+                    # "what do I listen to", "what did I end up with"
+                    out.append(f"what {do} {me} {lemma}{particle} {prep.lower_}")
                     break
             # "I climb at Boulder Barn": the parser may hang the place off the verb directly
             place = next((c for c in verb.children if c.dep_ == "dep" and c.pos_ == "PROPN"), None)
@@ -780,7 +797,7 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
     ]
     others = [o for o in (person, owned, *named[:1]) if o and not first]
     if others and verb.pos_ == "VERB" and lemma not in ("be", "have"):
-        does = "did" if verb.tag_ == "VBD" else "does"
+        does = "did" if verb.tag_ == "VBD" else ("do" if subject.tag_ == "NNS" else "does")
         obj = next(
             (c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN")), None
         )
@@ -833,7 +850,8 @@ def _owned(subject: Token, who: str | None) -> str:
     if not any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children):
         return ""
     owner = f"{who}'s" if who else next(c.lower_ for c in subject.children if c.dep_ == "poss")
-    return f"{owner} {_noun_phrase(subject)}"
+    # "my grandparents", asked as they were said (not "my grandparent")
+    return f"{owner} {_noun_phrase(subject, plural=subject.tag_ == 'NNS')}"
 
 
 def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
@@ -1062,6 +1080,8 @@ def _person_names(tokens: list[Token], *, subjects_only: bool = False) -> list[s
             continue
         if "\n" in e.text:
             continue
+        if all(w.casefold() in _KIN_WORDS for w in e.text.split() if w.isalpha()):
+            continue  # "Mum and Dad", capitalised as names, are my parents
         root = e.root
         about = root.dep_.startswith("nsubj") or (
             root.dep_ in ("appos", "conj") and root.head.dep_.startswith("nsubj")
@@ -1112,7 +1132,11 @@ def _named_role(subject: Token) -> str | None:
 
 def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:
     out: list[str] = []
-    names = [t for t in subject.subtree if t.pos_ == "PROPN" and t.ent_type_ == "PERSON"]
+    names = [
+        t
+        for t in subject.subtree
+        if t.pos_ == "PROPN" and t.ent_type_ == "PERSON" and t.lower_ not in _KIN_WORDS
+    ]
     relation = subject.lemma_.lower() if subject.lemma_.lower() in RELATIONS else None
     if relation is None:
         relation = _named_role(subject)
