@@ -283,3 +283,17 @@ def test_instead_in_the_next_message_carries_what_it_replaced(api, say):
     assert 'Doing Seville instead. — after "We were going to do Paris for my birthday."' in (
         stored
     ), stored
+
+
+def test_a_doing_or_a_having_said_without_i_is_no_question(api, say):
+    say(
+        "Did a half marathon in Cardiff on Sunday, 1:58.",
+        "Congrats!",
+        "Have a mortgage with Halifax, fixed till 2029.",
+        "Nice.",
+        "have a look at Argos for me",
+    )
+    stored = " ".join(bodies(api))
+    assert "Did a half marathon in Cardiff on Sunday" in stored, stored
+    assert "Have a mortgage with Halifax, fixed till 2029" in stored, stored
+    assert "Argos" not in stored, stored

@@ -1187,8 +1187,12 @@ def _asks(tokens: list[Token]) -> bool:
     if len(tokens) < 3:
         return False
     first, second = tokens[0], tokens[1]
-    inverted = first.lower_ in _QUESTION_AUX and (
-        second.lower_ in _QUESTION_SUBJECTS or second.pos_ in ("PROPN", "DET")
+    inverted = (
+        first.lower_ in _QUESTION_AUX
+        and (second.lower_ in _QUESTION_SUBJECTS or second.pos_ in ("PROPN", "DET"))
+        # "Did a half marathon on Sunday", "Have a mortgage with Halifax": a doing or a
+        # having said without its "I" takes "a" as its object, no question does
+        and not (first.lower_ in ("did", "have", "had") and second.lower_ in ("a", "an"))
     )
     # "where's good for dinner": the auxiliary may be contracted onto the question word;
     # "my friend Oksana, who's picking me up" is a relative clause, no question
@@ -1745,7 +1749,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     habit = (
         first.tag_ in ("VB", "VBP")
         and opening
-        and first.lemma_.lower() in _HABIT_VERBS
+        and (first.lemma_.lower() in _HABIT_VERBS or _having(first))
         and not any(c.dep_ == "prt" for c in first.children)  # "Work out how much ..."
         and not any(t.lower_ in ("me", "us", "you", "your", "please") for t in tokens)
         and any(_specific(t) or t.ent_type_ in ("DATE", "TIME") for t in tokens)
@@ -1885,6 +1889,17 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
 def _away_to(tokens: list[Token], first: Token) -> bool:
     after = [t for t in tokens if t.i > first.i]
     return len(after) > 1 and after[0].lower_ == "to" and _specific(after[1])
+
+
+def _having(verb: Token) -> bool:
+    """ "Have a mortgage with Halifax": having a thing, not "have a look at ..."."""
+    return verb.lower_ == "have" and any(
+        c.dep_ == "dobj" and c.pos_ == "NOUN" and c.lemma_.lower() not in _LIGHT_HAVES
+        for c in verb.children
+    )
+
+
+_LIGHT_HAVES = word_set("look go think chat word read listen try break rest nap fun time day")
 
 
 def _state_without_subject(tokens: list[Token], first: Token) -> bool:
