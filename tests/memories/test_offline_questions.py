@@ -241,3 +241,18 @@ def test_kin_said_as_names_are_asked_after_as_mine(api, say):
     cues = all_cues(api, job)
     assert "where do my grandparents live" in cues, cues
     assert not any(c.startswith("who is Mum") or c == "who is Dad" for c in cues), cues
+
+
+def test_a_relative_is_asked_after_as_said(api, say):
+    job = say(
+        "My brother-in-law Kwame is a pilot.",
+        "Cool.",
+        "My daughter is allergic to sesame.",
+        "Noted.",
+        "Grandad is 91 and still drives.",
+    )
+    cues = all_cues(api, job)
+    assert "who is my brother-in-law" in cues, cues
+    assert not any("my brother do" in c or c == "who is my brother" for c in cues), cues
+    assert "what is my daughter allergic to" in cues, cues
+    assert "how old is my grandad" in cues, cues

@@ -15,7 +15,13 @@ from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Reading, cleft_states
-from memories.extraction.offline.language import dictionary_word, home_place, known_noun, parse
+from memories.extraction.offline.language import (
+    dictionary_word,
+    home_place,
+    in_law,
+    known_noun,
+    parse,
+)
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
     DWELLINGS,
@@ -603,17 +609,24 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
     out: list[str] = []
     me, do, my = _subject_words(who, "i")
     said = [t for t in tokens if t.i > verb.i and not t.is_punct]
+    # (up to "and" or a comma: "Grandad is 91 and still drives")
+    ends = next((t.i for t in tokens if t.i > verb.i and (t.text == "," or t.dep_ == "cc")), None)
+    aged = [t for t in said if ends is None or t.i < ends]
+    kin = subject.lower_ in RELATIONS and (
+        subject.text[:1].isupper() or any(c.lower_ in ("my", "our") for c in subject.children)
+    )
     if (
         # "Maya is 8", "Arjun is 6 now": a name and a bare count of years is an age
         verb.lemma_ == "be"
-        and subject.text[:1].isupper()
+        and subject.text[:1].isupper() | kin
         and subject.lower_ != "i"
-        and said
-        and said[0].text.isdigit()
-        and int(said[0].text) <= 120
-        and all(t.lower_ in _AGE_WORDS for t in said[1:])
+        and aged
+        and aged[0].text.isdigit()
+        and int(aged[0].text) <= 120
+        and all(t.lower_ in _AGE_WORDS for t in aged[1:])
     ):
-        return [f"how old is {subject.text}"]
+        # "Gran is 94", "my nan is 90": asked as mine
+        return [f"how old is {f'my {subject.lower_}' if kin else subject.text}"]
     # "Dentist is next tuesday at 9:40": a word at the sentence's start may be tagged a name
     thing_like = subject.pos_ == "NOUN" or (
         subject.pos_ == "PROPN" and subject.i == tokens[0].i and dictionary_word(subject.text)
@@ -1137,7 +1150,9 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         for t in subject.subtree
         if t.pos_ == "PROPN" and t.ent_type_ == "PERSON" and t.lower_ not in _KIN_WORDS
     ]
-    relation = subject.lemma_.lower() if subject.lemma_.lower() in RELATIONS else None
+    relation = (
+        subject.lemma_.lower() + in_law(subject) if subject.lemma_.lower() in RELATIONS else None
+    )
     if relation is None:
         relation = _named_role(subject)
     owner = "my" if not who else f"{who}'s"
@@ -1146,6 +1161,10 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         out.append(f"who is {owner} {relation}")
         if names:
             out.append(f"what is {owner} {relation}'s name")
+        acomp = next((c for c in verb.children if c.dep_ == "acomp"), None)
+        prep = next((c for c in acomp.children if c.dep_ == "prep"), None) if acomp else None
+        if verb.lemma_ == "be" and prep is not None and acomp.lower_ not in FEELINGS:
+            out.append(f"what is {owner} {relation} {acomp.lower_} {prep.lower_}")  # allergic to
     if names:
         name = " ".join(t.text for t in names[:2])
         lemma = verb.lemma_.lower()
@@ -1291,5 +1310,5 @@ def _noun_phrase(noun: Token, *, plural: bool = False) -> str:
         if plural
         else []
     )
-    head = noun.lower_ if plural else noun.lemma_.lower()
+    head = (noun.lower_ if plural else noun.lemma_.lower()) + in_law(noun)
     return " ".join([*words, head])

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Token
 
-from memories.extraction.offline.language import parse, with_apostrophes, without_opener
+from memories.extraction.offline.language import in_law, parse, with_apostrophes, without_opener
 from memories.extraction.offline.words import (
     CORRECTION,
     DWELLINGS,
@@ -545,7 +545,7 @@ def _subject_key(subject: Token) -> str:
             continue
         # "My wife's name": the owner noun as said ("wife's"), the head by its lemma
         kept.append(f"{t.lower_}'s" if t.dep_ == "poss" else t.lemma_.lower())
-    return owner + " ".join(kept)
+    return owner + " ".join(kept) + in_law(subject)  # "my sister-in-law", not "my sister"
 
 
 def _event_key(subject: Token) -> str:

@@ -198,6 +198,12 @@ def without_opener(tokens: list) -> list:
     return tokens
 
 
+def in_law(noun: Token) -> str:
+    """ "-in-law" when the noun is typed with it ("sister-in-law"), else ""."""
+    after = [t.lower_ for t in noun.doc[noun.i + 1 : noun.i + 5]]
+    return "-in-law" if after == ["-", "in", "-", "law"] else ""
+
+
 def new_amount(tokens: Sequence[Token]) -> Token | None:
     """ "Down to 77kg now!", "up to £42 a month now": a new amount of something said
     before, typed without a verb; its first number, or None."""
