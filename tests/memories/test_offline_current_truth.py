@@ -130,6 +130,22 @@ CHANGES = [
         "3 days",
         id="a-new-count-per-week-said-with-a-light-verb",
     ),
+    pytest.param(
+        "I'm a staff nurse at Leeds General.",
+        "Just got promoted to charge nurse!",
+        ["I'm a staff nurse at Leeds General."],
+        "what is my job",
+        "charge nurse",
+        id="a-promotion-replaces-my-role",
+    ),
+    pytest.param(
+        "I walk to work, it's about 25 minutes.",
+        "I get the train to work now.",
+        ["I walk to work, it's about 25 minutes."],
+        "how do I get to work",
+        "train",
+        id="a-new-way-to-work",
+    ),
 ]
 
 
@@ -174,4 +190,23 @@ def test_a_quality_of_a_person_is_no_new_value_of_who_they_are(api, say):
 def test_a_new_measure_of_another_doing_supersedes_nothing(api, say):
     say("I cycle 40 miles a week.", "Nice.", "I sleep about 7 hours a night.")
     job = say("I run 15 miles a week now.", "Great!", "I work 9 hours a day now.", when=LATER)
+    assert superseded_by(api, job) == []
+
+
+def test_someone_elses_promotion_replaces_nothing_of_mine(api, say):
+    say("I'm a staff nurse at Leeds General.")
+    job = say("My sister got promoted to head of sales at Aviva.", when=LATER)
+    assert superseded_by(api, job) == []
+
+
+def test_a_time_at_work_or_someone_elses_way_there_is_no_new_way_of_mine(api, say):
+    say("I drive to work.")
+    job = say(
+        "I start work at 8 now.",
+        "Oh ok.",
+        "I get to work by 8:30 these days.",
+        "Right.",
+        "My son cycles to school now.",
+        when=LATER,
+    )
     assert superseded_by(api, job) == []

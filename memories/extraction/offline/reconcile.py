@@ -253,6 +253,10 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if _new_figure(new, old):
         return True
+    if _promoted(new, old):
+        return True
+    if _route_changed(new, old):
+        return True
     if new.marked and {state for state, _ in cleft_states(new.doc)} & old.holds:
         return True  # "turns out what I'm actually allergic to is sesame"
     if new.marked and _denies(new, old):
@@ -276,6 +280,70 @@ def changes(new: Reading, old: Reading) -> bool:
         )
         for token, lemma, clause in _role_tokens(new)
     )
+
+
+def _route_changed(new: Reading, old: Reading) -> bool:
+    """ "I get the train to work now" after "I walk to work": both mine, each a way of
+    getting to the same everyday place (a verb of travel, or "by"), the new one said
+    with now, these days or instead."""
+    if not (_first_person(new) and _first_person(old)):
+        return False
+    if not (_NOW.search(new.text) or re.search(r"\binstead\b", new.text, re.I)):
+        return False
+    before, after = _route(old), _route(new)
+    return before is not None and before == after
+
+
+_ROUTE = re.compile(r"\bto\s+(?:the\s+)?(work|school|uni|college|office|nursery)\b", re.I)
+_TRAVEL_VERBS = frozenset(
+    ("walk", "cycle", "bike", "drive", "take", "get", "catch", "ride", "run", "commute", "scoot")
+)
+
+
+_VIA_VERBS = frozenset(("get", "take", "catch"))
+
+
+def _route(reading: Reading) -> str | None:
+    """The everyday place a statement says how I get to, or None."""
+    m = _ROUTE.search(reading.text)
+    if m is None:
+        return None
+    travels = any(
+        t.lemma_.lower() in _TRAVEL_VERBS
+        and t.pos_ == "VERB"
+        # "get the train", "take the bus"; not "I get to work at 8" (the words decide:
+        # the small parser reads "get the train to work" as making the train work)
+        and (
+            t.lemma_.lower() not in _VIA_VERBS
+            or t.i + 1 < len(t.doc)
+            and t.doc[t.i + 1].pos_ in ("DET", "NOUN")
+        )
+        for t in reading.doc
+    ) or re.search(r"\bby\s+(?:bus|train|bike|car|tube|tram)\b", reading.text, re.I)
+    return m.group(1).lower() if travels else None
+
+
+def _promoted(new: Reading, old: Reading) -> bool:
+    """ "Just got promoted to charge nurse!" after "I'm a staff nurse at Leeds General":
+    a promotion of mine is my new role, where the older statement said my role, at the
+    workplace it names (or, naming none, at the one I said)."""
+    roles = [f for f in old.facets if f.subject == "i" and f.attribute == "role"]
+    if not roles or not _first_person(new):
+        return False
+    promoted = [
+        t
+        for t in new.doc
+        if t.lemma_.lower() == "promote"
+        and not any(
+            c.dep_ in ("nsubj", "nsubjpass") and c.lower_ not in ("i", "we") for c in t.children
+        )
+    ]
+    if not promoted:
+        return False
+    places = {f.value for f in new.facets if f.subject == "i" and f.attribute == "job"}
+    names = {e.text.lower() for e in new.doc.ents if e.label_ in ("ORG", "FAC", "GPE")}
+    was_at = {f.value for f in old.facets if f.subject == "i" and f.attribute == "job"}
+    return not (places | names) or bool((places | names) & was_at)
 
 
 def _my_thing_changed(token: Token, verb: Token, old: Reading) -> bool:
@@ -560,8 +628,21 @@ def _role_tokens(reading: Reading) -> list[tuple[Token, str, int]]:
     return [
         (t, t.lemma_.lower(), _clause(t))
         for t in reading.doc
-        if t.dep_ in _ROLES and t.lemma_.lower() in named
+        if t.dep_ in _ROLES and t.lemma_.lower() in named and not _gone_to(t)
     ]
+
+
+# where one goes every day: "to work" names no thing a change replaces ("I start work at
+# 8 now" is no new way of "I drive to work"; _route_changed reads a new way there)
+_ROUTINE_PLACES = frozenset(("work", "school", "uni", "college", "office", "nursery", "home"))
+
+
+def _gone_to(token: Token) -> bool:
+    return (
+        token.lemma_.lower() in _ROUTINE_PLACES
+        and token.dep_ == "pobj"
+        and token.head.lower_ in ("to", "at", "from")
+    )
 
 
 def _roles(reading: Reading) -> list[tuple[str, str, int]]:

@@ -2146,6 +2146,9 @@ def _milestone(tokens: list[Token]) -> bool:
     :data:`_MILESTONE_VERBS` and its object a noun of content ("got my coffee" is
     small talk all the same: only the verb and a real object count, not a reaction)."""
     verb = next((t for t in tokens if t.pos_ == "VERB"), None)
+    if verb is not None and verb.lemma_.lower() == "promote":
+        # "Got promoted to charge nurse!": the new role, the tagger's "to" a verb's
+        return verb.i + 2 < len(verb.doc) and verb.doc[verb.i + 1].lower_ == "to"
     if verb is None or not {verb.lemma_.lower(), verb.lower_} & _MILESTONE_VERBS:
         return False
     return any(
