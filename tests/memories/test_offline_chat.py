@@ -278,8 +278,16 @@ def test_a_figure_before_its_comma_answers_the_question_it_was_asked(api, say):
 
 
 def test_instead_in_the_next_message_carries_what_it_replaced(api, say):
-    say("We were going to do Paris for my birthday.", "Sounds fun!", "Doing Seville instead.")
+    say(
+        "We were going to do Paris for my birthday.",
+        "Sounds fun!",
+        "Doing Seville instead.",
+        "Nice.",
+        "Cancelled Netflix and got Disney+ instead.",
+    )
     stored = bodies(api)
+    # (two doings, each its own memory: the second goes on from the first)
+    assert 'Got Disney+ instead. — after "Cancelled Netflix."' in stored, stored
     assert 'Doing Seville instead. — after "We were going to do Paris for my birthday."' in (
         stored
     ), stored

@@ -250,6 +250,9 @@ class OfflineExtractor:
                     (replaced := earlier if n == 0 else said[n - 1].plain)
                     and _INSTEAD.search(statement.plain)
                     and not _INSTEAD.search(replaced)
+                    # "Cancelled Smart Fit and joined CrossFit Ilha instead": what it
+                    # replaces is said in the statement itself
+                    and sum(t.pos_ == "VERB" for t in reading.doc) < 2
                 ):
                     # "Doing Seville instead.": what it replaces, the statement before said
                     text = f'{text} {CONTEXT_MARK} after "{_clip_cue(replaced)}"'
