@@ -210,3 +210,9 @@ def test_a_time_at_work_or_someone_elses_way_there_is_no_new_way_of_mine(api, sa
         when=LATER,
     )
     assert superseded_by(api, job) == []
+
+
+def test_a_named_everyday_place_is_still_a_thing_that_changes(api, say):
+    say("My son goes to Oakfield nursery.")
+    job = say("We moved him to Rainbow nursery this week.", when=LATER)
+    assert superseded_by(api, job) == ["My son goes to Oakfield nursery."]

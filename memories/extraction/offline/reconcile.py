@@ -638,10 +638,13 @@ _ROUTINE_PLACES = frozenset(("work", "school", "uni", "college", "office", "nurs
 
 
 def _gone_to(token: Token) -> bool:
+    """ "to work", "to the office": bare, no name of its own ("to Little Acorns nursery"
+    names one)."""
     return (
         token.lemma_.lower() in _ROUTINE_PLACES
         and token.dep_ == "pobj"
         and token.head.lower_ in ("to", "at", "from")
+        and not any(c.dep_ in ("compound", "amod", "poss", "nmod") for c in token.children)
     )
 
 
