@@ -305,3 +305,14 @@ def test_a_doing_or_a_having_said_without_i_is_no_question(api, say):
     assert "Did a half marathon in Cardiff on Sunday" in stored, stored
     assert "Have a mortgage with Halifax, fixed till 2029" in stored, stored
     assert "Argos" not in stored, stored
+
+
+def test_that_opening_a_reply_carries_what_it_points_at(api, say):
+    say(
+        "I could put the barbecue on Saturday then.",
+        "That's choir and curry night.",
+        first="assistant",
+    )
+    assert bodies(api) == [
+        'That\'s choir and curry night. — after "I could put the barbecue on Saturday then."'
+    ]

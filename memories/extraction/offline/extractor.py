@@ -280,6 +280,12 @@ class OfflineExtractor:
                     mark = "answering" if picked == question else "after"
                     picked = _clip_cue(LEAD_IN.sub("", picked))
                     text = f'{text} {CONTEXT_MARK} {mark} "{picked[:1].upper()}{picked[1:]}"'
+                elif n == 0 and not question and prior and _points_back(reading.doc):
+                    # "That's my long run day." after "I could put the barbecue on
+                    # Saturday then.": what "that" is, the message before said
+                    pointed = _clip_cue(_said_sentences(prior)[-1])
+                    text = f'{text} {CONTEXT_MARK} after "{pointed[:1].upper()}{pointed[1:]}"'
+                    context.setdefault(n, []).insert(0, pointed)
                 group = next((g for g in reversed(said[:n]) if _group(g.plain)), None)
                 if group is not None and _member(reading, group.plain):
                     # "Our cats are driving me up the wall. Mochi keeps knocking things
@@ -966,6 +972,15 @@ _AFFIRMS = re.compile(
 
 
 _MAX_PICK_WORDS = 12
+
+
+def _points_back(doc: Doc) -> bool:
+    """A statement whose subject is "that" or "this" alone ("That's my long run day"):
+    what it says is of something said before it."""
+    return any(
+        t.dep_ in ("nsubj", "nsubjpass") and t.lower_ in ("that", "this") and t.head.dep_ == "ROOT"
+        for t in doc
+    )
 
 
 def _picked_from(doc: Doc, prior: str, question: str) -> str | None:

@@ -186,6 +186,20 @@ RULES: tuple[Rule, ...] = (
                 _IN_SENTENCE,
                 {"LOWER": {"IN": ["horse", "week", "weight", "forever", "year", "days"]}},
             ),
+            # "my landlord is literally the devil": "literally" before what no one is
+            (
+                _BE_TOKEN,
+                {"LOWER": "literally"},
+                {"LOWER": {"IN": ["a", "an", "the"]}, "OP": "?"},
+                {"LOWER": {"IN": ["satan", "devil", "hell", "oven", "sauna", "fridge", "zoo"]}},
+            ),
+            # "an hour without tea is a human rights violation", "is a war crime"
+            (
+                _BE_TOKEN,
+                {"LOWER": {"IN": ["a", "an"]}},
+                {"LOWER": {"IN": ["human", "war"]}},
+                {"LOWER": {"IN": ["rights", "crime"]}},
+            ),
             # "Sunday evenings should be illegal": a verdict on a day, not a law
             (
                 {"LOWER": "should"},
@@ -211,10 +225,15 @@ RULES: tuple[Rule, ...] = (
             "I'd kill for a takeaway tonight.",
             "I could sleep for a week after that shift.",
             "Sunday evenings should be illegal.",
+            "My landlord is literally the devil.",
+            "This office is literally an oven today.",
+            "An hour without tea is a human rights violation.",
         ),
         quiet=(
             "I could eat anything except mushrooms.",
             "Smoking should be banned near the school gates, I told the council.",
+            "My flat is literally next to the station.",
+            "My sister works for a human rights charity in Geneva.",
             "The house cost a lot of money.",
             "I paid like a thousand quid for the sofa.",
             "I'm bored of my commute.",
