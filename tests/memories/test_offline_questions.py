@@ -256,3 +256,18 @@ def test_a_relative_is_asked_after_as_said(api, say):
     assert not any("my brother do" in c or c == "who is my brother" for c in cues), cues
     assert "what is my daughter allergic to" in cues, cues
     assert "how old is my grandad" in cues, cues
+
+
+def test_parents_named_together_are_asked_after_as_my_parents(api, say):
+    job = say("My mum and dad live in Kendal.", "Nice.", "Grandma and Grandad are in Lytham.")
+    cues = all_cues(api, job)
+    assert "where do my parents live" in cues, cues
+    assert "where does my mum live" not in cues and "who is my mum" not in cues, cues
+    assert "where do my grandparents live" in cues, cues
+
+
+def test_pay_said_with_a_job_asks_what_i_earn(api, say):
+    job = say("I'm a paramedic with the ambulance service on £36,500 a year.")
+    cues = all_cues(api, job)
+    assert "what is my salary" in cues, cues
+    assert not any("paramedic cost" in c for c in cues), cues

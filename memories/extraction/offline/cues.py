@@ -70,6 +70,11 @@ def cues_for(
         return _roster_cues(reading.text)
     cues: list[str] = []
     for sent in reading.doc.sents:
+        couple = _kin_couple(list(sent))
+        if couple is not None:
+            # "My mum and dad live in Kendal": asked after as "my parents", not one of them
+            cues.extend(_couple_questions(list(sent), couple, who))
+            continue
         cues.extend(_questions(list(sent), who))
         cues.extend(_clause_roles(list(sent), who))
         cues.extend(_home_questions(list(sent), who))
@@ -77,7 +82,14 @@ def cues_for(
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
             me, do, _ = _subject_words(who, "i")
             cues.append(f"where {do} {me} live")
+    # "a nurse at St James's on £34,000 a year": a sum said with my job is my pay
+    roles = {f.value for f in reading.facets if f.subject == "i" and f.attribute == "role"}
     for facet in reading.facets:
+        if facet.attribute == "price" and facet.subject in roles:
+            my = f"{who}'s" if who else "my"
+            me, do, _ = _subject_words(who, "i")
+            cues.extend([f"what is {my} salary", f"how much {do} {me} earn"])
+            continue
         cues.extend(_facet_questions(facet.subject, facet.attribute, who))
     for state, prep in cleft_states(reading.doc):
         # "what I'm actually allergic to is sesame" answers what I am allergic to
@@ -106,6 +118,47 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+# two kin said together and the word for both
+_COUPLES = (
+    (
+        frozenset(("mum", "mom", "mam", "mother", "mummy")),
+        frozenset(("dad", "father", "daddy")),
+        "parents",
+    ),
+    (
+        frozenset(("nan", "nana", "gran", "granny", "grandma", "grandmother")),
+        frozenset(("grandad", "granddad", "grandpa", "grandfather")),
+        "grandparents",
+    ),
+)
+
+
+def _kin_couple(tokens: list[Token]) -> str | None:
+    """ "My mum and dad", "Grandma and Grandad" as the subject: "parents",
+    "grandparents"; None otherwise."""
+    verb = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None) if verb else None
+    if subject is None:
+        return None
+    words = {subject.lower_} | {c.lower_ for c in subject.children if c.dep_ == "conj"}
+    for one, other, both in _COUPLES:
+        if words & one and words & other:
+            return both
+    return None
+
+
+def _couple_questions(tokens: list[Token], couple: str, who: str | None) -> list[str]:
+    """Where my parents live, and who they are: what "my mum and dad" are asked after."""
+    owner = f"{who}'s" if who else "my"
+    verb = next(t for t in tokens if t.dep_ == "ROOT")
+    out = [f"who are {owner} {couple}"]
+    if verb.lemma_.lower() in ("live", "be", "move", "stay") and any(
+        c.dep_ == "prep" and c.lower_ in ("in", "to", "near") for c in verb.children
+    ):
+        out.insert(0, f"where do {owner} {couple} live")
+    return out
 
 
 def _introduces(reading: Reading) -> bool:
