@@ -191,14 +191,7 @@ RULES: tuple[Rule, ...] = (
                 _BE_TOKEN,
                 {"LOWER": "literally"},
                 {"LOWER": {"IN": ["a", "an", "the"]}, "OP": "?"},
-                {"LOWER": {"IN": ["satan", "devil", "hell", "oven", "sauna", "fridge", "zoo"]}},
-            ),
-            # "an hour without tea is a human rights violation", "is a war crime"
-            (
-                _BE_TOKEN,
-                {"LOWER": {"IN": ["a", "an"]}},
-                {"LOWER": {"IN": ["human", "war"]}},
-                {"LOWER": {"IN": ["rights", "crime"]}},
+                {"LOWER": {"IN": ["devil", "hell", "oven", "sauna", "fridge", "zoo"]}},
             ),
             # "Sunday evenings should be illegal": a verdict on a day, not a law
             (
@@ -227,13 +220,11 @@ RULES: tuple[Rule, ...] = (
             "Sunday evenings should be illegal.",
             "My landlord is literally the devil.",
             "This office is literally an oven today.",
-            "An hour without tea is a human rights violation.",
         ),
         quiet=(
             "I could eat anything except mushrooms.",
             "Smoking should be banned near the school gates, I told the council.",
             "My flat is literally next to the station.",
-            "My sister works for a human rights charity in Geneva.",
             "The house cost a lot of money.",
             "I paid like a thousand quid for the sofa.",
             "I'm bored of my commute.",
