@@ -311,8 +311,11 @@ def test_that_opening_a_reply_carries_what_it_points_at(api, say):
     say(
         "I could put the barbecue on Saturday then.",
         "That's choir and curry night.",
+        "Fair enough.",
+        "The library is shut on Mondays, that's my only day off.",
         first="assistant",
     )
     assert bodies(api) == [
-        'That\'s choir and curry night. — after "I could put the barbecue on Saturday then."'
+        'That\'s choir and curry night. — after "I could put the barbecue on Saturday then."',
+        "The library is shut on Mondays, that's my only day off.",
     ]

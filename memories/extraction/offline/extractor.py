@@ -975,11 +975,14 @@ _MAX_PICK_WORDS = 12
 
 
 def _points_back(doc: Doc) -> bool:
-    """A statement whose subject is "that" or "this" alone ("That's my long run day"):
-    what it says is of something said before it."""
-    return any(
-        t.dep_ in ("nsubj", "nsubjpass") and t.lower_ in ("that", "this") and t.head.dep_ == "ROOT"
-        for t in doc
+    """A statement that opens on "that" or "this" alone as its subject ("That's choir
+    night"): what it says is of something said before it (not "The shop is closed on
+    Wednesdays, that's my day off", which says what "that" is itself)."""
+    first = next((t for t in doc if not t.is_punct), None)
+    return (
+        first is not None
+        and first.lower_ in ("that", "this")
+        and first.dep_ in ("nsubj", "nsubjpass")
     )
 
 
