@@ -671,7 +671,7 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
     if (
         # "Maya is 8", "Arjun is 6 now": a name and a bare count of years is an age
         verb.lemma_ == "be"
-        and subject.text[:1].isupper() | kin
+        and (subject.text[:1].isupper() or kin)
         and subject.lower_ != "i"
         and aged
         and aged[0].text.isdigit()
