@@ -57,6 +57,7 @@ from memories.extraction.offline.statements import (
 )
 from memories.extraction.offline.words import (
     FEMALE_KIN,
+    INSTEAD,
     MALE_KIN,
     RELATIONS,
     good_label,
@@ -248,8 +249,8 @@ class OfflineExtractor:
                         context.setdefault(n, []).insert(0, earlier)
                 elif (
                     (replaced := earlier if n == 0 else said[n - 1].plain)
-                    and _INSTEAD.search(statement.plain)
-                    and not _INSTEAD.search(replaced)
+                    and INSTEAD.search(statement.plain)
+                    and not INSTEAD.search(replaced)
                     # "Cancelled Smart Fit and joined CrossFit Ilha instead": what it
                     # replaces is said in the statement itself
                     and sum(t.pos_ == "VERB" for t in reading.doc) < 2
@@ -442,9 +443,6 @@ def _clip_cue(text: str) -> str:
     word."""
     text = " ".join(text.split())
     return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
-
-
-_INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
 
 
 def _elliptical(question: str) -> bool:

@@ -29,6 +29,7 @@ from memories.extraction.offline.words import (
     CORRECTION,
     DWELLINGS,
     ENDING_VERBS,
+    INSTEAD,
     MOVE_VERBS,
     UNREALISED,
     VAGUE_NOUNS,
@@ -288,7 +289,7 @@ def _route_changed(new: Reading, old: Reading) -> bool:
     with now, these days or instead."""
     if not (_first_person(new) and _first_person(old)):
         return False
-    if not (_NOW.search(new.text) or re.search(r"\binstead\b", new.text, re.I)):
+    if not (_NOW.search(new.text) or INSTEAD.search(new.text)):
         return False
     before, after = _route(old), _route(new)
     return before is not None and before == after
@@ -327,18 +328,15 @@ def _promoted(new: Reading, old: Reading) -> bool:
     """ "Just got promoted to charge nurse!" after "I'm a staff nurse at Leeds General":
     a promotion of mine is my new role, where the older statement said my role, at the
     workplace it names (or, naming none, at the one I said)."""
-    roles = [f for f in old.facets if f.subject == "i" and f.attribute == "role"]
-    if not roles or not _first_person(new):
+    if not any(f.subject == "i" and f.attribute == "role" for f in old.facets):
         return False
-    promoted = [
-        t
-        for t in new.doc
-        if t.lemma_.lower() == "promote"
+    if not _first_person(new) or not any(
+        t.lemma_.lower() == "promote"
         and not any(
             c.dep_ in ("nsubj", "nsubjpass") and c.lower_ not in ("i", "we") for c in t.children
         )
-    ]
-    if not promoted:
+        for t in new.doc
+    ):
         return False
     places = {f.value for f in new.facets if f.subject == "i" and f.attribute == "job"}
     names = {e.text.lower() for e in new.doc.ents if e.label_ in ("ORG", "FAC", "GPE")}
@@ -485,12 +483,15 @@ def _measure_changed(new: Reading, old: Reading) -> bool:
         return False
     if not (_NOW.search(new.text) or _UP_OR_DOWN.search(new.text)):
         return False
-    before = {m: verb for m, verb in _measures(old.doc)}
+    # (unit, period) -> the numbers and verbs the older statement said it with
+    before: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for (unit, period, number), verb in _measures(old.doc):
+        before.setdefault((unit, period), []).append((number, verb))
     return any(
-        measure[:2] in {b[:2] for b in before}
-        and measure[2] not in {b[2] for b in before if b[:2] == measure[:2]}
-        and (verb in _LIGHT_VERBS or verb in {v for b, v in before.items() if b[:2] == measure[:2]})
-        for measure, verb in _measures(new.doc)
+        (unit, period) in before
+        and number not in {n for n, _ in before[(unit, period)]}
+        and (verb in _LIGHT_VERBS or verb in {v for _, v in before[(unit, period)]})
+        for (unit, period, number), verb in _measures(new.doc)
     )
 
 

@@ -83,6 +83,8 @@ DWELLINGS = word_set(
 )
 # Endings: the relation or membership named in the statement is over.
 # ("traded in the Corsa", "someone nicked my bike", "the van got scrapped")
+# "Doing Seville instead": what it replaces was said before it
+INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
 ENDING_VERBS = word_set(
     "leave quit resign divorce sell lose split break retire withdraw cancel trade nick steal scrap"
 )
