@@ -216,6 +216,25 @@ def test_a_weekly_time_of_a_thing_said_without_my_is_kept(api, say):
     assert "Monday" in top(api, "when are the bins collected")
 
 
+def test_when_a_group_meets_said_without_my_is_kept(api, say):
+    say(
+        "Running club meets on the first Sunday of the month.",
+        "Nice.",
+        "Bell ringing practice runs every Tuesday at the church.",
+    )
+    stored = bodies(api)
+    assert "Running club meets on the first Sunday of the month." in stored, stored
+    assert "Bell ringing practice runs every Tuesday at the church." in stored, stored
+
+
+def test_what_someone_else_wants_is_a_fact_not_a_request(api, say):
+    say("Our builder wants the deposit by Monday.", "Ok.", "My son needs new football boots.")
+    stored = bodies(api)
+    assert [b for b in stored if "deposit by Monday" in b], stored
+    assert "My son needs new football boots." in stored, stored
+    assert "deposit" in top(api, "when does the builder want the deposit")
+
+
 def test_the_details_after_an_announcement_carry_what_was_announced(api, say):
     say(
         "Trip is booked!! 12 to 15 May at Hillside Barn near Hay-on-Wye.",

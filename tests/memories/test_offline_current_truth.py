@@ -24,6 +24,22 @@ def superseded_by(api, job) -> list[str]:
 # (said first, said later, what it supersedes, a question, what its top answer holds)
 CHANGES = [
     pytest.param(
+        "My son Rhodri starts at Ysgol Bro Dinefwr in September.",
+        "His name is Rhydian not Rhodri, autocorrect.",
+        ["My son Rhodri starts at Ysgol Bro Dinefwr in September (2026-09)."],
+        "what is my son's name",
+        "Rhydian",
+        id="one-name-said-in-place-of-another",
+    ),
+    pytest.param(
+        "Our flat is number 41B.",
+        "It's 14B, not 41B.",
+        ["Our flat is number 41B."],
+        "what number is our flat",
+        "14B",
+        id="one-figure-said-in-place-of-another",
+    ),
+    pytest.param(
         "My swimming club is £20 a month.",
         "The club upped the fee to £24.",
         ["My swimming club is £20 a month."],

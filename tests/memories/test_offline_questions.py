@@ -4,7 +4,7 @@ POST /v1/memories and GET /v1/retrieve; jobs run inline."""
 
 import re
 
-from tests.memories.test_offline_extractor import all_cues, bodies, top
+from tests.memories.test_offline_extractor import all_cues, bodies, memory, top
 
 
 def test_clauses_after_a_heading_that_talks_to_the_assistant_are_statements(api, say):
@@ -271,3 +271,100 @@ def test_pay_said_with_a_job_asks_what_i_earn(api, say):
     cues = all_cues(api, job)
     assert "what is my salary" in cues, cues
     assert not any("paramedic cost" in c for c in cues), cues
+
+
+def test_what_she_does_after_naming_her_is_a_memory_of_its_own(api, say):
+    say(
+        "My neighbour Priya is from Leicester, lovely woman. "
+        "She teaches maths at the sixth form college."
+    )
+    stored = bodies(api)
+    assert "She (Priya) teaches maths at the sixth form college." in stored, stored
+    assert not [b for b in stored if "Leicester" in b and "maths" in b], stored
+    assert "maths" in top(api, "what does Priya do for work")
+    assert "Leicester" in top(api, "where is Priya from")
+
+
+def test_he_after_two_people_stays_with_the_sentence_that_named_them(api, say):
+    # who "he" is cannot be said, so the sentence is not cut from the one before it
+    say("Went to see Callum and Rhys at the weekend. He lives in Dundee now.")
+    stored = bodies(api)
+    assert not [b for b in stored if b.startswith("He ")], stored
+    assert [b for b in stored if "Callum" in b and "Dundee" in b], stored
+
+
+def test_a_person_said_as_he_is_who_the_memory_is_about(api, say):
+    say(
+        "My lodger Mateus is Brazilian, from Recife.",
+        "Oh nice, what does he do?",
+        "He works weekends as a lifeguard at the leisure centre.",
+    )
+    assert "lifeguard" in top(api, "what does Mateus do")
+    assert "Recife" in top(api, "where is Mateus from")
+
+
+def test_a_statement_no_rule_knows_is_asked_after_by_its_parts(api, say):
+    # the verb, its subject and what hangs on it each give one plain question
+    asked = {
+        "The boiler makes a clicking noise.": "what does the boiler make",
+        "Been learning Portuguese since January.": "how long have I been learning",
+        "My scooter got stolen outside the library.": "what happened to my scooter",
+        "The worktop is quartz.": "what is the worktop",
+        "The caterer is a woman called Bea Ashworth.": "who is the caterer",
+        "Nan turned 85 on Sunday.": "how old is Nan",
+        "Currently reading Middlemarch, slowly.": "what am I reading",
+    }
+    for n, (said, question) in enumerate(asked.items()):
+        job = say(said, when=f"2026-03-{10 + n}T18:00:00Z")
+        assert question in all_cues(api, job), (said, all_cues(api, job))
+
+
+def test_a_plain_question_finds_a_statement_no_rule_knows(api, say):
+    say(
+        "The venue is a converted barn near Ludlow.",
+        "Lovely!",
+        "The caterer is a woman called Bea Ashworth, she did my cousin's wedding.",
+        "Great.",
+        "Flooring is reclaimed oak.",
+    )
+    assert "Bea Ashworth" in top(api, "who is the caterer")
+
+
+def test_a_month_after_in_is_no_place(api, say):
+    job = say("We've been married nine years in October.")
+    assert not [c for c in all_cues(api, job) if c.startswith("where")], all_cues(api, job)
+
+
+def test_where_a_relation_works_is_asked_by_their_name_too(api, say):
+    say(
+        "My husband Darragh just started at Accenture.",
+        "Congrats to him!",
+        "He's a management consultant, lots of travel.",
+    )
+    assert "Accenture" in top(api, "where does Darragh work")
+
+
+def test_a_name_the_tagger_misses_is_still_a_tag(api, say):
+    # the small tagger reads this "Pablo" as a common noun; a query naming him is
+    # matched against the memory's tags
+    say("Pablo has a vet appointment on Friday for his teeth.")
+    [listed] = api.get("/v1/memories?namespace=default").json()["memories"]
+    assert "pablo" in memory(api, listed["path"])["tags"]
+
+
+def test_a_person_said_as_he_is_tagged_with_his_name(api, say):
+    say("My lodger Mateus is from Recife.", "What does he do?", "He works weekends as a lifeguard.")
+    tagged = {
+        memory(api, m["path"])["body"]: memory(api, m["path"])["tags"]
+        for m in api.get("/v1/memories?namespace=default").json()["memories"]
+    }
+    [lifeguard] = [tags for body, tags in tagged.items() if "lifeguard" in body]
+    assert "mateus" in lifeguard, tagged
+
+
+def test_a_thing_said_with_its_day_is_asked_when_and_a_model_year_is_no_day(api, say):
+    job = say("Scan is on the 14th at 10am.")
+    cues = all_cues(api, job)
+    assert "when is my scan" in cues and "what is my scan" not in cues, cues
+    job = say("The van is a 2015 Ford Transit.", when="2026-03-11T18:00:00Z")
+    assert not [c for c in all_cues(api, job) if c.startswith("when")], all_cues(api, job)

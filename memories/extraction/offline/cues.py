@@ -10,10 +10,12 @@ statements are asked in the third person ("where does Caroline work").
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from spacy.tokens import Token
 
-from memories.extraction.offline.dates import WEEKDAYS
+from memories.extraction.offline.clause_questions import clause_questions
+from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
 from memories.extraction.offline.facets import PRONOUN, Reading, cleft_states
 from memories.extraction.offline.language import (
     dictionary_word,
@@ -100,6 +102,10 @@ def cues_for(
         # "Hi, I'm Marta.": a name said of oneself answers what one is called
         my = f"{who}'s" if who else "my"
         cues.extend([f"what is {my} name", f"who is {who}" if who else "who am I"])
+    if not cues:
+        # no rule knows the statement's shape: plain questions of its clauses' parts
+        for sent in reading.doc.sents:
+            cues.extend(clause_questions(list(sent), who))
     if asked:
         cues.append(asked)
     prefix = f"{who}: " if who else ""  # a question names the person it asks about
@@ -464,7 +470,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
                 if pobj is None:
                     continue
-                if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
+                if prep.lower_ in _WHERE_PREPS and _place_name(pobj):
                     out.append(f"where {do} {me} {lemma} {my} {noun}")
                 if pobj.ent_type_ == "MONEY" or (prep.lower_ == "for" and pobj.like_num):
                     out.append(f"how much {'did' if past else 'does'} {my} {noun} cost")
@@ -482,7 +488,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 if prep.lower_ == "to" and lemma in _SWITCHING:
                     out.append(f"what {_asked(verb, do, me, lemma, who, person)} to")
                     break  # "switched to a Fairphone": what to, not where
-                if prep.lower_ in _WHERE_PREPS and pobj.pos_ == "PROPN":
+                if prep.lower_ in _WHERE_PREPS and _place_name(pobj):
                     out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
                     break
                 # a noun ("jazz" is sometimes tagged a verb, but it is the preposition's object)
@@ -699,6 +705,8 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"how much is {whose} {thing}")
         elif whose and any(_CLOCK.match(t.text) for t in after):
             out += [f"what time is {whose} {thing}", f"when is {whose} {thing}"]
+        elif whose and _names_a_day(after[:4]):
+            out.append(f"when is {whose} {thing}")  # "Surgery is on the 9th at 8am"
         elif whose and any(any(ch.isdigit() for ch in t.text) for t in after[:4]):
             out.append(f"what is {whose} {thing}")  # "Budget is about R14,000 a month max"
     named = _named_person(subject)
@@ -720,6 +728,20 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
     return out
 
 
+def _left_of(token: Token) -> set[int]:
+    return {t.i for t in token.subtree if t.i < token.i}
+
+
+def _names_a_day(tokens: list[Token]) -> bool:
+    """The words name a day the date reader can resolve ("on the 9th", "next Tuesday";
+    not "a 2017 Kia", "about 14,000 a month")."""
+    if not tokens:
+        return False
+    span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
+    return bool(resolve_dates(span, _ANY_DAY))
+
+
+_ANY_DAY = date(2026, 1, 1)  # only whether a day is named matters, not which
 _AGE_WORDS = frozenset(("now", "already", "years", "year", "old", "yo", "and", "a", "half"))
 
 
@@ -859,8 +881,14 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
     named = [
         " ".join(t.text for t in c.subtree if t.pos_ == "PROPN")
         for c in subject.children
-        if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN" and c.ent_type_ not in _NOT_PEOPLE
+        if c.dep_ in ("appos", "compound")
+        and c.pos_ == "PROPN"
+        # the name beside "my girlfriend" is hers, whatever the tagger makes of it
+        and (c.ent_type_ not in _NOT_PEOPLE or subject.lemma_.lower() in RELATIONS)
     ]
+    if named and me == owned and not first:
+        # "My girlfriend Aisha just started at Deloitte": her job asked by her name too
+        out += [q.replace(f" {owned} ", f" {named[0]} ") for q in out if q.endswith(" work")]
     others = [o for o in (person, owned, *named[:1]) if o and not first]
     if others and verb.pos_ == "VERB" and lemma not in ("be", "have"):
         does = "did" if verb.tag_ == "VBD" else ("do" if subject.tag_ == "NNS" else "does")
@@ -1126,6 +1154,11 @@ def _how_often_how_long(
     return out
 
 
+def _place_name(pobj: Token) -> bool:
+    """A name after at/in/from that is a place: not a month or a day ("in June")."""
+    return pobj.pos_ == "PROPN" and pobj.ent_type_ not in ("DATE", "TIME")
+
+
 def _place_prep(token: Token) -> bool:
     """A preposition naming where, not when: "in Montreal", not "since 2019"."""
     return (
@@ -1198,16 +1231,19 @@ def _named_role(subject: Token) -> str | None:
 
 def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | None) -> list[str]:
     out: list[str] = []
-    names = [
-        t
-        for t in subject.subtree
-        if t.pos_ == "PROPN" and t.ent_type_ == "PERSON" and t.lower_ not in _KIN_WORDS
-    ]
     relation = (
         subject.lemma_.lower() + in_law(subject) if subject.lemma_.lower() in RELATIONS else None
     )
     if relation is None:
         relation = _named_role(subject)
+    names = [
+        t
+        for t in subject.subtree
+        if t.pos_ == "PROPN"
+        and t.lower_ not in _KIN_WORDS
+        # "my neighbour Priya": the name beside a relation is a person's, tagged or not
+        and (t.ent_type_ == "PERSON" or (relation and t.dep_ == "appos" and t.head.i == subject.i))
+    ]
     owner = "my" if not who else f"{who}'s"
     mine = any(t.lower_ in ("my", "our") for t in subject.subtree)
     if relation and mine:
@@ -1216,7 +1252,9 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
             out.append(f"what is {owner} {relation}'s name")
         acomp = next((c for c in verb.children if c.dep_ == "acomp"), None)
         prep = next((c for c in acomp.children if c.dep_ == "prep"), None) if acomp else None
-        if verb.lemma_ == "be" and prep is not None and acomp.lower_ not in FEELINGS:
+        if _from_place(verb):
+            out.append(f"where is {owner} {relation} from")
+        elif verb.lemma_ == "be" and prep is not None and acomp.lower_ not in FEELINGS:
             out.append(f"what is {owner} {relation} {acomp.lower_} {prep.lower_}")  # allergic to
     if names:
         name = " ".join(t.text for t in names[:2])
@@ -1229,7 +1267,9 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
                 if acomp is not None
                 else None
             )
-            if acomp is not None and prep is not None and acomp.lower_ not in FEELINGS:
+            if _from_place(verb):
+                out.append(f"where is {name} from")  # "Jonas is German, from Hamburg"
+            elif acomp is not None and prep is not None and acomp.lower_ not in FEELINGS:
                 out.append(f"what is {name} {acomp.lower_} {prep.lower_}")  # allergic to
             attr = next((c for c in verb.children if c.dep_ == "attr"), None)
             if attr is not None and attr.pos_ == "NOUN" and attr.lemma_.lower() not in VAGUE_NOUNS:
@@ -1255,7 +1295,8 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and not relation
         and subject.ent_type_ not in ("DATE", "TIME")
         and subject.lemma_.lower() not in VAGUE_NOUNS
-        and any(t.ent_type_ == "DATE" for t in tokens)
+        # a day is named ("The car is a 2017 Kia": a year that is no day of it)
+        and _names_a_day([t for t in tokens if t.i != subject.i and t.i not in _left_of(subject)])
         and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
     ):
         out.append(f"when {_asked_of(subject, verb)}")
@@ -1279,6 +1320,21 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         )
         out.append(f"what {does} {whose} {_noun_phrase(subject)} {verb.lemma_.lower()}")
     return out
+
+
+def _from_place(verb: Token) -> bool:
+    """ "is from Leicester", "is German, from Hamburg": "be" and a place said after
+    "from" (on the verb, or on its complement)."""
+    if verb.lemma_ != "be":
+        return False
+    heads = [verb, *(c for c in verb.children if c.dep_ in ("acomp", "attr"))]
+    return any(
+        prep.dep_ == "prep"
+        and prep.lower_ == "from"
+        and any(g.dep_ == "pobj" and g.ent_type_ in ("GPE", "LOC", "NORP") for g in prep.children)
+        for head in heads
+        for prep in head.children
+    )
 
 
 def _asked_of(subject: Token, verb: Token) -> str:

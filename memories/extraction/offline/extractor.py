@@ -52,6 +52,7 @@ from memories.extraction.offline.statements import (
     Statement,
     continuation,
     leftovers,
+    rejoined,
     statements,
     there_of_mine,
 )
@@ -189,9 +190,10 @@ class OfflineExtractor:
                 # person a statement before it in the same message named
                 for n in range(1, len(said)):
                     genders.update(_genders(said[n - 1].plain))
-                    said[n] = _with_referent(
-                        said[n], "", _people(said[:n], self._speakers), genders
-                    )
+                    meant = _with_referent(said[n], "", _people(said[:n], self._speakers), genders)
+                    said[n] = replace(meant, leans="") if meant is not said[n] else meant
+                # a "she ..." whose person cannot be said is said with the statement before
+                said = rejoined(said)
                 genders.update(_genders(said[-1].plain))
             # "my sister lives there" after "flying to Osaka tomorrow": there (Osaka)
             # (a message's later "there" is what its own statements before named: "my
@@ -332,7 +334,9 @@ class OfflineExtractor:
                         topic=_topic(reading, self._speakers),
                         title=as_typed(" ".join(statement.plain.split()[:8]), message.content),
                         body=as_typed(body, message.content),
-                        tags=tuple(_tags(reading, self._speakers, who=message.name)),
+                        tags=tuple(
+                            _tags(reading, self._speakers, who=message.name, meant=statement)
+                        ),
                         cues=_with_context(
                             _asked_cues(
                                 statement,
@@ -1075,11 +1079,31 @@ def _topic(reading: Reading, speakers: set[str]) -> str:
     return nouns[0] if nouns else "general"
 
 
-def _tags(reading: Reading, speakers: set[str], *, who: str | None) -> list[str]:
+def _tags(reading: Reading, speakers: set[str], *, who: str | None, meant: Statement) -> list[str]:
     tags = [name.lower() for name in _entities(reading, speakers)][:3]
+    if meant.asked_of[:1].isupper():  # "He (Jonas) works nights": a memory about Jonas
+        tags.append(meant.asked_of.lower())
+    # "Pablo has a vet appointment": a name the small tagger took for a noun
+    tags += [t.lower_ for t in reading.doc if _untagged_name(t) and t.lower_ not in speakers][:2]
     if who:
         tags.append(who.lower())
     return list(dict.fromkeys(tags))
+
+
+def _untagged_name(token: Token) -> bool:
+    """A capitalised word no dictionary knows, in a noun's place, that the entity
+    tagger left out ("Pablo" in "Pablo has a vet appointment")."""
+    return (
+        not token.ent_type_
+        and token.is_alpha
+        and len(token.text) > 1
+        and token.text[0].isupper()
+        and not token.text.isupper()
+        and token.pos_ in ("NOUN", "PROPN")
+        and token.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj", "appos", "poss", "attr")
+        and not dictionary_word(token.text)
+        and not dictionary_word(token.lemma_)
+    )
 
 
 def _names(reading: Reading, speakers: set[str]) -> set[str]:

@@ -260,8 +260,8 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if new.marked and {state for state, _ in cleft_states(new.doc)} & old.holds:
         return True  # "turns out what I'm actually allergic to is sesame"
-    if new.marked and _denies(new, old):
-        return True  # "turns out it's dogs I'm allergic to, not cats"
+    if (new.marked or _name_not_name(new)) and _denies(new, old):
+        return True  # "turns out it's dogs I'm allergic to, not cats", "Aoibhe not Aoife"
     marked = _marked_clauses(new)
     if not marked:
         return False
@@ -413,10 +413,27 @@ def _changing_verb(verb: Token) -> bool:
     )
 
 
+def _name_not_name(reading: Reading) -> bool:
+    """ "Her name is Aoibhe not Aoife", "it's 14B, not 41B": one name or figure said in
+    place of another is a correction without a correction word."""
+
+    def value(token: Token) -> bool:
+        return token.text[:1].isupper() or any(c.isdigit() for c in token.text)
+
+    for t in reading.doc:
+        if t.lower_ != "not" or t.i == 0:
+            continue
+        before = next((u for u in reversed(reading.doc[: t.i]) if not u.is_punct), None)
+        after = next((u for u in reading.doc[t.i + 1 :] if not u.is_punct), None)
+        if before is not None and after is not None and value(before) and value(after):
+            return True
+    return False
+
+
 def _denies(new: Reading, old: Reading) -> bool:
     """A correction that says "not X" of a thing (or figure) the older statement said:
     "turns out it's dogs I'm allergic to, not cats", "I meant Leeds, not Leicester"."""
-    said = _things(old) | {t.text for t in old.doc if t.like_num}
+    said = _things(old) | {t.text for t in old.doc if any(c.isdigit() for c in t.text)}
     for t in new.doc:
         if t.lower_ != "not":
             continue

@@ -135,6 +135,10 @@ class Statement:
     # ("Jonas works nights" for "He (Jonas) works nights"); "" when the same as plain
     asked_as: str = ""
     asked_of: str = ""  # that person, as named
+    # "she teaches maths" after "my neighbour Priya is from Leicester": its own fact if
+    # the extractor can say who "she" is, else said with the statement before (see
+    # ``rejoined``); "same" when it was a clause of that statement's sentence
+    leans: str = ""  # "" | "same" | "next"
 
 
 def statements(
@@ -665,6 +669,19 @@ def _from_text(
                 continue
             refers_back = _refers_back(clause)
             if previous is not None and refers_back and (n > 0 or previous in out or before):
+                if (
+                    previous.kind == "fact"
+                    and previous in out
+                    and _he_or_she(clause)
+                    and _informative(clause, allow_pronoun=True)
+                ):
+                    # "She teaches maths" after "My neighbour Priya is from Leicester":
+                    # a fact of its own about the person named before
+                    statement = _statement(clause, day, kind="fact")
+                    statement.leans = "same" if n > 0 else "next"
+                    out.append(statement)
+                    previous = statement
+                    continue
                 if previous.kind == "roster" or _informative(clause, allow_pronoun=True):
                     _append(previous, clause, day, same_sentence=n > 0)
                 continue
@@ -1699,6 +1716,31 @@ def _refers_back(tokens: list[Token]) -> bool:
     return first.lower_ in ("he", "she", "they") and first.dep_.startswith("nsubj")
 
 
+def _he_or_she(tokens: list[Token]) -> bool:
+    """ "she teaches maths", "he's a paramedic": one person is the subject, said as a
+    pronoun (not "it" or "they", which may mean a thing or a group)."""
+    first = tokens[0]
+    return first.lower_ in ("he", "she") and first.dep_.startswith("nsubj")
+
+
+def rejoined(said: list[Statement]) -> list[Statement]:
+    """The statements with each one that leans on the one before (``leans``) said with
+    it again: the extractor could not say who its "he" or "she" is."""
+    out: list[Statement] = []
+    for statement in said:
+        if statement.leans and out:
+            previous = out[-1]
+            if statement.leans == "same":
+                previous.plain = previous.plain.rstrip(".!;") + ", " + _lower_first(statement.plain)
+                previous.text = previous.text.rstrip(".!;") + ", " + _lower_first(statement.text)
+                previous.dates.extend(statement.dates)
+            else:
+                _join(previous, statement)
+            continue
+        out.append(statement)
+    return out
+
+
 def _opener_word(token: Token) -> bool:
     """An adverb or interjection before what a clause says ("just", "nah", "yeah")."""
     return token.pos_ in ("ADV", "INTJ") or token.lower_ in INTERJECTIONS
@@ -1864,7 +1906,13 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
     # "I need a bakery recommendation": a request, not a fact; "i want to buy a
     # campervan" is a plan of the speaker's, with what it is about
-    return not (verbs & {"need", "want", "hope", "wish"} and not specific and not _plans(tokens))
+    # (what someone else wants is a fact of theirs: "Our builder wants the deposit")
+    return not (
+        verbs & {"need", "want", "hope", "wish"}
+        and (subject is None or subject.lower_ in _FIRST_PERSON)
+        and not specific
+        and not _plans(tokens)
+    )
 
 
 def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
@@ -1926,10 +1974,13 @@ _STATES = word_set(
 
 
 def _weekly(tokens: list[Token], root: Token | None) -> bool:
-    """ "Rehearsals are Wednesday evenings", "Bin collection is Monday mornings": a thing
-    of mine said without "my", what is said of it the day of the week it is on (not
+    """ "Rehearsals are Wednesday evenings", "Bin collection is Monday mornings", "Book
+    club meets on the last Thursday of the month": a thing of mine said without "my",
+    what is said of it the day of the week it is (or meets) on (not
     "Traffic builds up on Fridays": what it does then is a remark about the world)."""
-    if root is None or root.tag_ not in ("VBZ", "VBP") or root.lemma_.lower() != "be":
+    if root is None or root.tag_ not in ("VBZ", "VBP"):
+        return False
+    if root.lemma_.lower() not in _MEETING and root.lemma_.lower() != "be":
         return False
     if any(c.dep_ == "acomp" for c in root.children):
         return False  # "Work is mental on Mondays": a moan about the day, not when it is
@@ -1939,12 +1990,18 @@ def _weekly(tokens: list[Token], root: Token | None) -> bool:
         and (
             w.endswith("s")
             or k > 0
-            and words[k - 1] == "every"
+            and words[k - 1] in ("every", "each")
             or k + 1 < len(words)
             and words[k + 1].removesuffix("s") in PARTS_OF_DAY
+            # "the first Sunday of the month"
+            or words[k + 1 : k + 4] == ["of", "the", "month"]
         )
         for k, w in enumerate(words)
     )
+
+
+# what a group or class does on its day: "Running club meets on ...", "Practice runs ..."
+_MEETING = word_set("meet run rehearse train practise practice")
 
 
 def _wish_without_subject(tokens: list[Token], first: Token) -> bool:

@@ -1,0 +1,265 @@
+"""Questions asked of any clause, from its parts alone: the fallback for a statement no
+rule in ``cues`` knows the shape of.
+
+The main verb, its subject and the parts hung on it each give one plain question: its
+object "what" ("The plumber quoted £240" -> "what did the plumber quote"), a date
+"when", a named or built place "where", a sum "how much", a "since" "how long", a
+complement "what" or "who" ("The electrician is a guy called Mo" -> "who is the
+electrician"). The subject is said as it was ("my bike", "the flight", "Rosie"); a
+pronoun other than "I" or "we" says nothing a question could ask after, so none is
+made of it (the extractor asks a resolved "she" as the person it means).
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Token
+
+from memories.extraction.offline.language import dictionary_word
+from memories.extraction.offline.words import VAGUE_NOUNS, past_form, word_set
+
+MAX_QUESTIONS = 3
+_DATE_LABELS = frozenset(("DATE", "TIME"))
+_PLACE_LABELS = frozenset(("GPE", "LOC", "FAC", "ORG"))
+_PLACE_PREPS = word_set("at in on near outside inside from")
+# built places said as plain nouns: "at the church hall", "outside the station"
+_PLACE_NOUNS = word_set(
+    "hall church school station office centre center house flat road street park "
+    "hospital library pub cafe shop studio gym pool surgery clinic airport club"
+)
+_LIGHT_VERBS = word_set("be have do get")
+_PERSON_WORDS = word_set("guy man woman lady bloke girl boy fella chap called named")
+
+
+def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
+    """Up to three questions the clause ``tokens`` (one sentence) answers; [] when its
+    verb or subject gives nothing to ask with."""
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None:
+        return []
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None and _first_word(tokens).i not in (verb.i, *(c.i for c in verb.lefts)):
+        return []  # the verb, or its helper, opens the clause: "Been learning ..."
+    said = _subject(subject, who, tokens)
+    if said is None:
+        return []
+    phrase, plural = said
+    if verb.lemma_.lower() == "be":
+        out = _of_being(verb, phrase, plural)
+    else:
+        out = _of_doing(verb, phrase, plural, subject)
+    return [q for q in dict.fromkeys(out) if _asks_something(q)][:MAX_QUESTIONS]
+
+
+def _first_word(tokens: list[Token]) -> Token:
+    return next((t for t in tokens if not (t.is_punct or t.pos_ in ("ADV", "INTJ"))), tokens[0])
+
+
+def _subject(
+    subject: Token | None, who: str | None, tokens: list[Token]
+) -> tuple[str, bool] | None:
+    """The subject as a question says it, and whether it is plural."""
+    if subject is None:
+        if _first_word(tokens).pos_ not in ("VERB", "AUX"):
+            return None
+        return (who or "I"), not who  # "Been learning Italian": I, said without
+    low = subject.lower_
+    if low in ("i", "me"):
+        return (who or "I"), not who
+    if low == "we":
+        return "we", True
+    if subject.pos_ == "PRON":
+        return None
+    if subject.pos_ == "PROPN" or (
+        subject.text[:1].isupper()
+        and subject.tag_ == "NN"  # a name is never plural ("Worktops are granite")
+        and not dictionary_word(subject.text)
+        and not dictionary_word(subject.lemma_)
+    ):
+        # "Harvey starts ...": a capitalised word no dictionary knows is a name
+        words = [
+            t.text for t in subject.subtree if t.i <= subject.i and t.pos_ in ("PROPN", "NOUN")
+        ]
+        return " ".join(words), False
+    if subject.pos_ != "NOUN" or subject.lemma_.lower() in VAGUE_NOUNS:
+        return None
+    left = [
+        t
+        for t in subject.subtree
+        if t.i <= subject.i
+        and (t.dep_ == "case" or not t.is_punct)  # "kids' school" keeps its "'"
+        and t.dep_ not in ("appos", "relcl", "acl")
+    ]
+    words = ""
+    for t in left:
+        if t.dep_ == "det":
+            continue
+        if t.dep_ == "poss" and t.pos_ == "PRON":
+            word = f"{who}'s" if who and t.lower_ in ("my", "our") else t.lower_
+        else:
+            word = t.text if t.pos_ == "PROPN" else t.lower_
+        words += word + t.whitespace_
+    owned = any(t.dep_ == "poss" and t.pos_ == "PRON" for t in left)  # "my bike", not "kids'"
+    words = " ".join(words.split())
+    return (words if owned else f"the {words}"), subject.tag_ == "NNS"
+
+
+def _of_being(verb: Token, phrase: str, plural: bool) -> list[str]:
+    """ "Worktops are granite" -> "what are the worktops"; "Choir's at the church hall"
+    -> "where is choir"; "Surgery is on the 9th" -> "when is surgery"."""
+    be = _be(verb, plural)
+    if verb.tag_ == "VBN":  # "We've been together three years", "Been at Tesco 4 years"
+        be = f"{_have(phrase, plural)} {phrase} been"
+        return [f"how long {be}{_predicate(verb)}"] if _lasting(verb) else []
+    out = []
+    complement = next((c for c in verb.children if c.dep_ in ("attr", "acomp")), None)
+    if complement is not None:
+        if any(t.lower_ in _PERSON_WORDS for t in complement.subtree):
+            out.append(f"who {be} {phrase}")
+        elif complement.ent_type_ not in _DATE_LABELS:
+            out.append(f"what {be} {phrase}")
+    if _dated(verb):
+        out.append(f"when {be} {phrase}")
+    if _placed(verb):
+        out.append(f"where {be} {phrase}")
+    return out
+
+
+def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> list[str]:
+    """ "The plumber quoted £240" -> "what did the plumber quote", "how much did ...";
+    "Been learning Italian since March" -> "what have I been learning", "how long ..."."""
+    lemma = verb.lemma_.lower()
+    particle = "".join(f" {c.lower_}" for c in verb.children if c.dep_ == "prt")
+    auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i]
+    passive = any(c.dep_ == "auxpass" for c in auxes) or (
+        verb.tag_ == "VBN" and any(c.lemma_ == "get" for c in auxes)
+    )
+    if auxes:
+        # "have been learning", "is selling", "got nicked": the helpers go before the subject
+        first, rest = auxes[0], [a.lower_ for a in auxes[1:]]
+        head = _helper(first, phrase, plural)
+        if first.tag_ == "VBN":  # "Been learning ...": its "have" left out
+            head, rest = _have(phrase, plural), [first.lower_, *rest]
+        asked = " ".join([head, phrase, *rest, verb.lower_ + particle])
+        if first.lemma_ == "get":  # "got nicked": did ... get nicked
+            asked = f"did {phrase} get {verb.lower_}{particle}"
+    elif verb.tag_ == "VBG":  # "Currently reading ...": its "am" left out
+        asked = f"{'am' if phrase == 'I' else _be(verb, plural)} {phrase} {verb.lower_}{particle}"
+    else:
+        past = verb.tag_ == "VBD" or (
+            verb.tag_ in ("VB", "VBN") and subject is None and past_form(verb)
+        )
+        does = "did" if past else ("do" if plural else "does")
+        asked = f"{does} {phrase} {lemma}{particle}"
+    if lemma == "turn" and any(c.like_num for c in verb.children):
+        return [f"how old is {phrase}", f"when {asked}"]  # "Grandma turned 90 last Sunday"
+    out = []
+    obj = next((c for c in verb.children if c.dep_ in ("dobj", "dative")), None)
+    if obj is not None and not passive:
+        if obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
+            out.append(f"how much {asked}")
+        elif obj.lemma_.lower() not in VAGUE_NOUNS or obj.pos_ == "PROPN":
+            out.append(f"what {asked}")
+    elif obj is not None and passive:
+        out.append(f"what {asked}")  # "Got offered a job": what did I get offered
+    elif passive and phrase.islower() and phrase != "we":
+        out.append(f"what happened to {phrase}")  # "My bike got nicked"
+    if auxes and (
+        any(c.dep_ == "prep" and c.lower_ == "since" for c in verb.children) or _lasting(verb)
+    ):
+        out.append(f"how long {asked}")  # "Been learning Italian since March"
+        return out
+    # "when does Biscuit have a grooming appointment": what is done, with when and where
+    thing = _object_phrase(obj) if obj is not None and not passive else ""
+    if _dated(verb):
+        out.append(f"when {asked}{thing}")
+    if _placed(verb):
+        out.append(f"where {asked}{thing}")
+    return out
+
+
+def _object_phrase(obj: Token) -> str:
+    """ " a grooming appointment": the object with its article and the nouns before it
+    (no sum, no date: "when did the plumber quote £240" asks nothing more)."""
+    if obj.like_num or obj.ent_type_ in ("MONEY", "DATE", "TIME", "CARDINAL"):
+        return ""
+    words = [
+        t.text if t.pos_ == "PROPN" else t.lower_
+        for t in obj.lefts
+        if t.dep_ in ("det", "compound", "amod", "poss") and not t.like_num
+    ]
+    return "".join(f" {w}" for w in [*words[-3:], obj.text if obj.pos_ == "PROPN" else obj.lower_])
+
+
+def _be(verb: Token, plural: bool) -> str:
+    if verb.tag_ == "VBD":
+        return "were" if plural else "was"
+    return "are" if plural else "is"
+
+
+def _helper(aux: Token, phrase: str, plural: bool) -> str:
+    """The helper verb as it goes before the subject: "is", "have", "will"."""
+    lemma = aux.lemma_.lower()
+    if lemma == "be":
+        if phrase == "I":
+            return "am" if aux.tag_ != "VBD" else "was"
+        return _be(aux, plural)
+    if lemma == "have":
+        return "had" if aux.tag_ == "VBD" else _have(phrase, plural)
+    if aux.tag_ == "MD":
+        return aux.lower_ if aux.lower_ not in ("'ll", "ll") else "will"
+    return aux.lower_
+
+
+def _have(phrase: str, plural: bool) -> str:
+    return "have" if plural or phrase == "I" else "has"
+
+
+_SPANS = word_set("year month week day hour")
+_STILL = word_set("now still")
+
+
+def _lasting(verb: Token) -> bool:
+    """How long it has gone on is said: "nine years", "for six months"."""
+    return any(
+        t.lemma_.lower() in _SPANS
+        and (t.tag_ == "NNS" or any(c.dep_ == "nummod" for c in t.children))
+        and t.dep_ in ("npadvmod", "pobj", "dobj")
+        for t in verb.subtree
+    )
+
+
+def _predicate(verb: Token) -> str:
+    """What "be" says, without the time it has lasted: " together", " at Tesco"."""
+    words = []
+    for child in verb.children:
+        if child.dep_ in ("advmod", "acomp", "attr", "prep") and child.lower_ not in _STILL:
+            part = [t for t in child.subtree if t.lemma_.lower() not in _SPANS and not t.like_num]
+            if child.dep_ == "prep" and len(part) < 2:
+                continue
+            if any(t.ent_type_ in _DATE_LABELS for t in part):
+                continue
+            words += [t.text if t.pos_ == "PROPN" else t.lower_ for t in part]
+    return "".join(f" {w}" for w in words[:5])
+
+
+def _dated(verb: Token) -> bool:
+    """A day, date or time said in the clause (on the verb or its parts)."""
+    return any(t.ent_type_ in _DATE_LABELS for t in verb.subtree if t.i != verb.i)
+
+
+def _placed(verb: Token) -> bool:
+    """A place said after at/in/on/near: a name, or a built place ("the church hall")."""
+    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in _PLACE_PREPS):
+        for pobj in (g for g in prep.children if g.dep_ == "pobj"):
+            if pobj.ent_type_ in _DATE_LABELS:
+                continue
+            if pobj.ent_type_ in _PLACE_LABELS or pobj.lemma_.lower() in _PLACE_NOUNS:
+                return True
+    return False
+
+
+def _asks_something(question: str) -> bool:
+    """A question with a word of its own past its first two ("what is the venue", not
+    "what did I do")."""
+    words = question.split()[2:]
+    return any(w.lower() not in _LIGHT_VERBS and w.lower() not in ("i", "we") for w in words)
