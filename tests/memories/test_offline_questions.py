@@ -368,3 +368,22 @@ def test_a_thing_said_with_its_day_is_asked_when_and_a_model_year_is_no_day(api,
     assert "when is my scan" in cues and "what is my scan" not in cues, cues
     job = say("The van is a 2015 Ford Transit.", when="2026-03-11T18:00:00Z")
     assert not [c for c in all_cues(api, job) if c.startswith("when")], all_cues(api, job)
+
+
+def test_a_denied_doing_is_asked_as_denied(api, say):
+    job = say("I don't drink alcohol, haven't for years.")
+    cues = all_cues(api, job)
+    assert "do I drink alcohol" in cues, cues
+    assert "what alcohol do I drink" not in cues, cues
+
+
+def test_how_long_a_state_has_lasted_is_asked(api, say):
+    job = say("I've been teetotal since uni.")
+    assert "how long have I been teetotal" in all_cues(api, job)
+
+
+def test_where_is_asked_of_a_place_gone_to_or_come_back_from(api, say):
+    job = say("The twins go to Ashgrove Academy.")
+    assert "where do the twins go" in all_cues(api, job)
+    job = say("Just got back from Lanzarote, 7 days in Playa Blanca.", when="2026-03-11T18:00:00Z")
+    assert "where did I get back" in all_cues(api, job)

@@ -20,7 +20,7 @@ from memories.extraction.offline.words import VAGUE_NOUNS, past_form, word_set
 MAX_QUESTIONS = 3
 _DATE_LABELS = frozenset(("DATE", "TIME"))
 _PLACE_LABELS = frozenset(("GPE", "LOC", "FAC", "ORG"))
-_PLACE_PREPS = word_set("at in on near outside inside from")
+_PLACE_PREPS = word_set("at in on near outside inside from to")
 # built places said as plain nouns: "at the church hall", "outside the station"
 _PLACE_NOUNS = word_set(
     "hall church school station office centre center house flat road street park "
@@ -128,7 +128,11 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     """ "The plumber quoted £240" -> "what did the plumber quote", "how much did ...";
     "Been learning Italian since March" -> "what have I been learning", "how long ..."."""
     lemma = verb.lemma_.lower()
-    particle = "".join(f" {c.lower_}" for c in verb.children if c.dep_ == "prt")
+    particle = "".join(
+        f" {c.lower_}"
+        for c in verb.children
+        if c.dep_ == "prt" or (c.dep_ == "advmod" and c.lower_ in _PARTICLES)
+    )
     auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i]
     passive = any(c.dep_ == "auxpass" for c in auxes) or (
         verb.tag_ == "VBN" and any(c.lemma_ == "get" for c in auxes)
@@ -216,6 +220,7 @@ def _have(phrase: str, plural: bool) -> str:
 
 _SPANS = word_set("year month week day hour")
 _STILL = word_set("now still")
+_PARTICLES = word_set("back away home off out up down over")
 
 
 def _lasting(verb: Token) -> bool:
@@ -249,7 +254,10 @@ def _dated(verb: Token) -> bool:
 
 def _placed(verb: Token) -> bool:
     """A place said after at/in/on/near: a name, or a built place ("the church hall")."""
-    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in _PLACE_PREPS):
+    # ("got back from Crete": the parser hangs "from" on "back")
+    heads = [verb, *(c for c in verb.children if c.lower_ in _PARTICLES)]
+    preps = [c for h in heads for c in h.children if c.dep_ == "prep" and c.lower_ in _PLACE_PREPS]
+    for prep in preps:
         for pobj in (g for g in prep.children if g.dep_ == "pobj"):
             if pobj.ent_type_ in _DATE_LABELS:
                 continue

@@ -72,6 +72,11 @@ def cues_for(
         return _roster_cues(reading.text)
     cues: list[str] = []
     for sent in reading.doc.sents:
+        denied = _denied(list(sent), who)
+        if denied is not None:
+            # "I don't eat pork": asked as said, never "what do I eat"
+            cues.extend(denied)
+            continue
         couple = _kin_couple(list(sent))
         if couple is not None:
             # "My mum and dad live in Kendal": asked after as "my parents", not one of them
@@ -139,6 +144,25 @@ _COUPLES = (
         "grandparents",
     ),
 )
+
+
+def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
+    """A statement whose main verb is denied ("I don't eat pork", "I never drive"): the
+    questions it answers as said ("what don't I eat", "do I eat pork"), [] when it is
+    not the speaker's; None when nothing is denied."""
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if verb is None or not any(c.dep_ == "neg" for c in verb.children):
+        return None
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or subject.lower_ not in ("i", "we") or verb.lemma_ in ("be", "have"):
+        return []
+    me, do, _ = _subject_words(who, subject.lower_)
+    lemma = verb.lemma_.lower()
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN")), None)
+    out = [f"what {do}n't {me} {lemma}"] if obj is not None else []
+    if obj is not None:
+        out.append(f"{do} {me} {lemma} {' '.join(t.lower_ for t in obj.subtree if not t.is_punct)}")
+    return out
 
 
 def _kin_couple(tokens: list[Token]) -> str | None:
@@ -531,6 +555,12 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             pobj = next((g for g in prep.children if g.dep_ == "pobj"), None) if prep else None
             if prep is not None and pobj is not None and _partner_of(acomp, prep, pobj):
                 out.append(f"who {be} {me} {acomp.lower_} to")  # "I'm married to Ewa"
+            elif any(
+                c.dep_ == "prep" and c.lower_ == "since" for c in [*acomp.children, *verb.children]
+            ):
+                # "I've been vegetarian since uni": how long, and whether I am
+                have = "has" if who else "have"
+                out += [f"how long {have} {me} been {acomp.lower_}", f"{be} {me} {acomp.lower_}"]
             elif prep is not None:
                 out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
             elif not any(c.dep_ == "xcomp" for c in acomp.children):  # not "able to ..."

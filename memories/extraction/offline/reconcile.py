@@ -59,6 +59,7 @@ def reconcile(
     folds: dict[str, list[tuple[Draft, Facet | None]]] = {}
     links: list[DraftLink] = []
     endings: list[tuple[Draft, list[str]]] = []
+    renames: dict[str, list[tuple[Draft, tuple[str, str]]]] = {}
     for draft in drafts:
         new = readings[draft.key]
         keys = [
@@ -67,6 +68,12 @@ def reconcile(
             if _speaker(by_key[k].memory.text) == _speaker(draft.body)
         ]
         matches = [(k, old) for k in keys if (old := correction(new, readings[k])) is not None]
+        respelt = [(k, pair) for k in keys if (pair := renamed(new, readings[k])) is not None]
+        if respelt and not matches:
+            # "Her name is Aoibhe not Aoife": the older memories say it right now
+            for k, pair in respelt:
+                renames.setdefault(k, []).append((draft, pair))
+            continue
         if len(matches) > 1 and any(f.subject == PRONOUN for f in new.facets):
             continue  # "actually it was £499" and three prices: which "it"? In doubt, none
         if len(matches) == 1:
@@ -134,7 +141,15 @@ def reconcile(
         DraftLink(source=later, target=earlier[-1], type=SUPERSEDES)
         for later, earlier in pronoun.items()
     )
-    rewrites = []
+    rewrites = [
+        Rewrite(
+            target=key,
+            drafts=tuple(d.key for d, _ in parts),
+            body=_respelt(by_key[key].memory.text, [pair for _, pair in parts]),
+        )
+        for key, parts in renames.items()
+        if key not in folds
+    ]
     for key, parts in folds.items():
         old = by_key[key].memory.text
         facets = [f for _, f in parts if f is not None]
@@ -144,6 +159,12 @@ def reconcile(
         body = corrected_body(readings[key], facets[0], [d.body for d, _ in parts])
         rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=body))
     return rewrites, links
+
+
+def _respelt(body: str, pairs: list[tuple[str, str]]) -> str:
+    for wrong, right in pairs:
+        body = re.sub(rf"\b{re.escape(wrong)}\b", right, body)
+    return body
 
 
 _SWITCH = re.compile(
@@ -260,8 +281,8 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if new.marked and {state for state, _ in cleft_states(new.doc)} & old.holds:
         return True  # "turns out what I'm actually allergic to is sesame"
-    if (new.marked or _name_not_name(new)) and _denies(new, old):
-        return True  # "turns out it's dogs I'm allergic to, not cats", "Aoibhe not Aoife"
+    if (new.marked or _figure_not_figure(new)) and _denies(new, old):
+        return True  # "turns out it's dogs I'm allergic to, not cats", "it's 14B, not 41B"
     marked = _marked_clauses(new)
     if not marked:
         return False
@@ -413,21 +434,41 @@ def _changing_verb(verb: Token) -> bool:
     )
 
 
-def _name_not_name(reading: Reading) -> bool:
-    """ "Her name is Aoibhe not Aoife", "it's 14B, not 41B": one name or figure said in
-    place of another is a correction without a correction word."""
+def _not_pairs(reading: Reading) -> list[tuple[Token, Token]]:
+    """ "Aoibhe not Aoife", "14B, not 41B": (what is said, what it is said in place of)
+    for each "not" between two names or figures."""
 
     def value(token: Token) -> bool:
         return token.text[:1].isupper() or any(c.isdigit() for c in token.text)
 
+    pairs = []
     for t in reading.doc:
         if t.lower_ != "not" or t.i == 0:
             continue
         before = next((u for u in reversed(reading.doc[: t.i]) if not u.is_punct), None)
         after = next((u for u in reading.doc[t.i + 1 :] if not u.is_punct), None)
         if before is not None and after is not None and value(before) and value(after):
-            return True
-    return False
+            pairs.append((before, after))
+    return pairs
+
+
+def _figure_not_figure(reading: Reading) -> bool:
+    """ "it's 14B, not 41B": one figure said in place of another is a correction without
+    a correction word."""
+    return any(any(c.isdigit() for c in said.text) for said, _ in _not_pairs(reading))
+
+
+def renamed(new: Reading, old: Reading) -> tuple[str, str] | None:
+    """ "Her name is Aoibhe not Aoife" after "My daughter Aoife starts in the Gaelscoil":
+    (the name as it was written, the name it is) when the older statement wrote the
+    denied name and not the new one; the rest of what it says still holds."""
+    for said, denied in _not_pairs(new):
+        if not said.is_alpha or not denied.is_alpha or said.text == denied.text:
+            continue
+        words = {t.text for t in old.doc}
+        if denied.text in words and said.text not in words:
+            return denied.text, said.text
+    return None
 
 
 def _denies(new: Reading, old: Reading) -> bool:
