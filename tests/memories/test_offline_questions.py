@@ -387,3 +387,20 @@ def test_where_is_asked_of_a_place_gone_to_or_come_back_from(api, say):
     assert "where do the twins go" in all_cues(api, job)
     job = say("Just got back from Lanzarote, 7 days in Playa Blanca.", when="2026-03-11T18:00:00Z")
     assert "where did I get back" in all_cues(api, job)
+
+
+def test_what_he_does_said_after_a_comma_is_a_memory_of_its_own(api, say):
+    job = say("My grandad Alun is 88, he still plays bowls every Tuesday.")
+    stored = bodies(api)
+    assert "My grandad Alun is 88." in stored, stored
+    assert "He (Alun) still plays bowls every Tuesday." in stored, stored
+    cues = all_cues(api, job)
+    assert {"how old is my grandad", "how old is Alun"} & cues, cues
+    assert not [c for c in cues if c.startswith("when is")], cues  # 88 is no day
+
+
+def test_a_not_after_the_verb_denies_nothing_the_verb_says(api, say):
+    job = say("I'm a vet nurse at Village Vets so usually not home till 8.")
+    assert "what do I do for work" in all_cues(api, job)
+    job = say("I'll do it after work.", when="2026-03-11T18:00:00Z")
+    assert not [c for c in all_cues(api, job) if c.startswith("what")], all_cues(api, job)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from spacy.tokens import Token
 
-from memories.extraction.offline.language import dictionary_word
+from memories.extraction.offline.language import dictionary_word, known_noun
 from memories.extraction.offline.words import VAGUE_NOUNS, past_form, word_set
 
 MAX_QUESTIONS = 3
@@ -69,6 +69,13 @@ def _subject(
         return "we", True
     if subject.pos_ == "PRON":
         return None
+    if (
+        subject.pos_ == "PROPN"
+        and subject.i == subject.sent.start
+        and dictionary_word(subject.text)
+        and not known_noun(subject.lower_)
+    ):
+        return None  # "Ill do it": a word typed capitalised, not a name ("Nan" is one)
     if subject.pos_ == "PROPN" or (
         subject.text[:1].isupper()
         and subject.tag_ == "NN"  # a name is never plural ("Worktops are granite")
@@ -157,7 +164,11 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if lemma == "turn" and any(c.like_num for c in verb.children):
         return [f"how old is {phrase}", f"when {asked}"]  # "Grandma turned 90 last Sunday"
     out = []
-    obj = next((c for c in verb.children if c.dep_ in ("dobj", "dative")), None)
+    obj = next(
+        (c for c in verb.children if c.dep_ in ("dobj", "dative") and c.pos_ != "PRON"), None
+    )
+    if obj is None and lemma in _LIGHT_VERBS and not passive and not particle:
+        return []  # "I'll do it after work": nothing a question could ask after
     if obj is not None and not passive:
         if obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
             out.append(f"how much {asked}")

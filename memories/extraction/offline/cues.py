@@ -9,6 +9,7 @@ statements are asked in the third person ("where does Caroline work").
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date
 
@@ -150,8 +151,10 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
     """A statement whose main verb is denied ("I don't eat pork", "I never drive"): the
     questions it answers as said ("what don't I eat", "do I eat pork"), [] when it is
     not the speaker's; None when nothing is denied."""
-    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
-    if verb is None or not any(c.dep_ == "neg" for c in verb.children):
+    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ == "VERB"), None)
+    # ("I'm a pharmacist ... so usually not home til 7": a "not" after the verb denies
+    # something else)
+    if verb is None or not any(c.dep_ == "neg" and c.i < verb.i for c in verb.children):
         return None
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None or subject.lower_ not in ("i", "we") or verb.lemma_ in ("be", "have"):
@@ -477,7 +480,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"where did {me} {lemma} the {name}")
 
     if first_person and lemma not in ("be", "have") and verb.pos_ == "VERB":
-        if lemma == "do" and any(c.dep_ == "dobj" for c in verb.children):
+        if lemma == "do" and any(c.dep_ == "dobj" and c.pos_ != "PRON" for c in verb.children):
             # "I'm doing the esky and all the food": "do" says nothing of its object, the
             # question asks what I do (or do then: "on Wednesdays")
             be = "are" if person == "we" else ("is" if who else "am")
@@ -768,10 +771,14 @@ def _names_a_day(tokens: list[Token]) -> bool:
     if not tokens:
         return False
     span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
-    return bool(resolve_dates(span, _ANY_DAY))
+    # (a yearly day, "on 14 June", is written without a date but names a day all the same)
+    return bool(resolve_dates(span, _ANY_DAY)) or any(
+        t.ent_type_ == "DATE" and t.lower_ in _MONTHS for t in tokens
+    )
 
 
 _ANY_DAY = date(2026, 1, 1)  # only whether a day is named matters, not which
+_MONTHS = frozenset(m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 _AGE_WORDS = frozenset(("now", "already", "years", "year", "old", "yo", "and", "a", "half"))
 
 
@@ -938,8 +945,8 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":
         # "My dog is called Biscuit": asked by what it is called, or its name
         out += [f"what is {owned} called", f"what is {owned}'s name"]
-    if owned and lemma == "be" and any(t.ent_type_ == "DATE" for t in tokens):
-        out.append(f"when is {owned}")  # "My anniversary is on 14 June"
+    if owned and lemma == "be" and _names_a_day([t for t in tokens if t.i > verb.i]):
+        out.append(f"when is {owned}")  # "My anniversary is on 14 June" (not "... is 80")
     if owned and lemma == "be":
         value = next((c for c in verb.children if c.dep_ == "attr"), None)
         if (

@@ -682,7 +682,11 @@ def _from_text(
                     out.append(statement)
                     previous = statement
                     continue
-                if previous.kind == "roster" or _informative(clause, allow_pronoun=True):
+                if (
+                    previous.kind == "roster"
+                    or _informative(clause, allow_pronoun=True)
+                    or (n > 0 and _he_or_she(clause))  # cut only to be a fact of its own
+                ):
                     _append(previous, clause, day, same_sentence=n > 0)
                 continue
             if previous is not None and n > 0 and _liking_it(clause):
@@ -1406,8 +1410,13 @@ def _clauses(sent: Span) -> list[list[Token]]:
             and lead[-1].pos_ in ("NOUN", "PROPN", "PRON")
         ):
             continue  # "Yesterday, for example, I was ...", "my girlfriend and I went": one clause
-        if tokens[j].lower_ in _THIRD_PERSON:
-            continue  # "she's flying to Seoul": stays with what "she" refers to
+        if tokens[j].lower_ in _THIRD_PERSON and not (
+            tokens[j].lower_ in ("he", "she") and _informative(tokens[cuts[-1] : k])
+        ):
+            # "it's massive": stays with what "it" refers to; "she's a midwife" after a
+            # fact of its own is cut, and said with it again when the extractor cannot
+            # say who "she" is
+            continue
         if tokens[j].dep_ == "conj" and tokens[j].head.pos_ in ("NOUN", "PROPN", "PRON"):
             continue  # "My boyfriend Liam and I are ...": one subject of two people
         if not _personal_at(tokens, j) and not (
