@@ -404,3 +404,12 @@ def test_a_not_after_the_verb_denies_nothing_the_verb_says(api, say):
     assert "what do I do for work" in all_cues(api, job)
     job = say("I'll do it after work.", when="2026-03-11T18:00:00Z")
     assert not [c for c in all_cues(api, job) if c.startswith("what")], all_cues(api, job)
+
+
+def test_an_is_typed_as_s_is_asked_as_is(api, say):
+    # the small tagger reads these "'s" as possessives
+    job = say("Ella's allergic to penicillin btw.")
+    assert "what is Ella allergic to" in all_cues(api, job)
+    job = say("The boiler's a Worcester Bosch, about 12 years old.", when="2026-03-11T18:00:00Z")
+    cues = all_cues(api, job)
+    assert "what is the boiler" in cues and not [c for c in cues if c.startswith("when")], cues

@@ -12,8 +12,12 @@ made of it (the extractor asks a resolved "she" as the person it means).
 
 from __future__ import annotations
 
+import calendar
+from datetime import date
+
 from spacy.tokens import Token
 
+from memories.extraction.offline.dates import resolve_dates
 from memories.extraction.offline.language import dictionary_word, known_noun
 from memories.extraction.offline.words import VAGUE_NOUNS, past_form, word_set
 
@@ -119,7 +123,14 @@ def _of_being(verb: Token, phrase: str, plural: bool) -> list[str]:
         return [f"how long {be}{_predicate(verb)}"] if _lasting(verb) else []
     out = []
     complement = next((c for c in verb.children if c.dep_ in ("attr", "acomp")), None)
-    if complement is not None:
+    prep = next((c for c in complement.children if c.dep_ == "prep"), None) if complement else None
+    if complement is not None and complement.pos_ == "ADJ":
+        # "Ella is allergic to penicillin", "The kids are vegetarian"
+        quality = complement.lower_
+        out.append(
+            f"what {be} {phrase} {quality} {prep.lower_}" if prep else f"{be} {phrase} {quality}"
+        )
+    elif complement is not None:
         if any(t.lower_ in _PERSON_WORDS for t in complement.subtree):
             out.append(f"who {be} {phrase}")
         elif complement.ent_type_ not in _DATE_LABELS:
@@ -259,8 +270,25 @@ def _predicate(verb: Token) -> str:
 
 
 def _dated(verb: Token) -> bool:
-    """A day, date or time said in the clause (on the verb or its parts)."""
-    return any(t.ent_type_ in _DATE_LABELS for t in verb.subtree if t.i != verb.i)
+    """A day or time said in the clause, on the verb or its parts (not "12 years old")."""
+    parts = [t for t in verb.subtree if t.i != verb.i]
+    return names_a_day(parts) or any(t.ent_type_ == "TIME" for t in parts)
+
+
+def names_a_day(tokens: list[Token]) -> bool:
+    """The words name a day the date reader can resolve ("on the 9th", "next Tuesday";
+    not "a 2017 Kia", "about 14,000 a month", "is 80")."""
+    if not tokens:
+        return False
+    span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
+    # (a yearly day, "on 14 June", is written without a date but names a day all the same)
+    return bool(resolve_dates(span, _ANY_DAY)) or any(
+        t.ent_type_ == "DATE" and t.lower_ in _MONTHS for t in tokens
+    )
+
+
+_ANY_DAY = date(2026, 1, 1)  # only whether a day is named matters, not which
+_MONTHS = frozenset(m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 
 
 def _placed(verb: Token) -> bool:

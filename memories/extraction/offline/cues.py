@@ -9,14 +9,12 @@ statements are asked in the third person ("where does Caroline work").
 
 from __future__ import annotations
 
-import calendar
 import re
-from datetime import date
 
 from spacy.tokens import Token
 
-from memories.extraction.offline.clause_questions import clause_questions
-from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
+from memories.extraction.offline.clause_questions import clause_questions, names_a_day
+from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Reading, cleft_states
 from memories.extraction.offline.language import (
     dictionary_word,
@@ -738,7 +736,7 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"how much is {whose} {thing}")
         elif whose and any(_CLOCK.match(t.text) for t in after):
             out += [f"what time is {whose} {thing}", f"when is {whose} {thing}"]
-        elif whose and _names_a_day(after[:4]):
+        elif whose and names_a_day(after[:4]):
             out.append(f"when is {whose} {thing}")  # "Surgery is on the 9th at 8am"
         elif whose and any(any(ch.isdigit() for ch in t.text) for t in after[:4]):
             out.append(f"what is {whose} {thing}")  # "Budget is about R14,000 a month max"
@@ -765,20 +763,6 @@ def _left_of(token: Token) -> set[int]:
     return {t.i for t in token.subtree if t.i < token.i}
 
 
-def _names_a_day(tokens: list[Token]) -> bool:
-    """The words name a day the date reader can resolve ("on the 9th", "next Tuesday";
-    not "a 2017 Kia", "about 14,000 a month")."""
-    if not tokens:
-        return False
-    span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
-    # (a yearly day, "on 14 June", is written without a date but names a day all the same)
-    return bool(resolve_dates(span, _ANY_DAY)) or any(
-        t.ent_type_ == "DATE" and t.lower_ in _MONTHS for t in tokens
-    )
-
-
-_ANY_DAY = date(2026, 1, 1)  # only whether a day is named matters, not which
-_MONTHS = frozenset(m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 _AGE_WORDS = frozenset(("now", "already", "years", "year", "old", "yo", "and", "a", "half"))
 
 
@@ -945,7 +929,7 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":
         # "My dog is called Biscuit": asked by what it is called, or its name
         out += [f"what is {owned} called", f"what is {owned}'s name"]
-    if owned and lemma == "be" and _names_a_day([t for t in tokens if t.i > verb.i]):
+    if owned and lemma == "be" and names_a_day([t for t in tokens if t.i > verb.i]):
         out.append(f"when is {owned}")  # "My anniversary is on 14 June" (not "... is 80")
     if owned and lemma == "be":
         value = next((c for c in verb.children if c.dep_ == "attr"), None)
@@ -1333,7 +1317,7 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and subject.ent_type_ not in ("DATE", "TIME")
         and subject.lemma_.lower() not in VAGUE_NOUNS
         # a day is named ("The car is a 2017 Kia": a year that is no day of it)
-        and _names_a_day([t for t in tokens if t.i != subject.i and t.i not in _left_of(subject)])
+        and names_a_day([t for t in tokens if t.i != subject.i and t.i not in _left_of(subject)])
         and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
     ):
         out.append(f"when {_asked_of(subject, verb)}")

@@ -742,7 +742,30 @@ def _asked_reading(statement: Statement, reading: Reading) -> Reading:
         and not any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in reading.doc)
     ):
         return read(f"I'm {first.lower_}{statement.plain[len(first.text) :]}")
+    contracted = _is_read_as_possessive(reading.doc)
+    if contracted is not None:
+        # "Ella's allergic to penicillin": asked as "Ella is allergic to penicillin"
+        end = contracted.idx + len(contracted.text)
+        return read(f"{reading.text[: contracted.idx].rstrip()} is{reading.text[end:]}")
     return reading
+
+
+def _is_read_as_possessive(doc: Doc) -> Token | None:
+    """The "'s" the small tagger read as a possessive where it is "is": the sentence has
+    no verb, and what follows is no thing owned ("Ella's allergic to ...", "The boiler's
+    a Worcester Bosch", "Carla's from Porto")."""
+    if any(t.pos_ in ("VERB", "AUX") for t in doc):
+        return None
+    return next(
+        (
+            t
+            for t in doc[:-1]
+            if t.tag_ == "POS"
+            and t.lower_ in ("'s", "’s")
+            and doc[t.i + 1].pos_ in ("ADJ", "DET", "ADV", "ADP", "NUM")
+        ),
+        None,
+    )
 
 
 def _as_person(doc: Doc, name: str) -> None:
