@@ -413,3 +413,17 @@ def test_an_is_typed_as_s_is_asked_as_is(api, say):
     job = say("The boiler's a Worcester Bosch, about 12 years old.", when="2026-03-11T18:00:00Z")
     cues = all_cues(api, job)
     assert "what is the boiler" in cues and not [c for c in cues if c.startswith("when")], cues
+
+
+def test_what_was_done_to_someone_is_asked_after(api, say):
+    job = say("Dad had his hip replaced in October.")
+    assert "when did Dad have his hip replaced" in all_cues(api, job)
+    job = say("My aunt's been diagnosed with coeliac disease.", when="2026-03-11T18:00:00Z")
+    assert "what has my aunt been diagnosed with" in all_cues(api, job)
+    job = say("I'm 41, turning 42 in May.", when="2026-03-12T18:00:00Z")
+    assert "how old am I" in all_cues(api, job)
+
+
+def test_she_after_my_friends_name_and_her_birthday_means_her(api, say):
+    say("My friend Niamh's birthday is coming up and she's mad into true crime podcasts.")
+    assert "She (Niamh)'s mad into true crime podcasts." in bodies(api)

@@ -117,13 +117,20 @@ def _subject(
 def _of_being(verb: Token, phrase: str, plural: bool) -> list[str]:
     """ "Worktops are granite" -> "what are the worktops"; "Choir's at the church hall"
     -> "where is choir"; "Surgery is on the 9th" -> "when is surgery"."""
-    be = _be(verb, plural)
+    be = "am" if phrase == "I" and verb.tag_ != "VBD" else _be(verb, plural)
     if verb.tag_ == "VBN":  # "We've been together three years", "Been at Tesco 4 years"
         be = f"{_have(phrase, plural)} {phrase} been"
         return [f"how long {be}{_predicate(verb)}"] if _lasting(verb) else []
     out = []
     complement = next((c for c in verb.children if c.dep_ in ("attr", "acomp")), None)
     prep = next((c for c in complement.children if c.dep_ == "prep"), None) if complement else None
+    if (
+        complement is not None
+        and complement.text.isdigit()
+        and int(complement.text) <= 120
+        and not list(complement.children)
+    ):
+        return [f"how old {be} {phrase}"]  # "I'm 34, turning 35 in March"
     if complement is not None and complement.pos_ == "ADJ":
         # "Ella is allergic to penicillin", "The kids are vegetarian"
         quality = complement.lower_
@@ -159,6 +166,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         # "have been learning", "is selling", "got nicked": the helpers go before the subject
         first, rest = auxes[0], [a.lower_ for a in auxes[1:]]
         head = _helper(first, phrase, plural)
+        if first.lower_ in ("'s", "’s") and rest[:1] == ["been"]:
+            head = "has"  # "My mum's been diagnosed": has, not is
         if first.tag_ == "VBN":  # "Been learning ...": its "have" left out
             head, rest = _have(phrase, plural), [first.lower_, *rest]
         asked = " ".join([head, phrase, *rest, verb.lower_ + particle])
@@ -178,6 +187,17 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     obj = next(
         (c for c in verb.children if c.dep_ in ("dobj", "dative") and c.pos_ != "PRON"), None
     )
+    done = next((c for c in verb.children if c.dep_ == "ccomp" and c.tag_ == "VBN"), None)
+    if lemma in ("have", "get") and done is not None:
+        # "Dad had his knee replaced in October": what was done is what is asked after
+        had = [
+            t.lower_ for t in done.subtree if t.i < done.i and t.dep_ in ("nsubj", "poss", "det")
+        ]
+        thing = " ".join([*had, done.lower_])
+        asked_done = [f"when {asked} {thing}"] if _dated(verb) else []
+        if _placed(done) or _placed(verb):
+            asked_done.append(f"where {asked} {thing}")
+        return asked_done or [f"what {asked} {done.lower_}"]
     if obj is None and lemma in _LIGHT_VERBS and not passive and not particle:
         return []  # "I'll do it after work": nothing a question could ask after
     if obj is not None and not passive:
@@ -187,6 +207,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
             out.append(f"what {asked}")
     elif obj is not None and passive:
         out.append(f"what {asked}")  # "Got offered a job": what did I get offered
+    elif passive and (prep := _passive_prep(verb)):
+        out.append(f"what {asked} {prep}")  # "My mum's been diagnosed with diabetes"
     elif passive and phrase.islower() and phrase != "we":
         out.append(f"what happened to {phrase}")  # "My bike got nicked"
     if auxes and (
@@ -201,6 +223,19 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if _placed(verb):
         out.append(f"where {asked}{thing}")
     return out
+
+
+def _passive_prep(verb: Token) -> str:
+    """ "diagnosed with", "signed up to": the preposition a passive verb takes a thing
+    with, when a noun follows it."""
+    for prep in verb.children:
+        if (
+            prep.dep_ == "prep"
+            and prep.lower_ in ("with", "to", "for", "as", "into")
+            and any(g.dep_ == "pobj" and g.pos_ in ("NOUN", "PROPN") for g in prep.children)
+        ):
+            return prep.lower_
+    return ""
 
 
 def _object_phrase(obj: Token) -> str:

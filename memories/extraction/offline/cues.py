@@ -58,6 +58,8 @@ _OFTEN = re.compile(
     r"|\b(?:daily|weekly|monthly)\b",
     re.IGNORECASE,
 )
+# "who is my mum", "what is my sister's name": who someone is, not what is said of them
+_IDENTITY = re.compile(r"who is [\w' -]+|what is [\w' -]+'s name")
 _YOU = re.compile(r"\b(you|your|yours|yourself)\b", re.IGNORECASE)
 
 
@@ -106,8 +108,9 @@ def cues_for(
         # "Hi, I'm Marta.": a name said of oneself answers what one is called
         my = f"{who}'s" if who else "my"
         cues.extend([f"what is {my} name", f"who is {who}" if who else "who am I"])
-    if not cues:
-        # no rule knows the statement's shape: plain questions of its clauses' parts
+    if all(_IDENTITY.fullmatch(c) for c in cues):
+        # no rule knows the statement's shape (or asks only who someone is): plain
+        # questions of its clauses' parts
         for sent in reading.doc.sents:
             cues.extend(clause_questions(list(sent), who))
     if asked:

@@ -82,7 +82,9 @@ _RETRACTS = re.compile(
 # "my partner's grandad's name" names the grandad's name, not my partner: an owner
 # ("'s") is no person a later "he" could mean
 _MY_RELATION = re.compile(
-    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!['’]s\b)(?:,? (?P<name>[A-Z][\w'-]+))?"
+    r"\b[Mm]y (?:" + "|".join(sorted(RELATIONS)) + r")\b(?!['’]s\b)"
+    # ("my friend Siobhán's birthday": the name is Siobhán)
+    r"(?:,? (?P<name>[A-Z][\w-]*(?:'(?!s\b)[\w-]+)*))?"
 )
 _KIN_AS_NAME = re.compile(
     r"(?<![Mm]y )(?<![Oo]ur )\b(?:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandma|Grandad|Granddad|Grandpa)\b(?!['’]s\b)"

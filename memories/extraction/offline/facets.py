@@ -182,6 +182,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             if pobj is None:
                 continue
             ent = next((e for e in ents if e.start <= pobj.i < e.end), None)
+            if ent is not None and ent.label_ in ("DATE", "TIME"):
+                continue  # "for Christmas", "at Easter": when, never where
             if ent is not None and ent.label_ in labels:
                 return ent.text.lower(), tuple(range(prep.i, ent.end))
             if pobj.pos_ == "PROPN":
