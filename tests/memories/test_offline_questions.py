@@ -427,3 +427,11 @@ def test_what_was_done_to_someone_is_asked_after(api, say):
 def test_she_after_my_friends_name_and_her_birthday_means_her(api, say):
     say("My friend Niamh's birthday is coming up and she's mad into true crime podcasts.")
     assert "She (Niamh)'s mad into true crime podcasts." in bodies(api)
+
+
+def test_contractions_typed_without_the_apostrophe_are_asked_as_written_out(api, say):
+    say("My son Ollie is 9. Hes allergic to sesame.")
+    assert "Hes (Ollie) allergic to sesame." in bodies(api)  # the words stay as typed
+    assert "sesame" in top(api, "what is Ollie allergic to")
+    job = say("I dont drink coffee.", when="2026-03-11T18:00:00Z")
+    assert "do I drink coffee" in all_cues(api, job)

@@ -45,6 +45,7 @@ from memories.extraction.offline.language import (
     known_verb,
     parse,
     with_apostrophes,
+    with_contractions,
 )
 from memories.extraction.offline.reconcile import heads, reconcile
 from memories.extraction.offline.respelling import Respelling, mistyped, respelling, respelt
@@ -732,11 +733,15 @@ _PRONOUN_CLAUSE = re.compile(
 def _asked_reading(statement: Statement, reading: Reading) -> Reading:
     """What the statement's questions are asked of: with the person its "he" or "she"
     means ("Jonas works nights as a paramedic"), or with the "I" typed without
-    ("Staying in a cottage near Keswick" as "I'm staying ..."); else the statement."""
+    ("Staying in a cottage near Keswick" as "I'm staying ..."), or with its contractions
+    written out ("Hes allergic to nuts"); else the statement."""
     if statement.asked_as:
         asked = read(statement.asked_as)
         _as_person(asked.doc, statement.asked_of)
         return asked
+    written = with_contractions(reading.text)
+    if written != reading.text:
+        return _asked_reading(replace(statement, plain=written), read(written))
     first = reading.doc[0] if len(reading.doc) else None
     if (
         first is not None
@@ -841,12 +846,13 @@ def _with_referent(
 def _named_subject(plain: str, doc: Doc, pronoun: Token, person: str) -> str:
     """ "He's allergic to nuts" with "Jonas" for "he": "Jonas is allergic to nuts", the
     statement as the questions about that person ask after it."""
+    plain = with_contractions(plain)  # "Hes allergic to nuts": "He's ..."
     found = re.search(rf"\b{re.escape(pronoun.text)}\b", plain)
     if found is None:
         return ""
     rest = plain[found.end() :]
     joined = doc[pronoun.i + 1] if pronoun.i + 1 < len(doc) and not pronoun.whitespace_ else None
-    if joined is not None and joined.text in ("'s", "’s") and rest[:2] in ("'s", "’s"):
+    if joined is not None and rest[:2] in ("'s", "’s"):
         verb = "has" if joined.lemma_ == "have" else "is"
         rest = f" {verb}{rest[2:]}"
     elif joined is not None and joined.text in ("'re", "’re") and rest[:3] in ("'re", "’re"):

@@ -319,6 +319,38 @@ def with_apostrophes(text: str) -> str:
     return _BARE_CONTRACTION.sub(lambda m: f"I'{m.group(2)}", text)
 
 
+# "hes allergic", "dont eat pork": other contractions typed without the apostrophe,
+# which the tagger reads as names or nouns; written out only for asking questions
+# of a statement (its words stay as typed)
+_BARE_CONTRACTIONS = {
+    "hes": "he's",
+    "shes": "she's",
+    "theyre": "they're",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "cant": "can't",
+    "isnt": "isn't",
+    "wasnt": "wasn't",
+    "arent": "aren't",
+    "havent": "haven't",
+    "hasnt": "hasn't",
+}
+_OTHER_CONTRACTION = re.compile(
+    r"(?<![\w'’])(" + "|".join(_BARE_CONTRACTIONS) + r")(?![\w'’])", re.IGNORECASE
+)
+
+
+def with_contractions(text: str) -> str:
+    """``text`` with "hes", "dont" and the like written "he's", "don't"."""
+
+    def written(match: re.Match[str]) -> str:
+        word = _BARE_CONTRACTIONS[match.group(1).lower()]
+        return word[:1].upper() + word[1:] if match.group(1)[:1].isupper() else word
+
+    return _OTHER_CONTRACTION.sub(written, text)
+
+
 def as_typed(text: str, typed: str) -> str:
     """A statement of ``with_apostrophes(typed)`` in the spelling it was typed in,
     when the message never wrote the apostrophe: its words, as said."""
