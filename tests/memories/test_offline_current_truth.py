@@ -232,3 +232,17 @@ def test_a_name_said_in_place_of_another_respells_what_was_said_with_it(api, say
     stored = bodies(api)
     assert stored == ["My son Rhydian starts at Ysgol Bro Dinefwr in September (2026-09)."]
     assert "Rhydian" in top(api, "what is my son's name")
+
+
+def test_a_name_put_right_in_the_same_conversation_respells_it(api, say):
+    say("My niece Siân starts nursery in January.", "Aww.", "Her name is Sian not Siân, sorry.")
+    assert bodies(api) == ["My niece Sian starts nursery in January (2027-01)."]
+
+
+def test_another_person_said_with_not_respells_no_one(api, say):
+    say(
+        "My cousin Anika is getting married in June.",
+        "Lovely!",
+        "Priya, not Anika, is my bridesmaid.",
+    )
+    assert "My cousin Anika is getting married in June (2026-06)." in bodies(api)

@@ -409,3 +409,11 @@ def test_years_completed_in_a_month_is_the_coming_one(api, say):
     say("I've been at the library 12 years in September.", when="2026-03-10T18:00:00Z")
     stored = " ".join(bodies(api))
     assert sorted(dates_in(stored)) == ["2026-09", "2026-10"], stored
+
+
+def test_a_wedding_that_is_coming_is_dated_ahead_and_kept(api, say):
+    # said on 2026-03-10: the June ahead; "getting married" is what is going on
+    say("My cousin Anika is getting married in June.", "Lovely!", "I'm getting engaged in May!")
+    stored = bodies(api)
+    assert "My cousin Anika is getting married in June (2026-06)." in stored, stored
+    assert "I'm getting engaged in May (2026-05)!" in stored, stored

@@ -51,6 +51,15 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
         out = _of_being(verb, phrase, plural)
     else:
         out = _of_doing(verb, phrase, plural, subject)
+    for also in verb.children:
+        # "sold the jazz ... and bought a cargo bike": the second verb, the same subject
+        if (
+            also.dep_ == "conj"
+            and also.pos_ == "VERB"
+            and also.lemma_.lower() != "be"
+            and not any(c.dep_ in ("nsubj", "nsubjpass") for c in also.children)
+        ):
+            out += _of_doing(also, phrase, plural, subject)
     return [q for q in dict.fromkeys(out) if _asks_something(q)][:MAX_QUESTIONS]
 
 
@@ -209,8 +218,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         out.append(f"what {asked}")  # "Got offered a job": what did I get offered
     elif passive and (prep := _passive_prep(verb)):
         out.append(f"what {asked} {prep}")  # "My mum's been diagnosed with diabetes"
-    elif passive and phrase.islower() and phrase != "we":
-        out.append(f"what happened to {phrase}")  # "My bike got nicked"
+    elif passive and phrase.islower() and phrase != "we" and any(a.tag_ == "VBD" for a in auxes):
+        out.append(f"what happened to {phrase}")  # "My bike got nicked" (done, not going on)
     if auxes and (
         any(c.dep_ == "prep" and c.lower_ == "since" for c in verb.children) or _lasting(verb)
     ):

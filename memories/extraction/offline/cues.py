@@ -112,7 +112,8 @@ def cues_for(
         # no rule knows the statement's shape (or asks only who someone is): plain
         # questions of its clauses' parts
         for sent in reading.doc.sents:
-            cues.extend(clause_questions(list(sent), who))
+            room = max(0, MAX_CUES - 2 - len(cues)) if cues else MAX_CUES
+            cues.extend(clause_questions(list(sent), who)[:room])
     if asked:
         cues.append(asked)
     prefix = f"{who}: " if who else ""  # a question names the person it asks about
@@ -922,7 +923,10 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         for other in others:
             if obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
                 out.append(f"what {does} {other} {lemma}")
-            if any(p in preps for p in ("at", "in")) or any(
+            if any(
+                p in preps and not any(g.ent_type_ in ("DATE", "TIME") for g in preps[p].children)
+                for p in ("at", "in")
+            ) or any(
                 g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ not in ("DATE", "TIME")
                 for g in (preps["from"].children if "from" in preps else ())
             ):

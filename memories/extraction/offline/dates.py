@@ -574,6 +574,8 @@ def _past(ent: Span) -> bool | None:
         helpers = [t for t in sent.doc[max(sent.start, verb.i - 3) : verb.i] if t.pos_ == "AUX"]
         if verb.lower_ == "got" and any(h.lemma_ == "have" for h in helpers):
             return False  # "I've got an interview on Friday": have
+        if any(h.tag_ == "VBG" for h in helpers) and not any(h.tag_ == "VBD" for h in helpers):
+            return False  # "My cousin is getting married in June": what is going on, ahead
         if not helpers:
             # "Started at Monzo in March", "sold the car in May": done; but "for" a day
             # is what something is set for ("tickets sorted for June")

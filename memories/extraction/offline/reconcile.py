@@ -25,6 +25,7 @@ from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import new_amount, parse
+from memories.extraction.offline.respelling import looks_alike
 from memories.extraction.offline.words import (
     CORRECTION,
     DWELLINGS,
@@ -463,8 +464,8 @@ def renamed(new: Reading, old: Reading) -> tuple[str, str] | None:
     (the name as it was written, the name it is) when the older statement wrote the
     denied name and not the new one; the rest of what it says still holds."""
     for said, denied in _not_pairs(new):
-        if not said.is_alpha or not denied.is_alpha or said.text == denied.text:
-            continue
+        if not said.is_alpha or not denied.is_alpha or not looks_alike(said.text, denied.text):
+            continue  # ("Priya, not Anika, is coming": another person, not a spelling)
         words = {t.text for t in old.doc}
         if denied.text in words and said.text not in words:
             return denied.text, said.text

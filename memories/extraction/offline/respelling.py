@@ -24,6 +24,7 @@ _TYPO = re.compile(
 )
 _WORD = re.compile(rf"\*?({_NAME})\*?")
 _NOT = re.compile(rf"\bnot\s+({_NAME})", re.IGNORECASE)
+_NAME_NOT_NAME = re.compile(rf"\b(?P<name>[A-Z]{_NAME}),? not (?P<wrong>[A-Z]{_NAME})\b")
 _MAX_WORDS = 12  # "Tomas* sorry, autocorrect hates polish names lol"
 
 
@@ -48,10 +49,17 @@ def respelling(content: str) -> Respelling | None:
 
 
 def _respelling(text: str) -> Respelling | None:
-    if len(text.split()) > _MAX_WORDS or not _TYPO.search(text):
+    if len(text.split()) > _MAX_WORDS:
         return None
     wrong_match = _NOT.search(text)
     wrong = wrong_match.group(1) if wrong_match else None
+    said_instead = _NAME_NOT_NAME.search(text)
+    if said_instead is not None and looks_alike(said_instead["name"], said_instead["wrong"]):
+        # "Her name is Aoibhe not Aoife": a name put right, no typo word needed (not
+        # "Priya, not Anika, is coming": another person)
+        return Respelling(name=said_instead["name"], wrong=said_instead["wrong"])
+    if not _TYPO.search(text):
+        return None
     names = [
         m.group(1)
         for m in _WORD.finditer(text)
@@ -82,6 +90,12 @@ def mistyped(text: str, fix: Respelling) -> str | None:
         if alike >= 0.6 or word[0].lower() == fix.name[0].lower() and alike >= 0.4:
             return word
     return None
+
+
+def looks_alike(name: str, other: str) -> bool:
+    """Two spellings of one name ("Aoibhe", "Aoife"), not two names ("Priya", "Anika")."""
+    alike = SequenceMatcher(None, name.lower(), other.lower()).ratio()
+    return name != other and (alike >= 0.6 or name[0].lower() == other[0].lower() and alike >= 0.4)
 
 
 def respelt(text: str, wrong: str, name: str) -> str:

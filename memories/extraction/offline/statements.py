@@ -1653,6 +1653,17 @@ def _finite(token: Token) -> bool:
         # "the band's called ...", "Dev's bringing the tent": the small parser reads
         # "'s" as a possessive
         return True
+    if (
+        token.tag_ in ("VBN", "VBG")
+        and any(c.dep_.startswith("nsubj") for c in token.children)
+        and any(
+            h.tag_ in _FINITE_TAGS
+            for c in token.children
+            if c.dep_ in ("aux", "auxpass")
+            for h in (c, *(g for g in c.children if g.dep_ == "aux"))
+        )
+    ):
+        return True  # "I'm getting married": the parser hangs "'m" on "getting"
     return (
         token.tag_ in _FINITE_TAGS
         or token.lower_ in _CONTRACTIONS
@@ -2458,6 +2469,8 @@ def _content(token: Token) -> bool:
         return token.lemma_.lower() not in VAGUE_NOUNS and token.lower_ not in VAGUE_NOUNS
     if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):
         return token.lower_ not in FEELINGS
+    if token.tag_ == "VBN" and token.lower_ in _STATE_PARTICIPLES:
+        return True  # "I'm getting married in June": a life event, said by its verb
     if token.tag_ == "VBG" and token.dep_ in ("xcomp", "dobj", "pcomp", "ccomp"):
         if token.head.lemma_ in _DOING:
             return token.head.tag_ == "VBD"  # "we went biking" (a plan is not yet a fact)
