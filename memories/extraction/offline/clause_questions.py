@@ -17,7 +17,7 @@ from datetime import date
 
 from spacy.tokens import Token
 
-from memories.extraction.offline.dates import resolve_dates
+from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
 from memories.extraction.offline.language import dictionary_word, known_noun
 from memories.extraction.offline.words import VAGUE_NOUNS, past_form, word_set
 
@@ -60,7 +60,20 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
             and not any(c.dep_ in ("nsubj", "nsubjpass") for c in also.children)
         ):
             out += _of_doing(also, phrase, plural, subject)
-    return [q for q in dict.fromkeys(out) if _asks_something(q)][:MAX_QUESTIONS]
+    # a question of the speaker's own doing must name a thing of the sentence: "when did
+    # I get back" would be the nearest cue to every "when did I ..." in a long history
+    things = {
+        t.lower_
+        for t in tokens
+        if t.pos_ in ("NOUN", "PROPN") and t.lower_ not in (who or "").lower().split()
+    }
+    mine = subject is None or subject.lower_ in ("i", "we", "me") or phrase == who
+    return [
+        q
+        for q in dict.fromkeys(out)
+        if _asks_something(q)
+        and (not mine or things & set(q.lower().split()) or q.startswith(_MEASURED))
+    ][:MAX_QUESTIONS]
 
 
 def _first_word(tokens: list[Token]) -> Token:
@@ -212,10 +225,13 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if obj is not None and not passive:
         if obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
             out.append(f"how much {asked}")
-        elif obj.lemma_.lower() not in VAGUE_NOUNS or obj.pos_ == "PROPN":
+        elif obj.pos_ == "NOUN" and obj.lemma_.lower() not in VAGUE_NOUNS:
+            out.append(f"what {_kind(obj)} {asked}")  # "what quote did the plumber give"
+        elif obj.pos_ == "PROPN":
             out.append(f"what {asked}")
     elif obj is not None and passive:
-        out.append(f"what {asked}")  # "Got offered a job": what did I get offered
+        # "Got offered a job": what job did I get offered
+        out.append(f"what {_kind(obj)} {asked}" if obj.pos_ == "NOUN" else f"what {asked}")
     elif passive and (prep := _passive_prep(verb)):
         out.append(f"what {asked} {prep}")  # "My mum's been diagnosed with diabetes"
     elif passive and phrase.islower() and phrase != "we" and any(a.tag_ == "VBD" for a in auxes):
@@ -223,7 +239,9 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if auxes and (
         any(c.dep_ == "prep" and c.lower_ == "since" for c in verb.children) or _lasting(verb)
     ):
-        out.append(f"how long {asked}")  # "Been learning Italian since March"
+        # "Been learning Italian since March": how long I have been learning Italian
+        thing = _object_phrase(obj) if obj is not None and not passive else ""
+        out.append(f"how long {asked}{thing}")
         return out
     # "when does Biscuit have a grooming appointment": what is done, with when and where
     thing = _object_phrase(obj) if obj is not None and not passive else ""
@@ -245,6 +263,13 @@ def _passive_prep(verb: Token) -> str:
         ):
             return prep.lower_
     return ""
+
+
+def _kind(obj: Token) -> str:
+    """The kind of thing an object is: its compound nouns and its lemma ("sales manager
+    job" -> "sales manager job", "lattes" -> "latte")."""
+    nouns = [t.lower_ for t in obj.lefts if t.dep_ == "compound" and t.pos_ == "NOUN"]
+    return " ".join([*nouns[-2:], obj.lemma_.lower()])
 
 
 def _object_phrase(obj: Token) -> str:
@@ -286,6 +311,7 @@ def _have(phrase: str, plural: bool) -> str:
 
 _SPANS = word_set("year month week day hour")
 _STILL = word_set("now still")
+_MEASURED = ("how long", "how old", "how much")  # a measure asked is specific enough
 _PARTICLES = word_set("back away home off out up down over")
 
 
@@ -325,9 +351,11 @@ def names_a_day(tokens: list[Token]) -> bool:
     if not tokens:
         return False
     span = tokens[0].doc[tokens[0].i : tokens[-1].i + 1]
-    # (a yearly day, "on 14 June", is written without a date but names a day all the same)
+    # (a yearly day, "on 14 June", or a day of every month, "the last Thursday of the
+    # month", is written without a date but names a day all the same)
     return bool(resolve_dates(span, _ANY_DAY)) or any(
-        t.ent_type_ == "DATE" and t.lower_ in _MONTHS for t in tokens
+        t.ent_type_ == "DATE" and (t.lower_ in _MONTHS or t.lower_.removesuffix("s") in WEEKDAYS)
+        for t in tokens
     )
 
 
