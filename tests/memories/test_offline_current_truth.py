@@ -246,3 +246,15 @@ def test_another_person_said_with_not_respells_no_one(api, say):
         "Priya, not Anika, is my bridesmaid.",
     )
     assert "My cousin Anika is getting married in June (2026-06)." in bodies(api)
+
+
+def test_a_name_put_right_in_a_longer_message_respells_it_and_the_rest_is_kept(api, say):
+    say(
+        "My son Rhodri starts at Ysgol Bro Dinefwr in September.",
+        "Exciting!",
+        "sorry autocorrect - his name is Rhydian not Rhodri, my phone hates welsh names. "
+        "He plays rugby for the under 7s.",
+    )
+    stored = bodies(api)
+    assert "My son Rhydian starts at Ysgol Bro Dinefwr in September (2026-09)." in stored
+    assert [b for b in stored if "rugby" in b], stored

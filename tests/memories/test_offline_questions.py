@@ -441,3 +441,25 @@ def test_contractions_typed_without_the_apostrophe_are_asked_as_written_out(api,
     assert "sesame" in top(api, "what is Ollie allergic to")
     job = say("I dont drink coffee.", when="2026-03-11T18:00:00Z")
     assert "do I drink coffee" in all_cues(api, job)
+
+
+def test_a_diet_is_no_job(api, say):
+    job = say("I've been a vegan for about six years.")
+    cues = all_cues(api, job)
+    assert "what do I do for work" not in cues, cues
+    assert "how long have I been a vegan" in cues, cues
+
+
+def test_he_after_a_place_named_for_a_person_is_no_one_there(api, say):
+    say(
+        "I'm on long shifts at the pharmacy at Florence Nightingale hospital so he's on his own all day."
+    )
+    assert not [b for b in bodies(api) if "(Florence" in b], bodies(api)
+
+
+def test_a_she_said_with_the_clause_before_keeps_the_words_between(api, say):
+    say(
+        "Me and Tom saw Ruth and she said hi.", "Nice.", "Went to see Callum and Rhys, so he drove."
+    )
+    stored = bodies(api)
+    assert not [b for b in stored if ", she said" in b or ", he drove" in b], stored

@@ -330,10 +330,17 @@ def _predicate(verb: Token) -> str:
     words = []
     for child in verb.children:
         if child.dep_ in ("advmod", "acomp", "attr", "prep") and child.lower_ not in _STILL:
-            part = [t for t in child.subtree if t.lemma_.lower() not in _SPANS and not t.like_num]
+            if child.ent_type_ in _DATE_LABELS or (child.dep_ == "prep" and _lasting(child)):
+                continue  # "nine years", "for six years": the time, not what is said
+            part = [
+                t
+                for t in child.subtree
+                if t.lemma_.lower() not in _SPANS
+                and not t.like_num
+                and t.ent_type_ not in _DATE_LABELS
+                and not any(a.dep_ == "prep" and _lasting(a) for a in (t, *t.ancestors))
+            ]
             if child.dep_ == "prep" and len(part) < 2:
-                continue
-            if any(t.ent_type_ in _DATE_LABELS for t in part):
                 continue
             words += [t.text if t.pos_ == "PROPN" else t.lower_ for t in part]
     return "".join(f" {w}" for w in words[:5])

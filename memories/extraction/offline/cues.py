@@ -629,6 +629,11 @@ _BUSINESSES = word_set(
     "bookshop gym hostel hotel workshop consultancy"
 )
 _TAKING_UP = word_set("join start")
+# what one is that is no work: a diet, a habit, a condition
+_NO_JOBS = word_set(
+    "vegan vegetarian veggie pescatarian smoker nonsmoker vaper drinker teetotaller twin "
+    "diabetic coeliac celiac insomniac"
+)
 
 
 def _as_role(prep: Token | None) -> bool:
@@ -830,6 +835,7 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in attr.children)
             and attr.lemma_.lower() not in VAGUE_NOUNS
             and attr.lemma_.lower() not in RELATIONS
+            and attr.lemma_.lower() not in _NO_JOBS  # "I've been a vegan for six years"
             # "a fan of jazz", "a member of the choir": what one is of something, no job
             and not any(c.dep_ == "prep" and c.lower_ == "of" for c in attr.children)
         )

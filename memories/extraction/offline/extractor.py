@@ -540,7 +540,11 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
         found += [
             e.text
             for e in parse(statement.plain).ents
-            if e.label_ == "PERSON" and e.text.casefold() not in speakers and e.text not in named
+            if e.label_ == "PERSON"
+            and e.text.casefold() not in speakers
+            and e.text not in named
+            # "at Aga Khan hospital", "St Mary's school": a name that names a place
+            and not (e.root.dep_ == "compound" and e.root.head.pos_ == "NOUN")
         ]
     return list(dict.fromkeys(found))
 

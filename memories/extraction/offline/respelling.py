@@ -40,6 +40,13 @@ def respelling(content: str) -> Respelling | None:
     if it is one ("sorry autocorrect, its Aidan with an a. and hes pumped": the rest is
     said as any message is)."""
     text = " ".join(content.split())
+    said_instead = _NAME_NOT_NAME.search(text)
+    if said_instead is not None and looks_alike(said_instead["name"], said_instead["wrong"]):
+        # "her name is Aoibhe not Aoife, my phone keeps changing it. she's 4": a name put
+        # right, no typo word needed (not "Priya, not Anika, is coming": another person);
+        # what follows is said as any message is
+        rest = text[said_instead.end() :].lstrip(" ,.;:-–—")
+        return Respelling(name=said_instead["name"], wrong=said_instead["wrong"], rest=rest)
     fix = _respelling(text)
     if fix is not None:
         return fix
@@ -53,11 +60,6 @@ def _respelling(text: str) -> Respelling | None:
         return None
     wrong_match = _NOT.search(text)
     wrong = wrong_match.group(1) if wrong_match else None
-    said_instead = _NAME_NOT_NAME.search(text)
-    if said_instead is not None and looks_alike(said_instead["name"], said_instead["wrong"]):
-        # "Her name is Aoibhe not Aoife": a name put right, no typo word needed (not
-        # "Priya, not Anika, is coming": another person)
-        return Respelling(name=said_instead["name"], wrong=said_instead["wrong"])
     if not _TYPO.search(text):
         return None
     names = [

@@ -139,6 +139,7 @@ class Statement:
     # the extractor can say who "she" is, else said with the statement before (see
     # ``rejoined``); "same" when it was a clause of that statement's sentence
     leans: str = ""  # "" | "same" | "next"
+    joiner: str = ""  # "same": the words between it and the clause before, as typed
 
 
 def statements(
@@ -679,14 +680,21 @@ def _from_text(
                     # a fact of its own about the person named before
                     statement = _statement(clause, day, kind="fact")
                     statement.leans = "same" if n > 0 else "next"
+                    if n > 0:  # the words that joined the clauses, to join them again
+                        statement.joiner = _joiner(clauses, n, clause)
                     out.append(statement)
                     previous = statement
                     continue
-                if (
-                    previous.kind == "roster"
-                    or _informative(clause, allow_pronoun=True)
-                    or (n > 0 and _he_or_she(clause))  # cut only to be a fact of its own
-                ):
+                if n > 0 and _he_or_she(clause):
+                    # cut only to be a fact of its own: said with the clause before, as typed
+                    _append(
+                        previous,
+                        clause,
+                        day,
+                        same_sentence=True,
+                        joiner=_joiner(clauses, n, clause),
+                    )
+                elif previous.kind == "roster" or _informative(clause, allow_pronoun=True):
                     _append(previous, clause, day, same_sentence=n > 0)
                 continue
             if previous is not None and n > 0 and _liking_it(clause):
@@ -924,11 +932,26 @@ def _statement(tokens: list[Token], day: date, *, kind: str) -> Statement:
     )
 
 
-def _append(previous: Statement, tokens: list[Token], day: date, *, same_sentence: bool) -> None:
+def _joiner(clauses: list[list[Token]], n: int, clause: list[Token]) -> str:
+    """The words typed between clause ``n`` (trimmed to ``clause``) and the one before
+    (" so ", ", and ")."""
+    raw = clauses[n]
+    lead = raw[: next((k for k, t in enumerate(raw) if t.i == clause[0].i), 0)]
+    return clauses[n - 1][-1].whitespace_ + "".join(t.text_with_ws for t in lead)
+
+
+def _append(
+    previous: Statement,
+    tokens: list[Token],
+    day: date,
+    *,
+    same_sentence: bool,
+    joiner: str = "",
+) -> None:
     extra = _statement(tokens, day, kind=previous.kind)
     if len(previous.plain) + len(extra.plain) > MAX_STATEMENT_CHARS:
         return
-    joiner = ", " if same_sentence else " "
+    joiner = joiner or (", " if same_sentence else " ")
     if same_sentence:
         previous.plain = previous.plain.rstrip(".!;") + joiner + _lower_first(extra.plain)
         previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(extra.text)
@@ -1751,8 +1774,11 @@ def rejoined(said: list[Statement]) -> list[Statement]:
         if statement.leans and out:
             previous = out[-1]
             if statement.leans == "same":
-                previous.plain = previous.plain.rstrip(".!;") + ", " + _lower_first(statement.plain)
-                previous.text = previous.text.rstrip(".!;") + ", " + _lower_first(statement.text)
+                joiner = statement.joiner or ", "
+                previous.plain = (
+                    previous.plain.rstrip(".!;") + joiner + _lower_first(statement.plain)
+                )
+                previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(statement.text)
                 previous.dates.extend(statement.dates)
             else:
                 _join(previous, statement)
