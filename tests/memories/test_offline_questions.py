@@ -463,3 +463,8 @@ def test_a_she_said_with_the_clause_before_keeps_the_words_between(api, say):
     )
     stored = bodies(api)
     assert not [b for b in stored if ", she said" in b or ", he drove" in b], stored
+
+
+def test_what_someone_else_does_not_do_is_never_asked_as_done(api, say):
+    job = say("My son doesn't eat meat.")
+    assert not [c for c in all_cues(api, job) if c.startswith("what")], all_cues(api, job)

@@ -38,8 +38,8 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     """Up to three questions the clause ``tokens`` (one sentence) answers; [] when its
     verb or subject gives nothing to ask with."""
     verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
-    if verb is None:
-        return []
+    if verb is None or any(c.dep_ == "neg" and c.i < verb.i for c in verb.children):
+        return []  # "My son doesn't eat meat": never "what meat does my son eat"
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None and _first_word(tokens).i not in (verb.i, *(c.i for c in verb.lefts)):
         return []  # the verb, or its helper, opens the clause: "Been learning ..."

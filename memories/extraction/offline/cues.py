@@ -768,8 +768,9 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
     return out
 
 
-def _left_of(token: Token) -> set[int]:
-    return {t.i for t in token.subtree if t.i < token.i}
+def _up_to(token: Token) -> set[int]:
+    """The token and the words of its phrase before it ("my old car")."""
+    return {t.i for t in token.subtree if t.i <= token.i}
 
 
 _AGE_WORDS = frozenset(("now", "already", "years", "year", "old", "yo", "and", "a", "half"))
@@ -1330,7 +1331,7 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and subject.ent_type_ not in ("DATE", "TIME")
         and subject.lemma_.lower() not in VAGUE_NOUNS
         # a day is named ("The car is a 2017 Kia": a year that is no day of it)
-        and names_a_day([t for t in tokens if t.i != subject.i and t.i not in _left_of(subject)])
+        and names_a_day([t for t in tokens if t.i not in _up_to(subject)])
         and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
     ):
         out.append(f"when {_asked_of(subject, verb)}")
