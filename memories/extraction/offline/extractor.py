@@ -194,7 +194,7 @@ class OfflineExtractor:
                 for n in range(1, len(said)):
                     genders.update(_genders(said[n - 1].plain))
                     meant = _with_referent(said[n], "", _people(said[:n], self._speakers), genders)
-                    said[n] = replace(meant, leans="") if meant is not said[n] else meant
+                    said[n] = replace(meant, leans=False) if meant is not said[n] else meant
                 # a "she ..." whose person cannot be said is said with the statement before
                 said = rejoined(said)
                 genders.update(_genders(said[-1].plain))

@@ -25,7 +25,7 @@ from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import new_amount, parse
-from memories.extraction.offline.respelling import looks_alike
+from memories.extraction.offline.respelling import looks_alike, respelt
 from memories.extraction.offline.words import (
     CORRECTION,
     DWELLINGS,
@@ -69,10 +69,10 @@ def reconcile(
             if _speaker(by_key[k].memory.text) == _speaker(draft.body)
         ]
         matches = [(k, old) for k in keys if (old := correction(new, readings[k])) is not None]
-        respelt = [(k, pair) for k in keys if (pair := renamed(new, readings[k])) is not None]
-        if respelt and not matches:
+        respellings = [(k, pair) for k in keys if (pair := renamed(new, readings[k])) is not None]
+        if respellings and not matches:
             # "Her name is Aoibhe not Aoife": the older memories say it right now
-            for k, pair in respelt:
+            for k, pair in respellings:
                 renames.setdefault(k, []).append((draft, pair))
             continue
         if len(matches) > 1 and any(f.subject == PRONOUN for f in new.facets):
@@ -142,15 +142,14 @@ def reconcile(
         DraftLink(source=later, target=earlier[-1], type=SUPERSEDES)
         for later, earlier in pronoun.items()
     )
-    rewrites = [
-        Rewrite(
-            target=key,
-            drafts=tuple(d.key for d, _ in parts),
-            body=_respelt(by_key[key].memory.text, [pair for _, pair in parts]),
-        )
-        for key, parts in renames.items()
-        if key not in folds
-    ]
+    rewrites = []
+    for key, parts in renames.items():
+        if key in folds:
+            continue
+        body = by_key[key].memory.text
+        for _, (wrong, right) in parts:
+            body = respelt(body, wrong, right)
+        rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=body))
     for key, parts in folds.items():
         old = by_key[key].memory.text
         facets = [f for _, f in parts if f is not None]
@@ -160,12 +159,6 @@ def reconcile(
         body = corrected_body(readings[key], facets[0], [d.body for d, _ in parts])
         rewrites.append(Rewrite(target=key, drafts=tuple(d.key for d, _ in parts), body=body))
     return rewrites, links
-
-
-def _respelt(body: str, pairs: list[tuple[str, str]]) -> str:
-    for wrong, right in pairs:
-        body = re.sub(rf"\b{re.escape(wrong)}\b", right, body)
-    return body
 
 
 _SWITCH = re.compile(

@@ -56,12 +56,10 @@ def respelling(content: str) -> Respelling | None:
 
 
 def _respelling(text: str) -> Respelling | None:
-    if len(text.split()) > _MAX_WORDS:
+    if len(text.split()) > _MAX_WORDS or not _TYPO.search(text):
         return None
     wrong_match = _NOT.search(text)
     wrong = wrong_match.group(1) if wrong_match else None
-    if not _TYPO.search(text):
-        return None
     names = [
         m.group(1)
         for m in _WORD.finditer(text)
@@ -89,7 +87,7 @@ def mistyped(text: str, fix: Respelling) -> str | None:
         alike = SequenceMatcher(None, word.lower(), fix.name.lower()).ratio()
         if dictionary_word(word.lower()) and alike < 0.7:
             continue  # "Saturday", "Sorry": a word, unless it is nearly the name ("Sian")
-        if alike >= 0.6 or word[0].lower() == fix.name[0].lower() and alike >= 0.4:
+        if looks_alike(word, fix.name):
             return word
     return None
 

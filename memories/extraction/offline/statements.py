@@ -137,9 +137,9 @@ class Statement:
     asked_of: str = ""  # that person, as named
     # "she teaches maths" after "my neighbour Priya is from Leicester": its own fact if
     # the extractor can say who "she" is, else said with the statement before (see
-    # ``rejoined``); "same" when it was a clause of that statement's sentence
-    leans: str = ""  # "" | "same" | "next"
-    joiner: str = ""  # "same": the words between it and the clause before, as typed
+    # ``rejoined``)
+    leans: bool = False
+    joiner: str = ""  # a clause of that statement's sentence: the words between, as typed
 
 
 def statements(
@@ -679,7 +679,7 @@ def _from_text(
                     # "She teaches maths" after "My neighbour Priya is from Leicester":
                     # a fact of its own about the person named before
                     statement = _statement(clause, day, kind="fact")
-                    statement.leans = "same" if n > 0 else "next"
+                    statement.leans = True
                     if n > 0:  # the words that joined the clauses, to join them again
                         statement.joiner = _joiner(clauses, n, clause)
                     out.append(statement)
@@ -951,15 +951,7 @@ def _append(
     extra = _statement(tokens, day, kind=previous.kind)
     if len(previous.plain) + len(extra.plain) > MAX_STATEMENT_CHARS:
         return
-    joiner = joiner or (", " if same_sentence else " ")
-    if same_sentence:
-        previous.plain = previous.plain.rstrip(".!;") + joiner + _lower_first(extra.plain)
-        previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(extra.text)
-    else:
-        # a sentence of its own: the one before ends, even after a date note ("(2026-08)")
-        previous.plain = f"{_ended(previous.plain)}{joiner}{extra.plain}"
-        previous.text = f"{_ended(previous.text)}{joiner}{extra.text}"
-    previous.dates.extend(extra.dates)
+    _join(previous, extra, joiner=joiner or (", " if same_sentence else ""))
 
 
 _OWNED = re.compile(r"^(?:His|Her|Its|Their)\s+\w+")
@@ -994,10 +986,16 @@ def continuation(content: str, *, day: date) -> Statement | None:
     return _statement(tokens, day, kind="fact")
 
 
-def _join(previous: Statement, extra: Statement) -> None:
-    """``extra`` said after ``previous``, as one statement."""
-    previous.plain = f"{_ended(previous.plain)} {extra.plain}"
-    previous.text = f"{_ended(previous.text)} {extra.text}"
+def _join(previous: Statement, extra: Statement, *, joiner: str = "") -> None:
+    """``extra`` said after ``previous``, as one statement: a clause of its sentence after
+    ``joiner`` (", ", " so "), else a sentence of its own (the one before ends, even after
+    a date note: "(2026-08)")."""
+    if joiner:
+        previous.plain = previous.plain.rstrip(".!;") + joiner + _lower_first(extra.plain)
+        previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(extra.text)
+    else:
+        previous.plain = f"{_ended(previous.plain)} {extra.plain}"
+        previous.text = f"{_ended(previous.text)} {extra.text}"
     previous.dates.extend(extra.dates)
 
 
@@ -1772,16 +1770,7 @@ def rejoined(said: list[Statement]) -> list[Statement]:
     out: list[Statement] = []
     for statement in said:
         if statement.leans and out:
-            previous = out[-1]
-            if statement.leans == "same":
-                joiner = statement.joiner or ", "
-                previous.plain = (
-                    previous.plain.rstrip(".!;") + joiner + _lower_first(statement.plain)
-                )
-                previous.text = previous.text.rstrip(".!;") + joiner + _lower_first(statement.text)
-                previous.dates.extend(statement.dates)
-            else:
-                _join(previous, statement)
+            _join(out[-1], statement, joiner=statement.joiner)
             continue
         out.append(statement)
     return out
