@@ -417,3 +417,10 @@ def test_a_wedding_that_is_coming_is_dated_ahead_and_kept(api, say):
     stored = bodies(api)
     assert "My cousin Anika is getting married in June (2026-06)." in stored, stored
     assert "I'm getting engaged in May (2026-05)!" in stored, stored
+
+
+def test_a_day_chosen_in_the_past_is_not_dated_as_past(api, say):
+    # said in March: the June chosen may be this year's, not the June gone
+    say("We finally chose a date in June for the christening.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == [], body

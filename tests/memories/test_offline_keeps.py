@@ -961,3 +961,31 @@ def test_verdicts_and_hyperbole_of_the_moment_are_dropped(api, say):
         "The big Sainsbury's was heaving again. My cousin is a vet in Truro.",
     )
     assert bodies(api) == ["My cousin is a vet in Truro."]
+
+
+def test_a_heading_about_the_message_is_no_part_of_the_facts_after_it(api, say):
+    say(
+        "Some news from me: moved to Kemptown at the start of the year, started as a "
+        "pharmacist at Boots in Brighton.",
+        "Congratulations!",
+        "Before I ask about dinner: I'm lactose intolerant.",
+    )
+    stored = bodies(api)
+    assert "Moved to Kemptown at the start of the year." in stored, stored
+    assert "Started as a pharmacist at Boots in Brighton." in stored, stored
+    assert "I'm lactose intolerant." in stored, stored
+    assert "Kemptown" in top(api, "where did I move")
+    assert "Boots" in top(api, "where do I work")
+
+
+def test_a_heading_that_names_what_the_rest_is_about_stays(api, say):
+    say("The boiler: fixed it myself on Sunday with a new pressure valve.")
+    [body] = bodies(api)
+    assert body.startswith("The boiler:"), body
+
+
+def test_two_people_as_one_subject_start_a_statement_of_their_own(api, say):
+    say("I drive a bus in Leicester, and me and Femi run a supper club in Clarendon Park.")
+    stored = bodies(api)
+    assert "I drive a bus in Leicester." in stored, stored
+    assert "Me and Femi run a supper club in Clarendon Park." in stored, stored

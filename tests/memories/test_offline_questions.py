@@ -468,3 +468,16 @@ def test_a_she_said_with_the_clause_before_keeps_the_words_between(api, say):
 def test_what_someone_else_does_not_do_is_never_asked_as_done(api, say):
     job = say("My son doesn't eat meat.")
     assert not [c for c in all_cues(api, job) if c.startswith("what")], all_cues(api, job)
+
+
+def test_a_bare_word_for_what_i_am_is_asked_as_whether_i_am(api, say):
+    job = say("I'm teetotal. I'm coeliac.")
+    cues = all_cues(api, job)
+    assert "am I teetotal" in cues and "am I coeliac" in cues, cues
+
+
+def test_a_second_state_after_a_comma_is_its_own_memory_and_asked(api, say):
+    job = say("im veggie, allergic to latex")
+    assert "Allergic to latex." in bodies(api), bodies(api)
+    assert "what am I allergic to" in all_cues(api, job)
+    assert "latex" in top(api, "what am I allergic to")

@@ -555,6 +555,16 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         be = "is" if who else ("are" if person == "we" else "am")
         if attr is not None and any(e.label_ == "ORG" for e in ents):
             out.append(f"what is {my} job")
+        if acomp is None:
+            # "I'm vegan", "I'm coeliac": a bare word says what I am, as "vegetarian" does
+            acomp = next(
+                (
+                    c
+                    for c in verb.children
+                    if c.dep_ == "attr" and c.pos_ in ("ADJ", "NOUN") and not any(c.children)
+                ),
+                None,
+            )
         if acomp is not None and acomp.lower_ not in FEELINGS:
             prep = next((c for c in acomp.children if c.dep_ == "prep"), None)
             pobj = next((g for g in prep.children if g.dep_ == "pobj"), None) if prep else None

@@ -249,6 +249,11 @@ _COMMIT_VERBS = frozenset(
         "reserve",
         "order",
         "agree",
+        # "picked a date in June": the day chosen, not the day of choosing
+        "pick",
+        "choose",
+        "set",
+        "confirm",
     ]
 )
 _ORDINAL_DAY = re.compile(r"^(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?$", re.I)

@@ -747,11 +747,24 @@ def _asked_reading(statement: Statement, reading: Reading) -> Reading:
     if written != reading.text:
         return _asked_reading(replace(statement, plain=written), read(written))
     first = reading.doc[0] if len(reading.doc) else None
+    subjectless = not any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in reading.doc)
+    if first is not None and subjectless and first.tag_ == "VBG":
+        return read(f"I'm {first.lower_}{statement.plain[len(first.text) :]}")
+    second = reading.doc[1] if len(reading.doc) > 1 else None
     if (
         first is not None
-        and first.tag_ == "VBG"
-        and not any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in reading.doc)
+        and subjectless
+        and not statement.leans
+        and first.pos_ in ("ADJ", "PROPN")
+        and second is not None
+        and second.lower_ in ("to", "in", "of", "with")
+        # (the small tagger takes a capitalised "Fluent" for a name: asked lower case)
+        and (
+            first.pos_ == "ADJ"
+            or parse(first.lower_ + statement.plain[len(first.text) :])[0].pos_ == "ADJ"
+        )
     ):
+        # "Allergic to kiwi", "Fluent in Welsh": a state of mine said without "I'm"
         return read(f"I'm {first.lower_}{statement.plain[len(first.text) :]}")
     contracted = _is_read_as_possessive(reading.doc)
     if contracted is not None:

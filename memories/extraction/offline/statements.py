@@ -50,6 +50,7 @@ from memories.extraction.offline.words import (
     INTERJECTIONS,
     LAUGHTER,
     MALE_KIN,
+    MESSAGE_NOUNS,
     PARTS_OF_DAY,
     RELATIONS,
     VAGUE_NOUNS,
@@ -583,6 +584,8 @@ def _from_text(
         # coriander": "coriander" a base verb); the stop the parse needs is no word
         text = f"{text}."
     doc = parse(text)
+    if prefaced := _without_prefaces(doc):
+        doc = parse(prefaced)  # read as if typed without them: once, at most
     out: list[Statement] = []
     lead = ""  # a sentence of a few verbless words just before ("his pills.")
     supposing = False  # a supposition was put ("What if ...?"); what would follow is part of it
@@ -1334,6 +1337,68 @@ def _without_heading(sent: Span, clauses: list[list[Token]]) -> list[list[Token]
     return [first, *clauses[at + 1 :]] if first else clauses[at + 1 :]
 
 
+def _without_prefaces(doc: Doc) -> str:
+    """The text without the headings that speak of the message rather than of anything
+    in it ("Big news: moved to Headingley, ...", "Before I ask about my meds: I take
+    ..."), or "" when it has none: what follows is the speaker's, said as if typed alone."""
+    kept, at, cut = [], 0, False
+    for sent in doc.sents:
+        colon = _preface(sent)
+        if colon is None:
+            continue
+        trace("message-heading", "drop", doc[sent.start : colon.i + 1].text)
+        rest = doc[colon.i + 1 : sent.end].text.lstrip()
+        kept.append(doc.text[at : sent.start_char] + rest[:1].upper() + rest[1:])
+        at, cut = sent.end_char, True
+    return "".join([*kept, doc.text[at:]]) if cut else ""
+
+
+def _preface(sent: Span) -> Token | None:
+    """The colon after a heading that names the message itself (``MESSAGE_NOUNS``: "Quick
+    intro so you know me:", "About me -" is no colon) or says only what the speaker is
+    about to do or the listener to know ("Catching you up:", "Before I ask about my
+    meds:"), when what follows is the speaker's own: a clause of "I", "my", "we", or a
+    past doing said without the "I". A heading naming a thing ("Dentist: moved it to
+    Friday") or a person stays: it says what the rest is about."""
+    colon = next((t for t in sent if t.text == ":"), None)
+    if colon is None:
+        return None
+    heading = [
+        t
+        for t in sent
+        if t.i < colon.i and not t.is_punct and (t.lower_ in MESSAGE_NOUNS or not _opener_word(t))
+    ]
+    rest = [t for t in sent if t.i > colon.i and not t.is_punct]
+    if not heading or len(heading) > 12 or len(rest) < 3:
+        return None
+    if any(
+        (t.like_num and t.lower_ != "one")
+        or t.ent_type_ in ("DATE", "TIME")
+        or (t.pos_ == "PROPN" and t.lower_ not in MESSAGE_NOUNS)
+        for t in heading
+    ):
+        return None
+    # (the small tagger reads "Update on my life" as a verb)
+    verbs = [
+        t
+        for t in heading
+        if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.lower_ not in MESSAGE_NOUNS
+    ]
+    if any(not any(c.lower_ == "you" or c.dep_ == "mark" for c in v.children) for v in verbs):
+        return None  # "I have two jobs:": a fact of the speaker's own
+    words = [t.lower_ for t in heading]
+    if not verbs and not any(w in MESSAGE_NOUNS for w in words) and words[-2:] != ["about", "me"]:
+        return None
+    first = rest[0]
+    mine = first.lower_ in ("i", "we", "my", "our", "me") or (
+        first.tag_ in ("VBD", "VBN")
+        # (the parser may take the heading's noun for its subject: "News from me: got ...")
+        and not any(c.dep_.startswith("nsubj") and c.i > colon.i for c in first.children)
+    )
+    leaning = any(t.lower_ in _LEANING for t in rest[:4])  # "sold it": the heading says what
+    return colon if mine and not leaning else None
+
+
 def _verbless_list(sent: Span) -> bool:
     """Three or more items, each with a number, with no verb among them."""
     if any(t.pos_ in ("VERB", "AUX") and t.tag_ != "VBN" for t in sent):
@@ -1503,6 +1568,16 @@ def _own_verb_phrase(tokens: list[Token], k: int, j: int, start: int) -> bool:
         and any(_specific(t) for t in verb.subtree)
     ):
         return True  # "I teach maths in Gdansk, married to Ewa, ...": a state of mine
+    if (
+        tokens[k].text == ","
+        and verb.pos_ == "ADJ"
+        and not any(c.dep_.startswith("nsubj") for c in verb.children)
+        and any(
+            c.dep_ == "prep" and any(g.dep_ == "pobj" for g in c.children) for c in verb.children
+        )
+        and any(t.dep_.startswith("nsubj") and t.lower_ in _FIRST_PERSON for t in tokens[start:k])
+    ):
+        return True  # "I'm vegan, allergic to sesame": a second state of mine, said without "I'm"
     if not (tokens[k].text == "," or tokens[k].lower_ == "and"):
         return False
     if verb.tag_ not in ("VBD", "VBN") or not (
@@ -1621,6 +1696,17 @@ def _subject_at(tokens: list[Token], j: int) -> int | None:
             k += 1
         if k == j or not any(t.pos_ in ("NOUN", "PROPN") for t in tokens[j:k]):
             return None
+    # "me and Rob adopted ...", "my sister and I share ...": two people, one subject
+    if k < len(tokens) and tokens[k].lower_ == "and":
+        m = k + 1
+        while (
+            m < len(tokens)
+            and m - k <= 3
+            and (tokens[m].pos_ in ("PRON", "PROPN", "NOUN", "DET") or tokens[m].tag_ == "PRP$")
+        ):
+            m += 1
+        if m > k + 1 and any(t.dep_ == "conj" for t in tokens[j:m]) and m < len(tokens):
+            k = m
     while k < len(tokens) and tokens[k].pos_ == "ADV":
         k += 1
     if k < len(tokens) and _finite(tokens[k]):

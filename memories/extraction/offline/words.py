@@ -73,6 +73,12 @@ CORRECTION = re.compile(
 )
 # Parts of a day or week said as when something is done ("on Sundays", "at weekends",
 # "thursday nights"); singular, so a plural is checked without its "s".
+# What a heading before a colon calls the message itself ("Big news:", "Some background
+# before my question:", "Quick one before the recipe:"): it says nothing of the speaker.
+MESSAGE_NOUNS = word_set(
+    """update updates news intro introduction background context info information basics
+    facts things stuff recap summary overview heads fyi one bit catchup rundown"""
+)
 PARTS_OF_DAY = word_set("morning afternoon evening night weekend weekday lunchtime")
 # Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
 MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
