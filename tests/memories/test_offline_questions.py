@@ -481,3 +481,23 @@ def test_a_second_state_after_a_comma_is_its_own_memory_and_asked(api, say):
     assert "Allergic to latex." in bodies(api), bodies(api)
     assert "what am I allergic to" in all_cues(api, job)
     assert "latex" in top(api, "what am I allergic to")
+
+
+def test_a_make_and_model_is_never_asked_as_a_person(api, say):
+    job = say("My phone is a Pixel 8.")
+    cues = all_cues(api, job)
+    assert not [c for c in cues if c.lower().startswith("who is")], cues
+    assert "what is my phone" in cues, cues
+
+
+def test_a_condition_one_has_is_asked_as_whether_one_has_it(api, say):
+    job = say("I have eczema.")
+    cues = all_cues(api, job)
+    assert "do I have eczema" in cues, cues
+    assert "what eczema do I have" not in cues, cues
+
+
+def test_a_pet_called_a_name_the_tagger_reads_as_a_word_is_asked_its_name(api, say):
+    job = say("I have a lurcher called Bramble.")
+    assert "what is my lurcher called" in all_cues(api, job)
+    assert "Bramble" in top(api, "what is my lurcher called")

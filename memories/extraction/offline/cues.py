@@ -599,8 +599,19 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         out.append(f"what {modal.lower_} {me} {lemma}")
     if first_person and lemma in ENDING_VERBS and product is not None and verb.tag_ == "VBD":
         out.append(f"did {me} {lemma} {' '.join(t.text for t in product.subtree)}")  # left Unilever
+    # "I have eczema": the small tagger calls a lower-case word it does not know a name
+    had = obj or next(
+        (c for c in verb.children if c.dep_ == "dobj" and c.tag_ == "NNP" and c.text.islower()),
+        None,
+    )
+    if first_person and lemma == "have" and had is not None and had is not obj:
+        out.append(f"{do} {me} have {had.lower_}")
     if first_person and lemma == "have" and obj is not None:
-        out.append(f"what {_noun_phrase(obj)} {do} {me} have")
+        if obj.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in obj.children):
+            # "I have asthma": whether I have it, not which asthma
+            out.append(f"{do} {me} have {_noun_phrase(obj)}")
+        elif not any(c.dep_ == "nummod" for c in obj.children):  # "two kids": how many
+            out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if lemma == "be":
         out.extend(_dated_occasion(verb, who))
     if subject is None and tokens[0].i == verb.i and verb.tag_ == "VBG":
@@ -961,6 +972,9 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             value is not None
             and (value.ent_type_ == "PERSON" or value.tag_ == "NNP")
             and value.ent_type_ not in _NOT_NAMES
+            # "My car is a 2018 Honda Jazz": a make and model, no one's name
+            and not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in value.children)
+            and not any(c.like_num for c in value.subtree)
         ):
             out.append(f"who is {owned}")  # "My landlord is Mr Patel"
     return out
@@ -1132,7 +1146,8 @@ def _counted_named_dated(
                 for c in noun.children
                 if c.dep_ == "acl"
                 and c.lower_ in ("called", "named")
-                and any(g.pos_ == "PROPN" for g in c.subtree)
+                # (a name the small tagger reads as a word: "called Bramble" an adjective)
+                and any(g.pos_ == "PROPN" or g.is_title and g.i > c.i for g in c.subtree)
             ),
             None,
         )
