@@ -989,3 +989,13 @@ def test_two_people_as_one_subject_start_a_statement_of_their_own(api, say):
     stored = bodies(api)
     assert "I drive a bus in Leicester." in stored, stored
     assert "Me and Femi run a supper club in Clarendon Park." in stored, stored
+
+
+def test_a_relatives_plan_typed_with_s_is_kept_and_asked(api, say):
+    job = say("My nephew's getting baptised in Gozo in August.", when="2026-03-10T18:00:00Z")
+    [body] = bodies(api)
+    assert body.startswith("My nephew's getting baptised in Gozo in August"), body
+    cues = all_cues(api, job)
+    assert "where is my nephew getting baptised" in cues, cues
+    say("My aunt's getting married in Porto in May.", when="2026-03-11T18:00:00Z")
+    assert "Porto" in top(api, "where is my aunt getting married")

@@ -777,7 +777,21 @@ def _asked_reading(statement: Statement, reading: Reading) -> Reading:
 def _is_read_as_possessive(doc: Doc) -> Token | None:
     """The "'s" the small tagger read as a possessive where it is "is": the sentence has
     no verb, and what follows is no thing owned ("Ella's allergic to ...", "The boiler's
-    a Worcester Bosch", "Carla's from Porto")."""
+    a Worcester Bosch", "Carla's from Porto"); or an -ing word follows ("My brother's
+    getting married", "My dad's retiring in April")."""
+    going = next(
+        (
+            t
+            for t in doc[:-1]
+            if t.tag_ == "POS"
+            and t.lower_ in ("'s", "’s")
+            and doc[t.i + 1].tag_ == "VBG"
+            and doc[t.i + 1].pos_ in ("VERB", "AUX")
+        ),
+        None,
+    )
+    if going is not None:
+        return going
     if any(t.pos_ in ("VERB", "AUX") for t in doc):
         return None
     return next(

@@ -1740,11 +1740,12 @@ def _contracted_is(tokens: list[Token], k: int) -> bool:
 def _is_before_a_or_an(tokens: list[Token]) -> bool:
     """ "My partner's a teacher at Hillcrest Primary": the small tagger reads "'s" as a
     possessive and leaves the sentence without a verb; an owner's thing never starts
-    with "a", so before "a" or "an" it is "is"."""
+    with "a", so before "a" or "an" it is "is"; nor is it an -ing word ("My brother's
+    getting married in Malta", "My sister's moving to Dubai")."""
     return any(
         (t.tag_ == "POS" or t.dep_ == "case")
         and t.lower_ in ("'s", "’s")
-        and u.lower_ in ("a", "an")
+        and (u.lower_ in ("a", "an") or u.tag_ == "VBG" and u.pos_ in ("VERB", "AUX"))
         for t, u in zip(tokens, tokens[1:], strict=False)
     )
 
