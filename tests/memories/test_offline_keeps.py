@@ -999,3 +999,14 @@ def test_a_relatives_plan_typed_with_s_is_kept_and_asked(api, say):
     assert "where is my nephew getting baptised" in cues, cues
     say("My aunt's getting married in Porto in May.", when="2026-03-11T18:00:00Z")
     assert "Porto" in top(api, "where is my aunt getting married")
+
+
+def test_an_overdone_degree_beside_a_name_or_number_keeps_the_fact(api, say):
+    say(
+        "My van is an old Citroen Berlingo that rattles like crazy.",
+        "Ha, classic.",
+        "The dog barked like crazy all night.",
+    )
+    stored = bodies(api)
+    assert stored == ["My van is an old Citroen Berlingo that rattles like crazy."], stored
+    assert "Berlingo" in top(api, "what is my van")

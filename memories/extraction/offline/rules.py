@@ -156,10 +156,7 @@ RULES: tuple[Rule, ...] = (
         patterns=(
             (*_words("basically"), _ANY, *_words("at", "this", "point")),
             _words("killing", "me"),
-            _words("like", "crazy"),
-            _words("to", "death"),
             _words("literally", "dying"),
-            _words("literally", "forever"),
             _words("gon", "na", "die"),
             _words("going", "to", "die"),
             ({"LOWER": "a"}, {"LOWER": {"IN": ["million", "billion", "gazillion", "bazillion"]}}),
@@ -230,6 +227,30 @@ RULES: tuple[Rule, ...] = (
             "I'm bored of my commute.",
             "I just moved.",
             "I'm a professional photographer.",
+        ),
+    ),
+    Rule(
+        # (statements.py keeps a sentence that names something or says a number beside
+        # it: "My bike is an old Raleigh that squeaks like crazy" is still my bike)
+        name="joke-intensifier",
+        kind="joke",
+        why="an exaggerated degree over nothing named: like crazy, to death, literally forever",
+        patterns=(
+            (
+                {"LOWER": "like", "POS": {"NOT_IN": ["VERB"]}},
+                {"LOWER": {"IN": ["crazy", "mad", "hell"]}},
+            ),
+            _words("to", "death"),
+            _words("literally", "forever"),
+        ),
+        fires=(
+            "The baby screamed like crazy all night.",
+            "I'm bored to death at work.",
+            "This queue is literally forever.",
+        ),
+        quiet=(
+            "I like mad men.",
+            "I'm allergic to peanuts.",
         ),
     ),
     Rule(

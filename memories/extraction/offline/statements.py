@@ -2364,6 +2364,8 @@ def _joke(sent: Span) -> bool:
 def _joke_rule(sent: Span) -> str | None:
     """The name of the rule that makes ``sent`` a joke, if one does."""
     rule = rule_for(sent, "joke")
+    if rule is not None and rule.name == "joke-intensifier" and any(_specific(t) for t in sent):
+        return None  # "an old Raleigh that squeaks like crazy": the degree only is overdone
     if rule is not None:
         return rule.name
     if not LAUGHTER.search(sent.text) or any(_specific(t) for t in sent):
