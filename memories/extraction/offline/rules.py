@@ -183,12 +183,19 @@ RULES: tuple[Rule, ...] = (
                 _IN_SENTENCE,
                 {"LOWER": {"IN": ["horse", "week", "weight", "forever", "year", "days"]}},
             ),
-            # "my landlord is literally the devil": "literally" before what no one is
+            # "my landlord is literally the devil", "my boss is literally the worst":
+            # "literally" before what someone or something is, not a number or a place
+            # (not of the speaker: "I'm literally a nurse, I know" says it is true)
             (
+                {"LOWER": {"NOT_IN": ["i", "we"]}},
                 _BE_TOKEN,
                 {"LOWER": "literally"},
                 {"LOWER": {"IN": ["a", "an", "the"]}, "OP": "?"},
-                {"LOWER": {"IN": ["devil", "hell", "oven", "sauna", "fridge", "zoo"]}},
+                {
+                    "POS": {"IN": ["NOUN", "PROPN", "ADJ"]},
+                    "LIKE_NUM": False,
+                    "LOWER": {"NOT_IN": ["next", "close", "near", "right", "just", "opposite"]},
+                },
             ),
             # "Sunday evenings should be illegal": a verdict on a day, not a law
             (
@@ -217,11 +224,14 @@ RULES: tuple[Rule, ...] = (
             "Sunday evenings should be illegal.",
             "My landlord is literally the devil.",
             "This office is literally an oven today.",
+            "My manager is literally the worst.",
         ),
         quiet=(
             "I could eat anything except mushrooms.",
             "Smoking should be banned near the school gates, I told the council.",
             "My flat is literally next to the station.",
+            "My commute is literally 5 minutes.",
+            "I'm literally a nurse so I know.",
             "The house cost a lot of money.",
             "I paid like a thousand quid for the sofa.",
             "I'm bored of my commute.",
