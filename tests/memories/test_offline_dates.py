@@ -424,3 +424,10 @@ def test_a_day_chosen_in_the_past_is_not_dated_as_past(api, say):
     say("We finally chose a date in June for the christening.", when=TUESDAY)
     [body] = bodies(api)
     assert dates_in(body) == [], body
+
+
+def test_this_weekend_in_the_past_tense_is_the_weekend_just_gone(api, say):
+    # said on Tuesday 2026-03-10: the weekend gone is 7-8 March
+    say("We saw Hamnet at the Everyman this weekend.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-03-07"], body

@@ -1010,3 +1010,11 @@ def test_an_overdone_degree_beside_a_name_or_number_keeps_the_fact(api, say):
     stored = bodies(api)
     assert stored == ["My van is an old Citroen Berlingo that rattles like crazy."], stored
     assert "Berlingo" in top(api, "what is my van")
+
+
+def test_a_trip_to_a_place_the_tagger_reads_as_a_verb_is_kept(api, say):
+    # "going to Whitby": the small tagger reads the place as "going to <do>"
+    job = say("We're going to Whitby on Saturday.", when="2026-03-10T18:00:00Z")
+    [body] = bodies(api)
+    assert body.startswith("We're going to Whitby on Saturday"), body
+    assert "where are we going" in all_cues(api, job)

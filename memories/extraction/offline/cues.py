@@ -543,7 +543,11 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                     out.append(f"what {do} {me} {lemma}{particle} {prep.lower_}")
                     break
             # "I climb at Boulder Barn": the parser may hang the place off the verb directly
-            place = next((c for c in verb.children if c.dep_ == "dep" and c.pos_ == "PROPN"), None)
+            # (and "going to Whitby" as "going to <do>": xcomp)
+            place = next(
+                (c for c in verb.children if c.dep_ in ("dep", "xcomp") and c.pos_ == "PROPN"),
+                None,
+            )
             if place is not None and not out:
                 out.append(f"where {_asked(verb, do, me, lemma, who, person)}")
     if first_person and lemma == "be":

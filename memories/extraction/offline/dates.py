@@ -467,7 +467,7 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
     if (m := _BARE_DAY.match(phrase)) is not None:
         return _day_of_month(int(m.group("day")), day, past)
     if (m := _WEEKEND.search(phrase)) is not None:
-        return _weekend(m.group("which").lower(), day)
+        return _weekend(m.group("which").lower(), day, past)
     if (m := _MONTH_WORD.search(phrase)) is not None:
         step = {"last": -1, "this": 0, "next": 1}[m.group("which").lower()]
         if m.group("unit").lower() == "year":
@@ -715,9 +715,10 @@ def _day_of_month(number: int, day: date, past: bool) -> tuple[date, str] | None
     return found, found.isoformat()
 
 
-def _weekend(which: str, day: date) -> tuple[date, str]:
+def _weekend(which: str, day: date, past: bool = False) -> tuple[date, str]:
     saturday = day + timedelta(days=(5 - day.weekday()) % 7)
-    if which == "last":
+    # "I watched it this weekend", said on a weekday: the weekend just gone
+    if which == "last" or which == "this" and past and day.weekday() < 5:
         saturday -= timedelta(days=7)
     elif which == "next" and day.weekday() < 5:
         saturday += timedelta(days=7)

@@ -82,7 +82,13 @@ def _opening_verbs(doc: Doc) -> Doc:
             and not token.is_sent_start
             and token.text[:1].isupper()
             and token.text[1:].islower()
-            and doc[token.i - 1].tag_ == "IN"
+            and (
+                doc[token.i - 1].tag_ == "IN"
+                # "I'm going to Whitby on Saturday": after "to", a capitalised word the
+                # tables know as no verb is a place, not "going to <do>"
+                or doc[token.i - 1].lower_ == "to"
+                and token.lower_ not in verbs
+            )
         ):
             token.tag_ = "NNP"
         elif (
