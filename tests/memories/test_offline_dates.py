@@ -431,3 +431,9 @@ def test_this_weekend_in_the_past_tense_is_the_weekend_just_gone(api, say):
     say("We saw Hamnet at the Everyman this weekend.", when=TUESDAY)
     [body] = bodies(api)
     assert dates_in(body) == ["2026-03-07"], body
+
+
+def test_this_coming_weekend_is_the_next_weekend(api, say):
+    say("This coming weekend we're camping at Gower.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-03-14"], body

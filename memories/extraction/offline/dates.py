@@ -444,6 +444,8 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
     if (m := _END_OF.search(phrase)) is not None:
         return _end_of(m, day, past)
     phrase = _COMING.sub("", phrase)  # "this coming Sunday": the next one
+    if phrase.casefold() == "weekend" != lowered:
+        phrase = "this weekend"  # "this coming weekend": the next one too
     if phrase.casefold() != lowered:
         past, lowered = False, phrase.casefold()
     if (m := _WEEK_OF_MONTH.search(phrase)) is not None:
