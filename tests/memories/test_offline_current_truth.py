@@ -258,3 +258,13 @@ def test_a_name_put_right_in_a_longer_message_respells_it_and_the_rest_is_kept(a
     stored = bodies(api)
     assert "My son Rhydian starts at Ysgol Bro Dinefwr in September (2026-09)." in stored
     assert [b for b in stored if "rugby" in b], stored
+
+
+def test_a_value_taken_back_in_its_own_sentence_is_never_stored(api, say):
+    say(
+        "My passport expires on 9 May - wait no, 19 May.", "Noted.", "Table's at 7:15, sorry, 7:45."
+    )
+    stored = bodies(api)
+    assert "My passport expires on 19 May (2026-05-19)." in stored, stored
+    assert not [b for b in stored if "9 May -" in b or "7:15" in b], stored
+    assert "7:45" in top(api, "what time is the table")

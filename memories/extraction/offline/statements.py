@@ -109,6 +109,13 @@ _NOTE_HEADING = re.compile(
     r"(?:\s+basically)?\s*[:,–—-]\s*",
     re.IGNORECASE,
 )
+# "March 12 - wait no, March 21", "at 6:40, sorry, 7:40": a value taken back in the
+# sentence that says it; the words of the taking back and the value it replaces go
+_TAKEN_BACK = re.compile(
+    r"(?P<mark>\s*[-–—,]\s*(?:(?:oh|um|uh|wait|no|sorry|oops|i mean|i meant|actually|sry)"
+    r"(?:\s*,?\s*)){1,3}[,:]?\s+)(?P<new>[^,.;!?–—-]{1,30}?)(?=\s*(?:[,.;!?–—-]|$))",
+    re.IGNORECASE,
+)
 _REMEMBER = re.compile(
     r"(?P<lead>^|[.!?]\s+)(?:(?:oh|and|also|btw|ok|okay)[\s,]+)*"
     r"(?:(?:please|pls|can you|could you|would you|just)\s+)*"
@@ -412,7 +419,7 @@ def _statements(content: str, day: date) -> list[Statement]:
             found.append(_listed(items, day))
             continue
         prose = _RETRACTION.sub(r"\g<lead>\g<keep>", _NOTE_HEADING.sub("", _BULLET.sub("", line)))
-        prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", prose))
+        prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", _without_taken_back(prose)))
         prose = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", prose)
         sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
         labelled = sum(1 for text in sentences if _LABEL.match(text))
@@ -473,6 +480,42 @@ _COURTESIES = frozenset(
 )
 _SLASHES = re.compile(r"\s+/\s+")  # spaced: not "5/6" or "and/or"
 _ASIDE = re.compile(r"\[[^\[\]\n]{3,300}\]")
+
+
+def _without_taken_back(prose: str) -> str:
+    """The prose with a value taken back in its sentence left out: "My anniversary is
+    March 12 - wait no, March 21" reads "My anniversary is March 21". Only a value (a
+    number or a name) for a value of as many words, said just before the taking back."""
+
+    out, at = [], 0
+    for m in _TAKEN_BACK.finditer(prose):
+        new = m.group("new").strip()
+        words = new.split()
+        head = prose[at : m.start()]
+        old = re.search(rf"(?:\S+\s+){{{len(words) - 1}}}\S+\s*$", head) if words else None
+        if (
+            old is None
+            or len(words) > 4
+            or not _a_value(new)
+            or not _a_value(old.group(0))
+            or old.start() == 0
+        ):
+            continue
+        trace("taken-back", "drop", f"{old.group(0).strip()}{m.group('mark')}")
+        out.append(head[: old.start()] + new)
+        at = m.end()
+    return "".join([*out, prose[at:]]) if out else prose
+
+
+def _a_value(text: str) -> bool:
+    """A number, a time, or a capitalised name, led by nothing but "the", "on" or "at":
+    what a taking back replaces ("no later than 7" is no value taken back)."""
+    words = text.split()
+    lead = next((n for n, w in enumerate(words) if w.lower() not in ("the", "on", "at")), None)
+    if lead is None:
+        return False
+    first = words[lead]
+    return any(c.isdigit() for c in first) or first[:1].isupper()
 
 
 def _asides(line: str) -> tuple[str, list[str]]:
