@@ -1018,3 +1018,8 @@ def test_a_trip_to_a_place_the_tagger_reads_as_a_verb_is_kept(api, say):
     [body] = bodies(api)
     assert body.startswith("We're going to Whitby on Saturday"), body
     assert "where are we going" in all_cues(api, job)
+
+
+def test_a_relation_named_between_commas_is_a_statement_not_a_question(api, say):
+    say("My aunt, Oona, is a midwife in Sligo.")
+    assert bodies(api) == ["My aunt, Oona, is a midwife in Sligo."], bodies(api)

@@ -501,3 +501,10 @@ def test_a_pet_called_a_name_the_tagger_reads_as_a_word_is_asked_its_name(api, s
     job = say("I have a lurcher called Bramble.")
     assert "what is my lurcher called" in all_cues(api, job)
     assert "Bramble" in top(api, "what is my lurcher called")
+
+
+def test_a_name_set_beside_a_thing_after_a_comma_is_asked_as_what_it_is_called(api, say):
+    job = say("We have a tortoise, Sheldon.")
+    cues = all_cues(api, job)
+    assert "what is my tortoise called" in cues, cues
+    assert "Sheldon" in top(api, "what is my tortoise's name")

@@ -87,6 +87,7 @@ def cues_for(
         cues.extend(_clause_roles(list(sent), who))
         cues.extend(_home_questions(list(sent), who))
         cues.extend(_shape_questions(list(sent), who))
+        cues.extend(_named_aside(list(sent), who))
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
             me, do, _ = _subject_words(who, "i")
             cues.append(f"where {do} {me} live")
@@ -132,6 +133,39 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+def _named_aside(tokens: list[Token], who: str | None) -> list[str]:
+    """ "I do have a betta fish, Captain", "Retired racing greyhound, Tully.": a name set
+    after a comma beside a thing, ending its phrase, is what the thing is called."""
+    my = f"{who}'s" if who else "my"
+    out: list[str] = []
+    doc = tokens[0].doc if tokens else None
+    for noun in tokens:
+        if (
+            noun.pos_ != "NOUN"
+            or noun.lemma_.lower() in VAGUE_NOUNS
+            or noun.i + 2 >= len(doc)
+            or doc[noun.i + 1].text != ","
+        ):
+            continue
+        name = doc[noun.i + 2]
+        after = doc[name.i + 1] if name.i + 1 < len(doc) else None
+        if (
+            (name.pos_ == "PROPN" or name.is_title)
+            and name.head.i == noun.i
+            and name.ent_type_ not in _NOT_A_NAME
+            and (after is None or after.is_punct)
+        ):
+            phrase = _noun_phrase(noun)
+            out += [f"what is {my} {phrase} called", f"what is {my} {phrase}'s name"]
+    return out
+
+
+# a place, a company, a day or a sum beside a thing is no name it is called
+_NOT_A_NAME = frozenset(
+    ("GPE", "LOC", "FAC", "ORG", "NORP", "DATE", "TIME", "MONEY", "CARDINAL", "QUANTITY")
+)
 
 
 # two kin said together and the word for both

@@ -1076,7 +1076,14 @@ def _is_question(sent: Span) -> bool:
     # Typed without its "?": "is it normal for ...", "how do I get ...", and after a
     # lead-in ("ok random q but is it ...")
     tokens = [t for t in sent if t.i >= start.i]
-    openings = [0] + [k + 1 for k, t in enumerate(tokens[:5]) if t.lower_ in ("but", ",")]
+    openings = [0] + [
+        k + 1
+        for k, t in enumerate(tokens[:5])
+        if t.lower_ in ("but", ",")
+        and k + 1 < len(tokens)
+        # "My dad, Steve, is a plumber": a verb whose subject came before it says, not asks
+        and not any(c.dep_.startswith("nsubj") and c.i < t.i for c in tokens[k + 1].children)
+    ]
     if any(_asks(tokens[k:]) for k in openings if k < len(tokens)):
         return True
     # "Filling in the school form again, can you keep my contacts ...": a request put
