@@ -508,3 +508,10 @@ def test_a_name_set_beside_a_thing_after_a_comma_is_asked_as_what_it_is_called(a
     cues = all_cues(api, job)
     assert "what is my tortoise called" in cues, cues
     assert "Sheldon" in top(api, "what is my tortoise's name")
+
+
+def test_a_liking_said_without_i_is_asked_and_a_pets_liking_is_not_mine(api, say):
+    job = say("Hate olives tbh.")
+    assert "do I like olives" in all_cues(api, job)
+    job = say("We have a spaniel, Rolo, who loves the beach.", when="2026-03-11T18:00:00Z")
+    assert "do I like beach" not in all_cues(api, job), all_cues(api, job)

@@ -750,6 +750,15 @@ def _asked_reading(statement: Statement, reading: Reading) -> Reading:
     subjectless = not any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in reading.doc)
     if first is not None and subjectless and first.tag_ == "VBG":
         return read(f"I'm {first.lower_}{statement.plain[len(first.text) :]}")
+    if (
+        first is not None
+        and subjectless
+        and first.lemma_.lower() in ("love", "hate", "like", "adore", "prefer", "enjoy", "detest")
+        and first.tag_ in ("VB", "VBP", "NN", "NNP")
+        and not statement.leans
+    ):
+        # "Hate coriander", "Love a good curry": a liking of mine said without "I"
+        return read(f"I {first.lower_}{statement.plain[len(first.text) :]}")
     second = reading.doc[1] if len(reading.doc) > 1 else None
     if (
         first is not None

@@ -247,6 +247,9 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             polarity = _LIKING.get(token.lemma_.lower())
             if polarity is None or token.pos_ != "VERB":
                 continue
+            own = next((c for c in token.children if c.dep_ == "nsubj"), None)
+            if own is not None and own.lower_ not in _FIRST:
+                continue  # "a lurcher, Bramble, who hates the rain": the dog's liking
             objects = [
                 c
                 for c in token.children
