@@ -1023,3 +1023,15 @@ def test_a_trip_to_a_place_the_tagger_reads_as_a_verb_is_kept(api, say):
 def test_a_relation_named_between_commas_is_a_statement_not_a_question(api, say):
     say("My aunt, Oona, is a midwife in Sligo.")
     assert bodies(api) == ["My aunt, Oona, is a midwife in Sligo."], bodies(api)
+
+
+def test_a_name_answered_before_a_comma_is_kept_beside_the_rest(api, say):
+    say("What's your husband's name?", "Tariq, we met at uni in Leeds.", first="assistant")
+    stored = bodies(api)
+    assert any(b.startswith("Tariq.") for b in stored), stored
+    assert "Tariq" in top(api, "what is my husband's name")
+
+
+def test_a_short_answer_to_what_the_asker_should_know_is_kept(api, say):
+    say("Any allergies I should know about?", "Just sesame.", first="assistant")
+    assert "sesame" in top(api, "what am I allergic to")

@@ -271,6 +271,13 @@ def answered_question(question: str, *, who: str | None) -> str:
         question,
         flags=re.IGNORECASE,
     )
+    # "Any allergies I should know about?": what the asker should know is no part of it
+    question = re.sub(
+        r",?\s+(?:that\s+)?I\s+(?:should|need to|ought to|must)\s+(?:know|be aware)"
+        r"(?:\s+(?:about|of))?\?$",
+        "?",
+        question,
+    )
     if len(question) > 90 or not question.endswith("?"):
         return ""
     # "Have you been playing long?" asks how long

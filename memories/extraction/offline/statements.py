@@ -194,6 +194,23 @@ def statements(
                     # "cockatiel. his name is Wasabi": what is the answer's is said with it
                     _join(short[0], found.pop(0))
                 found = short + found
+            elif not short and found and answers:
+                # "Marcus, we've been together 6 years." to "What's your partner's
+                # name?": the name before the comma answers, the rest is a fact of its own
+                said = " ".join(content.split())
+                at = said.casefold().find(found[0].plain.rstrip(".!").casefold())
+                lead = said[:at].strip(" ,;:–—-") if at > 0 else ""
+                if (
+                    lead
+                    and len(lead.split()) <= 4
+                    and "," in said[:at]
+                    and any(
+                        (t.pos_ == "PROPN" or t.like_num) and t.lower_ not in INTERJECTIONS
+                        for t in parse(said)
+                        if t.idx < at
+                    )
+                ):
+                    found = [Statement(plain=f"{lead}.", text=f"{lead}.", kind="fact"), *found]
         return found
     finally:
         _SPEAKERS.reset(token)
@@ -302,10 +319,14 @@ def _short_answer(
     noun = (
         head is not None
         and 1 <= len(core) <= 3
-        and head.pos_ == "NOUN"
+        # (the small tagger reads "Just shellfish." as a verb; no table knows it as one)
+        and (head.pos_ == "NOUN" or head.tag_ == "VB" and not known_verb(head.lower_))
         and good_label(head.text)
         and head.lemma_.lower() not in _COURTESIES
-        and all(t.pos_ in ("ADJ", "NOUN", "PROPN") and t.lower_ not in FEELINGS for t in core)
+        and all(
+            (t.pos_ in ("ADJ", "NOUN", "PROPN") or t is head) and t.lower_ not in FEELINGS
+            for t in core
+        )
     )
     # "since lockdown", "since uni": how long, said from when it began
     spanned = (
