@@ -1035,3 +1035,9 @@ def test_a_name_answered_before_a_comma_is_kept_beside_the_rest(api, say):
 def test_a_short_answer_to_what_the_asker_should_know_is_kept(api, say):
     say("Any allergies I should know about?", "Just sesame.", first="assistant")
     assert "sesame" in top(api, "what am I allergic to")
+
+
+def test_a_relations_age_typed_without_the_apostrophe_is_kept_as_typed(api, say):
+    job = say("my daughters 8 and my sons 5, same school")
+    assert bodies(api) == ["My daughters 8 and my sons 5, same school."], bodies(api)
+    assert "how old is my daughter" in all_cues(api, job)

