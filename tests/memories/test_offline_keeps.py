@@ -1041,3 +1041,9 @@ def test_a_relations_age_typed_without_the_apostrophe_is_kept_as_typed(api, say)
     job = say("my daughters 8 and my sons 5, same school")
     assert bodies(api) == ["My daughters 8 and my sons 5, same school."], bodies(api)
     assert "how old is my daughter" in all_cues(api, job)
+
+
+def test_a_state_with_its_date_after_a_comma_stays_with_its_clause(api, say):
+    say("im 6 months pregnant, due in August")
+    [body] = bodies(api)
+    assert "due in August" in body, body

@@ -145,6 +145,7 @@ def _named_aside(tokens: list[Token], who: str | None) -> list[str]:
         if (
             noun.pos_ != "NOUN"
             or noun.lemma_.lower() in VAGUE_NOUNS
+            or noun.lemma_.lower() in RELATIONS  # "my brother, Dev": asked by its own rules
             or noun.i + 2 >= len(doc)
             or doc[noun.i + 1].text != ","
         ):

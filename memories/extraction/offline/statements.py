@@ -1644,7 +1644,9 @@ def _own_verb_phrase(tokens: list[Token], k: int, j: int, start: int) -> bool:
         and verb.pos_ == "ADJ"
         and not any(c.dep_.startswith("nsubj") for c in verb.children)
         and any(
-            c.dep_ == "prep" and any(g.dep_ == "pobj" for g in c.children) for c in verb.children
+            c.dep_ == "prep"
+            and any(g.dep_ == "pobj" and g.ent_type_ not in ("DATE", "TIME") for g in c.children)
+            for c in verb.children
         )
         and any(t.dep_.startswith("nsubj") and t.lower_ in _FIRST_PERSON for t in tokens[start:k])
     ):
