@@ -60,6 +60,7 @@ from memories.extraction.offline.statements import (
 from memories.extraction.offline.words import (
     FEMALE_KIN,
     INSTEAD,
+    LIKING_OPENERS,
     MALE_KIN,
     RELATIONS,
     good_label,
@@ -753,7 +754,7 @@ def _asked_reading(statement: Statement, reading: Reading) -> Reading:
     if (
         first is not None
         and subjectless
-        and first.lemma_.lower() in ("love", "hate", "like", "adore", "prefer", "enjoy", "detest")
+        and first.lemma_.lower() in LIKING_OPENERS
         and first.tag_ in ("VB", "VBP", "NN", "NNP")
         and not statement.leans
     ):

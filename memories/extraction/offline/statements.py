@@ -49,6 +49,7 @@ from memories.extraction.offline.words import (
     FEMALE_KIN,
     INTERJECTIONS,
     LAUGHTER,
+    LIKING_OPENERS,
     MALE_KIN,
     MESSAGE_NOUNS,
     PARTS_OF_DAY,
@@ -1412,7 +1413,7 @@ def _without_prefaces(doc: Doc) -> str:
     """The text without the headings that speak of the message rather than of anything
     in it ("Big news: moved to Headingley, ...", "Before I ask about my meds: I take
     ..."), or "" when it has none: what follows is the speaker's, said as if typed alone."""
-    kept, at, cut = [], 0, False
+    kept, at = [], 0
     for sent in doc.sents:
         colon = _preface(sent)
         if colon is None:
@@ -1420,17 +1421,17 @@ def _without_prefaces(doc: Doc) -> str:
         trace("message-heading", "drop", doc[sent.start : colon.i + 1].text)
         rest = doc[colon.i + 1 : sent.end].text.lstrip()
         kept.append(doc.text[at : sent.start_char] + rest[:1].upper() + rest[1:])
-        at, cut = sent.end_char, True
-    return "".join([*kept, doc.text[at:]]) if cut else ""
+        at = sent.end_char
+    return "".join([*kept, doc.text[at:]]) if kept else ""
 
 
 def _preface(sent: Span) -> Token | None:
     """The colon after a heading that names the message itself (``MESSAGE_NOUNS``: "Quick
-    intro so you know me:", "About me -" is no colon) or says only what the speaker is
-    about to do or the listener to know ("Catching you up:", "Before I ask about my
-    meds:"), when what follows is the speaker's own: a clause of "I", "my", "we", or a
-    past doing said without the "I". A heading naming a thing ("Dentist: moved it to
-    Friday") or a person stays: it says what the rest is about."""
+    intro so you know me:", "About me:") or says only what the speaker is about to do or
+    the listener to know ("Catching you up:", "Before I ask about my meds:"), when what
+    follows is the speaker's own: a clause of "I", "my", "we", or a past doing said
+    without the "I". A heading naming a thing ("Dentist: moved it to Friday") or a
+    person stays: it says what the rest is about."""
     colon = next((t for t in sent if t.text == ":"), None)
     if colon is None:
         return None
@@ -2130,7 +2131,7 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
     if first.i != tokens[0].i and not all(t.pos_ == "ADV" for t in tokens[: first.i - tokens[0].i]):
         return False
     rest = [t for t in tokens if t.i > first.i and not t.is_punct]
-    if first.lower_ in _LIKING_OPENERS:
+    if first.lower_ in LIKING_OPENERS:
         what = rest[0] if rest else None
         return (
             what is not None
@@ -2247,7 +2248,6 @@ _HABIT_VERBS = word_set(
     "work live commute cycle drive walk swim run jog play train teach study volunteer coach "
     "sing cook bake speak own rent leave start finish"
 )
-_LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
 _REACTION_WORDS = word_set("it that this these those your you yours the idea everything")
 _FAN_OF = re.compile(r"(?:not\s+)?(?:a\s+)?(?:(?:big|huge|massive|real)\s+)?fan\s+of\s+\w", re.I)
 

@@ -79,6 +79,9 @@ MESSAGE_NOUNS = word_set(
     """update updates news intro introduction background context info information basics
     facts things stuff recap summary overview heads fyi one bit catchup rundown"""
 )
+# Verbs that open a liking said without its "I" ("Hate flying", "Love a good curry");
+# not "like", which opens "Like I said, ..."
+LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
 PARTS_OF_DAY = word_set("morning afternoon evening night weekend weekday lunchtime")
 # Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
 MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
