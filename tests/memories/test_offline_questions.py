@@ -515,3 +515,11 @@ def test_a_liking_said_without_i_is_asked_and_a_pets_liking_is_not_mine(api, say
     assert "do I like olives" in all_cues(api, job)
     job = say("We have a spaniel, Rolo, who loves the beach.", when="2026-03-11T18:00:00Z")
     assert "do I like beach" not in all_cues(api, job), all_cues(api, job)
+
+
+def test_a_done_thing_is_asked_in_its_tense_and_a_measure_is_no_part_of_a_state(api, say):
+    job = say("We got engaged in Lisbon in 2021. I'm 7 months pregnant.")
+    cues = all_cues(api, job)
+    assert "where did we get engaged" in cues, cues
+    assert "where do we engage" not in cues, cues
+    assert "am I pregnant" in cues, cues

@@ -626,9 +626,15 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"what {be} {me} {acomp.lower_} {prep.lower_}")  # allergic to
             elif not any(c.dep_ == "xcomp" for c in acomp.children):  # not "able to ..."
                 said = " ".join(
-                    t.lower_ for t in acomp.subtree if t.i <= acomp.i and t.pos_ in ("ADJ", "NOUN")
+                    t.lower_
+                    for t in acomp.subtree
+                    if t.i <= acomp.i
+                    and t.pos_ in ("ADJ", "NOUN")
+                    # "5 months pregnant": whether I am pregnant, not "months pregnant"
+                    and not any(c.dep_ == "nummod" for c in t.children)
                 )
-                out.append(f"{be} {me} {said}")  # "am I vegetarian", "am I lactose intolerant"
+                if said:
+                    out.append(f"{be} {me} {said}")  # "am I vegetarian", "am I lactose intolerant"
         for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("on", "in")):
             group = next((g for g in prep.children if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
             if group is not None and group.lemma_.lower() in _GROUPS:
@@ -830,7 +836,10 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
                 for t in prep.subtree
             ):
                 who_does, we_do, _ = _subject_words(who, subject.lower_)
-                out.append(f"where {we_do} {who_does} {verb.lemma_.lower()}")
+                # in the statement's tense: "where did we meet", "where did we get married"
+                do = "did" if verb.tag_ == "VBD" else we_do
+                lemma = verb.lemma_.lower()
+                out.append(f"where {_asked(verb, do, who_does, lemma, who, subject.lower_)}")
                 break
     return out
 
@@ -1055,9 +1064,15 @@ def _owned(subject: Token, who: str | None) -> str:
 
 def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
     """ "do I go" for "I go", "am I going" for "I'm going" (what follows a wh-word)."""
+    be = "is" if who else ("are" if person == "we" else "am")
     if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
-        be = "is" if who else ("are" if person == "we" else "am")
         return f"{be} {me} {verb.lower_}"
+    got = next((c for c in verb.children if c.dep_ == "auxpass" and c.lemma_ == "get"), None)
+    if verb.tag_ == "VBN" and got is not None:
+        # "We got married in Santorini": "where did we get married", never "do we marry"
+        if got.tag_ == "VBG":
+            return f"{be} {me} getting {verb.lower_}"
+        return f"{'did' if got.tag_ == 'VBD' else do} {me} get {verb.lower_}"
     particle = " ".join(c.lower_ for c in verb.children if c.dep_ == "prt")
     return f"{do} {me} {lemma} {particle}".rstrip()  # "where did I sign up"
 
