@@ -338,3 +338,33 @@ def test_that_opening_a_reply_carries_what_it_points_at(api, say):
         'That\'s choir and curry night. — after "I could put the barbecue on Saturday then."',
         "The library is shut on Mondays, that's my only day off.",
     ]
+
+
+def test_it_is_what_the_statement_before_was_about_when_it_named_no_object(api, say):
+    # its subject, not where it is ("at the garage in Headingley")
+    say(
+        "The van is at the garage in Headingley. Dave is fixing it for 200 quid.",
+        "Ah.",
+        "the printer is jammed again 🙄. will take it to the shop on friday",
+    )
+    stored = bodies(api)
+    assert "Dave is fixing it (the van) for 200 quid." in stored, stored
+    assert any(b.startswith("Will take it (the printer) to the shop") for b in stored), stored
+    assert not any("(Headingley)" in b for b in stored), stored
+
+
+def test_it_after_words_without_a_verb_is_the_thing_they_name_first(api, say):
+    say(
+        "Booked our anniversary weekend!",
+        "Lovely! Where are you staying?",
+        "A tiny cottage near Keswick. My husband found it on Airbnb.",
+    )
+    stored = bodies(api)
+    assert "My husband found it (a tiny cottage) on Airbnb." in stored, stored
+
+
+def test_an_emoji_is_never_what_it_is(api, say):
+    say("Generator don start to misbehave again 😩. I go take it to my mechanic on Friday.")
+    stored = bodies(api)
+    assert any("take it" in b for b in stored), stored
+    assert not any("😩)" in b for b in stored), stored

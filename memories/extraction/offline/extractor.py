@@ -924,22 +924,37 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
         # (the small tagger reads "bambino" as a verb: a verb is one its tables know)
         and not any(t.pos_ in ("VERB", "AUX") and known_verb(t.lemma_.lower()) for t in said)
         and not any(t.pos_ in ("PRON", "DET") for t in said)
+        # "misbehaving again 😩. I'll take it to ...": a thing is named in words
+        and any(t.pos_ in ("NOUN", "PROPN") for t in said)
     ):
         # "dyson v15 detect. got it from currys": the thing named without a verb is all
         # of its words ("plus" of "breville bambino plus" is no thing of its own)
         thing = before.strip().rstrip(".!")
     if not thing:
         chunks = [
+            c for c in said.noun_chunks if _a_thing(c) and c.root.dep_ in ("dobj", "pobj", "attr")
+        ]
+        # "A little villa near Chania. My wife found it ...": a statement without a
+        # verb names its thing first, the rest hangs on it
+        fragment = [c for c in said.noun_chunks if _a_thing(c) and c.root.dep_ == "ROOT"]
+        # "The washing machine is leaking again. Gonna take it to the repair shop", "The
+        # car is at the garage in Didsbury. Mike is fixing it": with no object named,
+        # "it" is what the statement was about, its subject, before where it is
+        subject = [
             c
             for c in said.noun_chunks
-            if c.root.dep_ in ("dobj", "pobj", "attr")
-            and c.root.pos_ in ("NOUN", "PROPN")
-            and c.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
-            and "\n" not in c.text  # a list's items are no one thing
+            if _a_thing(c)
+            and c.root.dep_ in ("nsubj", "nsubjpass")
+            and c.root.head.dep_ == "ROOT"
+            and c.root.lemma_.lower() not in RELATIONS
         ]
+        if fragment:
+            chunks = fragment
+        elif subject and not any(_topical(c) for c in chunks):
+            chunks = subject
         # "It is a Velotraum Kettle 9 with a mid motor. I bought it ...": the bike, not
         # a detail hung on it by "with", "in", "at"; "a meeting about chores": chores
-        named = [c for c in chunks if c.root.dep_ != "pobj" or c.root.head.lower_ in _TOPICAL]
+        named = [c for c in chunks if _topical(c)]
         named = named or chunks
         # "We've got a fox visiting the garden. My wife named it Reynard": the fox, not
         # what a clause hung on the fox acts on
@@ -949,8 +964,27 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
         if not named:
             return text, ""
         thing = _whole_name(named[-1])
+        if named[-1][0].pos_ == "DET":
+            thing = thing[:1].lower() + thing[1:]  # "The washing machine", said mid-sentence
     end = pronoun.idx + len(pronoun.text)
     return f"{text[:end]} ({thing}){text[end:]}", thing
+
+
+def _topical(chunk: Span) -> bool:
+    """An object or complement, or the object of a preposition saying what about
+    ("a meeting about chores"), not where or with what."""
+    return chunk.root.dep_ != "pobj" or chunk.root.head.lower_ in _TOPICAL
+
+
+def _a_thing(chunk: Span) -> bool:
+    """A noun chunk that can be what "it" is: a thing named, not a date, a sum, a
+    person or a list."""
+    return (
+        chunk.root.pos_ in ("NOUN", "PROPN")
+        and chunk.root.is_alpha  # the small tagger reads an emoji as a noun: "misbehave 😩"
+        and chunk.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
+        and "\n" not in chunk.text  # a list's items are no one thing
+    )
 
 
 _IT = re.compile(r"\bit\b", re.IGNORECASE)
