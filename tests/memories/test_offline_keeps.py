@@ -1047,3 +1047,15 @@ def test_a_state_with_its_date_after_a_comma_stays_with_its_clause(api, say):
     say("im 6 months pregnant, due in August")
     [body] = bodies(api)
     assert "due in August" in body, body
+
+
+def test_a_change_of_my_standing_is_kept_without_an_object(api, say):
+    # a life event said in three words, not a passing one ("got soaked")
+    say("guess what, we got engaged on Saturday!!", "Congratulations!", "I got sacked lol")
+    say("Got soaked walking the dog.")
+    stored = bodies(api)
+    assert any("we got engaged on saturday" in b.lower() for b in stored), stored
+    assert "I got sacked." in stored, stored
+    assert not any("soaked" in b for b in stored), stored
+    assert "engaged" in top(api, "did we get engaged")
+    assert "sacked" in top(api, "did I get sacked")

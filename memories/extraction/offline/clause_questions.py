@@ -19,7 +19,7 @@ from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
 from memories.extraction.offline.language import dictionary_word, known_noun
-from memories.extraction.offline.words import VAGUE_NOUNS, past_form, word_set
+from memories.extraction.offline.words import STATUS_CHANGES, VAGUE_NOUNS, past_form, word_set
 
 MAX_QUESTIONS = 3
 _DATE_LABELS = frozenset(("DATE", "TIME"))
@@ -66,10 +66,13 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     # recall@10 0.7515 without these questions, 0.7408 with all of them, 0.7454 with
     # those naming a thing of the sentence, 0.7493 with none of the speaker's)
     mine = subject is None or subject.lower_ in ("i", "we", "me") or phrase == who
+    # but a change of standing is asked ("did I get promoted"): a life event, rare in a
+    # history, not a doing of every day
+    standing = verb.tag_ == "VBN" and verb.lemma_.lower() in STATUS_CHANGES
     return [
         q
         for q in dict.fromkeys(out)
-        if _asks_something(q) and (not mine or q.startswith(_MEASURED))
+        if _asks_something(q) and (not mine or standing or q.startswith(_MEASURED))
     ][:MAX_QUESTIONS]
 
 
@@ -231,6 +234,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         out.append(f"what {_kind(obj)} {asked}" if obj.pos_ == "NOUN" else f"what {asked}")
     elif passive and (prep := _passive_prep(verb)):
         out.append(f"what {asked} {prep}")  # "My mum's been diagnosed with diabetes"
+    elif passive and lemma in STATUS_CHANGES:
+        out.append(asked)  # "I got promoted": did I get promoted
     elif passive and phrase.islower() and phrase != "we" and any(a.tag_ == "VBD" for a in auxes):
         out.append(f"what happened to {phrase}")  # "My bike got nicked" (done, not going on)
     if auxes and (

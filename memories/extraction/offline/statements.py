@@ -54,6 +54,7 @@ from memories.extraction.offline.words import (
     MESSAGE_NOUNS,
     PARTS_OF_DAY,
     RELATIONS,
+    STATUS_CHANGES,
     VAGUE_NOUNS,
     content_words,
     good_label,
@@ -929,12 +930,15 @@ def _described_here(tokens: list[Token]) -> bool:
 def _clear_first_person(tokens: list[Token]) -> bool:
     """A first-person clause ("I", "we", "my/our ..." as its subject, a finite verb)
     whose verb names something beyond its subject (a name, a number, or a noun that
-    is no vague word), and is no request, musing or passing state ("my ears are done")."""
+    is no vague word), and is no request, musing or passing state ("my ears are done");
+    or a change of the speaker's standing ("I got promoted", "we got engaged")."""
     inside = {t.i for t in tokens}
     for subject in (t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")):
         mine = subject.lower_ in _FIRST_PERSON or any(
             c.lower_ in ("my", "our") for c in subject.children
         )
+        if mine and subject.lower_ in _FIRST_PERSON and _status_change(subject.head):
+            return True
         verb = subject.head
         while verb.dep_ in ("aux", "auxpass") and verb.head.i != verb.i:
             verb = verb.head  # "my cousin is getting married": the parser may hang it on "getting"
@@ -2405,11 +2409,24 @@ _MILESTONE_VERBS = word_set(
 )  # "got" too: the small tagger reads an opening "Got" as a base form of its own
 
 
+def _status_change(verb: Token) -> bool:
+    """ "got promoted", "was laid off", "got engaged": the passive of a verb of
+    :data:`STATUS_CHANGES`, a change of someone's standing (not "got soaked")."""
+    return (
+        verb.tag_ == "VBN"
+        and verb.lemma_.lower() in STATUS_CHANGES
+        and any(c.dep_ == "auxpass" for c in verb.children)
+    )
+
+
 def _milestone(tokens: list[Token]) -> bool:
     """ "Bought a new bike", "got my new passport": the opening past verb is one of
     :data:`_MILESTONE_VERBS` and its object a noun of content ("got my coffee" is
-    small talk all the same: only the verb and a real object count, not a reaction)."""
+    small talk all the same: only the verb and a real object count, not a reaction);
+    "Just got engaged!": a change of standing (:func:`_status_change`)."""
     verb = next((t for t in tokens if t.pos_ == "VERB"), None)
+    if verb is not None and _status_change(verb):
+        return True
     if verb is not None and verb.lemma_.lower() == "promote":
         # "Got promoted to charge nurse!": the new role, the tagger's "to" a verb's
         return verb.i + 2 < len(verb.doc) and verb.doc[verb.i + 1].lower_ == "to"

@@ -33,6 +33,14 @@ RELATIONS = word_set(
     roommate housemate dog cat kitten puppy pet"""
 )
 
+# Verbs whose passive says a person's standing changed ("I got promoted", "we got
+# engaged", "I was laid off"): a life event, whole without an object.
+STATUS_CHANGES = word_set(
+    """promote engage marry divorce fire sack hire lay accept admit diagnose discharge
+    elect appoint adopt baptise baptize ordain dump offer shortlist headhunt demote
+    furlough knight naturalise naturalize"""
+)
+
 # Kin by the pronoun they take ("my sister Eilidh": she), and the kin words said as a
 # name ("Mum's in hospital").
 FEMALE_KIN = word_set(
