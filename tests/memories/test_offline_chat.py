@@ -368,3 +368,17 @@ def test_an_emoji_is_never_what_it_is(api, say):
     stored = bodies(api)
     assert any("take it" in b for b in stored), stored
     assert not any("😩)" in b for b in stored), stored
+
+
+def test_it_opening_a_statement_after_a_sentence_that_was_no_fact_says_what_it_is(api, say):
+    say(
+        "Could you help me with a speech? It is for my best mate Tom, his wedding is in June.",
+        "Of course!",
+        "My thesis is nearly done. It's on medieval trade routes.",
+        "Sure.",
+        "Ugh. It's a 2015 Astra by the way.",
+    )
+    stored = bodies(api)
+    assert "It (a speech) is for my best mate Tom." in stored, stored
+    assert "It (my thesis)'s on medieval trade routes." in stored, stored
+    assert not any("(Ugh)" in b for b in stored), stored

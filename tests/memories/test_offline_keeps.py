@@ -1059,3 +1059,14 @@ def test_a_change_of_my_standing_is_kept_without_an_object(api, say):
     assert not any("soaked" in b for b in stored), stored
     assert "engaged" in top(api, "did we get engaged")
     assert "sacked" in top(api, "did I get sacked")
+
+
+def test_a_last_straw_and_a_burning_body_part_are_dropped(api, say):
+    say(
+        "If one more parent emails me about the nativity I'm moving to the Hebrides.",
+        "Ha!",
+        "My shoulders are on fire after rowing. I row at Tideway Scullers on Sundays.",
+        "Nice.",
+        "One more meeting and I'm faking my own death lol",
+    )
+    assert bodies(api) == ["I row at Tideway Scullers on Sundays."]

@@ -64,6 +64,7 @@ from memories.extraction.offline.words import (
     MALE_KIN,
     RELATIONS,
     good_label,
+    interjection,
     word_set,
 )
 from memories.extraction.types import Candidate, Decision, Draft, DraftLink, Message, Usage
@@ -253,6 +254,16 @@ class OfflineExtractor:
                         # "What colour?" asks after what the speaker said just before
                         text = f'{text} after "{_clip_cue(earlier)}"'
                         context.setdefault(n, []).insert(0, earlier)
+                elif (
+                    n == 0
+                    and _it_subject(reading.doc)
+                    and (dropped := _sentence_before(content, statement.plain))
+                    and (resolved := _with_antecedent(text, dropped, subject=True))[1]
+                ):
+                    # "My thesis is nearly done. It is on medieval trade routes.": the
+                    # sentence before was no fact of its own, but says what "it" is
+                    text = resolved[0]
+                    context.setdefault(n, []).insert(0, dropped)
                 elif (
                     (replaced := earlier if n == 0 else said[n - 1].plain)
                     and INSTEAD.search(statement.plain)
@@ -905,14 +916,22 @@ def _named_subject(plain: str, doc: Doc, pronoun: Token, person: str) -> str:
 _PERSONAL_PRONOUNS = frozenset(("he", "she", "him", "her", "his"))
 
 
-def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, str]:
+def _with_antecedent(
+    text: str, before: str, earlier: str = "", *, subject: bool = False
+) -> tuple[str, str]:
     """ "We split it: ..." after "We had a flat meeting about chores": "We split it
     (chores): ...", the last thing the statement before named as an object or
     complement (a preposition's object only when it named none), in its words; the
     thing ``earlier`` when the statement before spoke of "it" too. As said when there
-    is none. Returns the text and the thing."""
+    is none. Returns the text and the thing. ``subject``: the "it" that opens the
+    statement as its subject ("It is on medieval trade routes")."""
     doc = parse(text)
-    pronoun = next((t for t in doc if t.dep_ == "dobj" and t.lower_ in ("it", "them")), None)
+    if subject:
+        pronoun = next((t for t in doc if not t.is_punct), None)
+        if pronoun is None or pronoun.lower_ != "it" or pronoun.dep_ != "nsubj":
+            return text, ""
+    else:
+        pronoun = next((t for t in doc if t.dep_ == "dobj" and t.lower_ in ("it", "them")), None)
     if pronoun is None:
         return text, ""
     thing = earlier if earlier and _IT.search(before) else ""
@@ -925,7 +944,7 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
         and not any(t.pos_ in ("VERB", "AUX") and known_verb(t.lemma_.lower()) for t in said)
         and not any(t.pos_ in ("PRON", "DET") for t in said)
         # "misbehaving again 😩. I'll take it to ...": a thing is named in words
-        and any(t.pos_ in ("NOUN", "PROPN") for t in said)
+        and any(t.pos_ in ("NOUN", "PROPN") and not interjection(t.text) for t in said)
     ):
         # "dyson v15 detect. got it from currys": the thing named without a verb is all
         # of its words ("plus" of "breville bambino plus" is no thing of its own)
@@ -964,7 +983,7 @@ def _with_antecedent(text: str, before: str, earlier: str = "") -> tuple[str, st
         if not named:
             return text, ""
         thing = _whole_name(named[-1])
-        if named[-1][0].pos_ == "DET":
+        if named[-1][0].pos_ == "DET" or named[-1][0].tag_ == "PRP$":
             thing = thing[:1].lower() + thing[1:]  # "The washing machine", said mid-sentence
     end = pronoun.idx + len(pronoun.text)
     return f"{text[:end]} ({thing}){text[end:]}", thing
@@ -982,6 +1001,7 @@ def _a_thing(chunk: Span) -> bool:
     return (
         chunk.root.pos_ in ("NOUN", "PROPN")
         and chunk.root.is_alpha  # the small tagger reads an emoji as a noun: "misbehave 😩"
+        and not interjection(chunk.root.text)  # nor "Ugh."
         and chunk.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
         and "\n" not in chunk.text  # a list's items are no one thing
     )
@@ -1125,6 +1145,21 @@ def _last_question(content: str) -> str:
     the question), which the next message may answer."""
     questions = [p for p in _said_sentences(content) if p.endswith("?")]
     return questions[-1] if questions else ""
+
+
+def _sentence_before(content: str, plain: str) -> str:
+    """The sentence of ``content`` typed just before the one ``plain`` was made from
+    (the one sharing most of its words), "" when it opens the message."""
+    sentences = _said_sentences(content)
+    words = set(_WORD.findall(plain.casefold()))
+    if len(sentences) < 2 or not words:
+        return ""
+    shared = [len(words & set(_WORD.findall(s.casefold()))) for s in sentences]
+    best = max(range(len(sentences)), key=lambda k: (shared[k], -k))
+    return sentences[best - 1] if best > 0 and shared[best] * 2 >= len(words) else ""
+
+
+_WORD = re.compile(r"[^\W_]+")
 
 
 def _said_sentences(content: str) -> list[str]:

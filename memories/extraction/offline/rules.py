@@ -204,6 +204,16 @@ RULES: tuple[Rule, ...] = (
                 {"LOWER": {"IN": ["illegal", "criminal", "outlawed"]}},
             ),
             (_WOULD, {"LOWER": "literally", "OP": "?"}, *_words("kill", "me")),
+            # "if one more person says ... I'm throwing my laptop out": a last straw and
+            # what it would drive the speaker to, nothing anyone will do
+            _words("if", "one", "more"),
+            (
+                *_words("one", "more"),
+                {"POS": "NOUN"},
+                {"TEXT": {"NOT_IN": [".", "!", "?"]}, "OP": "{0,3}"},
+                {"LOWER": "and"},
+                _I_WE,
+            ),
             # "practically a professional snacker": a trade nobody plies
             (
                 {"LOWER": {"IN": ["basically", "practically", "literally", "officially"]}},
@@ -225,8 +235,12 @@ RULES: tuple[Rule, ...] = (
             "My landlord is literally the devil.",
             "This office is literally an oven today.",
             "My manager is literally the worst.",
+            "If one more customer asks for a discount I'm going to scream.",
+            "One more email from IT and I'm moving to a cabin in the woods.",
         ),
         quiet=(
+            "One more thing: my flight lands at 6.",
+            "I need one more shelf for the spare room.",
             "I could eat anything except mushrooms.",
             "Smoking should be banned near the school gates, I told the council.",
             "My flat is literally next to the station.",
@@ -691,6 +705,14 @@ SMALL_TALK: tuple[Rule, ...] = (
                     }
                 },
             ),
+            # "my calves are on fire after spin": how a part of me feels this minute
+            (
+                {"LOWER": {"IN": ["my", "our"]}},
+                {"POS": "NOUN"},
+                {"LEMMA": "be"},
+                {"POS": "ADV", "OP": "?"},
+                *_words("on", "fire"),
+            ),
             (
                 {"LOWER": "driving"},
                 {"LOWER": {"IN": ["me", "us"]}},
@@ -705,8 +727,10 @@ SMALL_TALK: tuple[Rule, ...] = (
             "it's been absolute mayhem at work",
             "I'm knackered after the gym.",
             "The kids are driving me up the wall today.",
+            "My calves are on fire after that spin class.",
         ),
         quiet=(
+            "The barn was on fire last night, the fire brigade came at 2.",
             "My soup recipe uses cold water.",
             "My grandad is dead set on Cornwall.",
             "It's a Chaos Theory poster from my brother.",
