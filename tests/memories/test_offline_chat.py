@@ -382,3 +382,15 @@ def test_it_opening_a_statement_after_a_sentence_that_was_no_fact_says_what_it_i
     assert "It (a speech) is for my best mate Tom." in stored, stored
     assert "It (my thesis)'s on medieval trade routes." in stored, stored
     assert not any("(Ugh)" in b for b in stored), stored
+
+
+def test_it_is_what_a_sentence_just_before_named_though_no_fact_of_its_own(api, say):
+    # nearer than what an earlier message said, and one thing, not the plural hung on it
+    say(
+        "I live in Hove.",
+        "Nice!",
+        "Started a blog about vegan cakes haha. I update it every Friday with my sister.",
+    )
+    stored = bodies(api)
+    assert "I update it (a blog) every Friday with my sister." in stored, stored
+    assert not any("(Hove)" in b for b in stored), stored

@@ -316,7 +316,18 @@ class OfflineExtractor:
                     # "Which bike did you get?" "... I ride it to work": a question about
                     # something else came between; "it" is no thing said before it
                     before = ""
-                if before and _pronoun_object(reading):
+                dropped = _sentence_before(content, statement.plain) if n == 0 else ""
+                if (
+                    dropped
+                    and _pronoun_object(reading)
+                    and (resolved := _with_antecedent(text, dropped))[1]
+                ):
+                    # "Started a podcast about old films lol. I record it every Sunday":
+                    # the sentence just before was no fact of its own, but names what
+                    # "it" is, nearer than anything an earlier message said
+                    context.setdefault(n, []).insert(0, dropped)
+                    text, topics[speaker] = resolved
+                elif before and _pronoun_object(reading):
                     # "We split it: ...": what "it" is was said in the statement before;
                     # the thing it names goes beside "it", that statement into the cues
                     context.setdefault(n, []).insert(0, before)
@@ -980,6 +991,9 @@ def _with_antecedent(
         inner = [c for c in named if c.root.dep_ != "pobj" and c.root.head.dep_ in _INNER]
         if len(inner) < len([c for c in named if c.root.dep_ != "pobj"]):
             named = [c for c in named if c not in inner]
+        if pronoun.lower_ == "it":
+            # "a podcast about old films ... I record it": "it" is one thing, not films
+            named = [c for c in named if c.root.tag_ not in ("NNS", "NNPS")] or named
         if not named:
             return text, ""
         thing = _whole_name(named[-1])
