@@ -394,3 +394,8 @@ def test_it_is_what_a_sentence_just_before_named_though_no_fact_of_its_own(api, 
     stored = bodies(api)
     assert "I update it (a blog) every Friday with my sister." in stored, stored
     assert not any("(Hove)" in b for b in stored), stored
+
+
+def test_a_state_said_without_i_before_a_comma_is_no_opener(api, say):
+    say("Allergic to latex fyi, found out at the dentist years ago.")
+    assert "latex" in top(api, "what am I allergic to")

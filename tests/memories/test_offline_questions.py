@@ -523,3 +523,15 @@ def test_a_done_thing_is_asked_in_its_tense_and_a_measure_is_no_part_of_a_state(
     assert "where did we get engaged" in cues, cues
     assert "where do we engage" not in cues, cues
     assert "am I pregnant" in cues, cues
+
+
+def test_a_kind_of_person_by_habit_or_taste_is_no_job(api, say):
+    say(
+        "I'm a total night owl.",
+        "Same!",
+        "I'm a huge Celtic fan.",
+        "Ha.",
+        "I'm a paramedic in Paisley.",
+    )
+    assert "paramedic" in top(api, "what do I do for work")
+    assert "paramedic" in top(api, "what is my job")

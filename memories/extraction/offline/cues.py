@@ -31,6 +31,7 @@ from memories.extraction.offline.words import (
     FEMALE_KIN,
     INTERJECTIONS,
     MALE_KIN,
+    NO_JOBS,
     PARTS_OF_DAY,
     RELATIONS,
     VAGUE_NOUNS,
@@ -599,7 +600,11 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             (c for c in verb.children if c.dep_ == "acomp" and c.pos_ in ("ADJ", "NOUN")), None
         )
         be = "is" if who else ("are" if person == "we" else "am")
-        if attr is not None and any(e.label_ == "ORG" for e in ents):
+        if (
+            attr is not None
+            and attr.lemma_.lower() not in NO_JOBS  # "a huge Arsenal fan"
+            and any(e.label_ == "ORG" for e in ents)
+        ):
             out.append(f"what is {my} job")
         if acomp is None:
             # "I'm vegan", "I'm coeliac": a bare word says what I am, as "vegetarian" does
@@ -702,13 +707,9 @@ _BUSINESSES = word_set(
     "bookshop gym hostel hotel workshop consultancy"
 )
 _TAKING_UP = word_set("join start")
+
+
 # what one is that is no work: a diet, a habit, a condition
-_NO_JOBS = word_set(
-    "vegan vegetarian veggie pescatarian smoker nonsmoker vaper drinker teetotaller twin "
-    "diabetic coeliac celiac insomniac"
-)
-
-
 def _as_role(prep: Token | None) -> bool:
     """ "as a firmware engineer": a noun after "as", no name or number."""
     noun = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep else None
@@ -912,7 +913,7 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in attr.children)
             and attr.lemma_.lower() not in VAGUE_NOUNS
             and attr.lemma_.lower() not in RELATIONS
-            and attr.lemma_.lower() not in _NO_JOBS  # "I've been a vegan for six years"
+            and attr.lemma_.lower() not in NO_JOBS  # "I've been a vegan for six years"
             # "a fan of jazz", "a member of the choir": what one is of something, no job
             and not any(c.dep_ == "prep" and c.lower_ == "of" for c in attr.children)
         )

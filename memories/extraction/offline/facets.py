@@ -31,6 +31,7 @@ from memories.extraction.offline.words import (
     ENDING_PARTICLES,
     ENDING_VERBS,
     MOVE_VERBS,
+    NO_JOBS,
     RELATIONS,
     UNREALISED,
     VAGUE_NOUNS,
@@ -463,7 +464,7 @@ def _role(tokens: list[Token]) -> Facet | None:
         if not any(c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children):
             continue
         attr = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
-        if attr is None or attr.lemma_.lower() in VAGUE_NOUNS:
+        if attr is None or attr.lemma_.lower() in VAGUE_NOUNS | NO_JOBS:
             continue
         span = sorted(
             [attr, *(t for t in attr.lefts if t.dep_ in ("compound", "amod"))], key=lambda t: t.i

@@ -1961,6 +1961,9 @@ def _opener_word(token: Token) -> bool:
 def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     """Whether a clause states something: a finite verb, and a name, number, noun or
     quality that is not a passing feeling, said of someone other than "it"."""
+    said = next((t for t in tokens if not (t.is_punct or _opener_word(t))), None)
+    if said is not None and _state_without_subject(tokens, said):
+        return True  # "Allergic to penicillin btw, found out ...": the state, no opener
     tokens = without_opener(tokens)
     first = next((t for t in tokens if not (t.is_punct or _opener_word(t))), None)
     if first is None:

@@ -41,6 +41,14 @@ STATUS_CHANGES = word_set(
     furlough knight naturalise naturalize"""
 )
 
+# What "I'm a ..." says that is no job: a diet, a habit, a condition, or a kind of
+# person by habit or taste ("a night owl", "a dog person", "a huge Arsenal fan").
+NO_JOBS = word_set(
+    """vegan vegetarian veggie pescatarian smoker nonsmoker vaper drinker teetotaller twin
+    diabetic coeliac celiac insomniac person owl bird lark fan lover nerd geek foodie
+    fanatic enthusiast addict newbie"""
+)
+
 # Kin by the pronoun they take ("my sister Eilidh": she), and the kin words said as a
 # name ("Mum's in hospital").
 FEMALE_KIN = word_set(
