@@ -535,3 +535,17 @@ def test_a_kind_of_person_by_habit_or_taste_is_no_job(api, say):
     )
     assert "paramedic" in top(api, "what do I do for work")
     assert "paramedic" in top(api, "what is my job")
+
+
+def test_a_person_is_never_asked_when_for_a_day_another_verb_said(api, say):
+    job = say("My nephew Ollie is 9 and plays cricket on Sundays.")
+    cues = all_cues(api, job)
+    assert "how old is my nephew" in cues, cues
+    assert not any(c.startswith("when is my nephew") for c in cues), cues
+
+
+def test_my_x_is_a_titled_name_asks_who(api, say):
+    job = say("My consultant is Mr Okafor at St Thomas'.")
+    cues = all_cues(api, job)
+    assert "who is my consultant" in cues, cues
+    assert "what is my consultant" not in cues, cues

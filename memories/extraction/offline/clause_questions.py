@@ -31,7 +31,9 @@ _PLACE_NOUNS = word_set(
     "hospital library pub cafe shop studio gym pool surgery clinic airport club"
 )
 _LIGHT_VERBS = word_set("be have do get")
-_PERSON_WORDS = word_set("guy man woman lady bloke girl boy fella chap called named")
+_PERSON_WORDS = word_set(
+    "guy man woman lady bloke girl boy fella chap called named dr mr mrs ms prof"
+)
 
 
 def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
@@ -160,8 +162,10 @@ def _of_being(verb: Token, phrase: str, plural: bool) -> list[str]:
             f"what {be} {phrase} {quality} {prep.lower_}" if prep else f"{be} {phrase} {quality}"
         )
     elif complement is not None:
-        if any(t.lower_ in _PERSON_WORDS for t in complement.subtree):
-            out.append(f"who {be} {phrase}")
+        if complement.ent_type_ == "PERSON" or any(
+            t.lower_.rstrip(".") in _PERSON_WORDS for t in complement.subtree
+        ):
+            out.append(f"who {be} {phrase}")  # "a guy called Mo", "Dr Nkemelu"
         elif complement.ent_type_ not in _DATE_LABELS:
             out.append(f"what {be} {phrase}")
     if _dated(verb):
@@ -349,8 +353,15 @@ def _predicate(verb: Token) -> str:
 
 
 def _dated(verb: Token) -> bool:
-    """A day or time said in the clause, on the verb or its parts (not "12 years old")."""
-    parts = [t for t in verb.subtree if t.i != verb.i]
+    """A day or time said in the clause, on the verb or its parts (not "12 years old"),
+    not on a verb joined to it ("is 7 and does ballet on Saturdays": the ballet's day)."""
+    joined = {
+        t.i
+        for c in verb.children
+        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")
+        for t in c.subtree
+    }
+    parts = [t for t in verb.subtree if t.i != verb.i and t.i not in joined]
     return names_a_day(parts) or any(t.ent_type_ == "TIME" for t in parts)
 
 

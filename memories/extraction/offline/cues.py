@@ -100,7 +100,7 @@ def cues_for(
             me, do, _ = _subject_words(who, "i")
             cues.extend([f"what is {my} salary", f"how much {do} {me} earn"])
             continue
-        cues.extend(_facet_questions(facet.subject, facet.attribute, who))
+        cues.extend(_facet_questions(facet.subject, facet.attribute, who, facet.value))
     for state, prep in cleft_states(reading.doc):
         # "what I'm actually allergic to is sesame" answers what I am allergic to
         cues.append(
@@ -1020,7 +1020,13 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":
         # "My dog is called Biscuit": asked by what it is called, or its name
         out += [f"what is {owned} called", f"what is {owned}'s name"]
-    if owned and lemma == "be" and names_a_day([t for t in tokens if t.i > verb.i]):
+    if (
+        owned
+        and lemma == "be"
+        # (a person is no day: "My daughter is 7 and does ballet on Saturdays")
+        and subject.lemma_.lower() not in RELATIONS
+        and names_a_day([t for t in tokens if t.i > verb.i])
+    ):
         out.append(f"when is {owned}")  # "My anniversary is on 14 June" (not "... is 80")
     if owned and lemma == "be":
         value = next((c for c in verb.children if c.dep_ == "attr"), None)
@@ -1479,7 +1485,7 @@ def _asked_of(subject: Token, verb: Token) -> str:
     return f"is {thing}"
 
 
-def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]:
+def _facet_questions(subject: str, attribute: str, who: str | None, value: str = "") -> list[str]:
     me = who or "I"
     my = f"{who}'s" if who else "my"
     do = "does" if who else "do"
@@ -1493,8 +1499,8 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
         words = subject.split()
         if words[-1] in VAGUE_NOUNS or any(w in ("-", "go", "to") for w in words):
             return []  # "My current one is ...", "My go-to coffee order is ...": no slot noun
-        if words[-1] in RELATIONS:
-            return [f"who is {my} {subject[3:]}"]
+        if words[-1] in RELATIONS or value.split(".")[0].split(" ")[0] in _TITLES:
+            return [f"who is {my} {subject[3:]}"]  # "My supervisor is Dr Nkemelu"
         return [f"what is {my} {subject[3:]}"]
     if subject == PRONOUN:
         return []  # "actually it's £1,530": what "it" is was said before, no slot noun
@@ -1503,6 +1509,9 @@ def _facet_questions(subject: str, attribute: str, who: str | None) -> list[str]
     if attribute == "colour":
         return [f"what colour is the {subject}"]
     return []
+
+
+_TITLES = word_set("dr mr mrs ms miss prof sir dame")
 
 
 def _hyphenated(token: Token) -> str:
