@@ -399,3 +399,15 @@ def test_it_is_what_a_sentence_just_before_named_though_no_fact_of_its_own(api, 
 def test_a_state_said_without_i_before_a_comma_is_no_opener(api, say):
     say("Allergic to latex fyi, found out at the dentist years ago.")
     assert "latex" in top(api, "what am I allergic to")
+
+
+def test_an_emoji_is_no_thing_said(api, say):
+    say("Booked a cottage in Dingle for Easter!!", "Amazing!", "cant wait 🌞")
+    stored = bodies(api)
+    assert len(stored) == 1 and "Dingle" in stored[0], stored
+
+
+def test_a_noun_phrase_the_parser_took_for_a_clause_is_no_fact(api, say):
+    # "drinks" read as the verb of "work": a fragment about the moment, not a fact
+    say("Work drinks later. I work at a recruitment agency in Bath.")
+    assert bodies(api) == ["I work at a recruitment agency in Bath."]

@@ -69,6 +69,16 @@ def _opening_verbs(doc: Doc) -> Doc:
             and not any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in token.sent)
         ):
             token.tag_ = "VBG"
+    for token in doc:
+        # "Lunch break finally": a sentence's head "verb" that the parser hung a noun on
+        # as a compound, with no subject, heads that noun phrase (no verb takes a compound)
+        if (
+            token.tag_ in ("VB", "VBP", "VBZ")
+            and token.dep_ == "ROOT"
+            and any(c.dep_ == "compound" for c in token.children)
+            and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in token.children)
+        ):
+            token.tag_ = "NN"
     for token in doc[1:]:
         # "got my first piercing", "our wedding": an "-ing" word a possessive owns is a
         # thing, not a verb

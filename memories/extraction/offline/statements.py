@@ -2672,6 +2672,8 @@ def _content(token: Token) -> bool:
         return False
     if interjection(token.text):
         return False  # "Soooo excited"
+    if not any(c.isalnum() for c in token.text):
+        return False  # "cant wait 🌞": the small tagger reads an emoji as a noun or name
     if token.pos_ in ("PROPN", "NUM"):
         return token.lower_ not in VAGUE_NOUNS
     if _noun_in_use(token):
