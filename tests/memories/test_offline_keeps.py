@@ -1070,3 +1070,12 @@ def test_a_last_straw_and_a_burning_body_part_are_dropped(api, say):
         "One more meeting and I'm faking my own death lol",
     )
     assert bodies(api) == ["I row at Tideway Scullers on Sundays."]
+
+
+def test_a_dig_in_jest_and_a_harm_nobody_fears_are_dropped(api, say):
+    say(
+        "the milk's gone again (looking at you, Priya) lol",
+        "Ha!",
+        "My baking could honestly kill a man. I'm a dentist in Truro.",
+    )
+    assert bodies(api) == ["I'm a dentist in Truro."]

@@ -145,9 +145,17 @@ RULES: tuple[Rule, ...] = (
         name="joke-kidding",
         kind="joke",
         why="says itself it is a joke",
-        patterns=(_one_of("jk", "kidding", "joking"),),
-        fires=("I'm moving to Mars, kidding.", "jk I love my job"),
-        quiet=("My kid is six.",),
+        patterns=(
+            _one_of("jk", "kidding", "joking"),
+            # "(looking at you, Dave)": a dig at someone, said in jest
+            ({"LOWER": {"IN": ["looking", "lookin"]}}, *_words("at", "you")),
+        ),
+        fires=(
+            "I'm moving to Mars, kidding.",
+            "jk I love my job",
+            "someone keeps eating my yoghurts (looking at you, Dave)",
+        ),
+        quiet=("My kid is six.", "The optician was looking at my left eye."),
     ),
     Rule(
         name="joke-hyperbole",
@@ -204,6 +212,13 @@ RULES: tuple[Rule, ...] = (
                 {"LOWER": {"IN": ["illegal", "criminal", "outlawed"]}},
             ),
             (_WOULD, {"LOWER": "literally", "OP": "?"}, *_words("kill", "me")),
+            # "my cooking could honestly kill a man": a harm nobody fears
+            (
+                {"LOWER": {"IN": ["could", "would"]}},
+                {"POS": "ADV", "OP": "?"},
+                {"LOWER": "kill"},
+                {"LOWER": {"IN": ["a", "someone", "somebody", "anyone", "people"]}},
+            ),
             # "if one more person says ... I'm throwing my laptop out": a last straw and
             # what it would drive the speaker to, nothing anyone will do
             _words("if", "one", "more"),
@@ -236,10 +251,12 @@ RULES: tuple[Rule, ...] = (
             "This office is literally an oven today.",
             "My manager is literally the worst.",
             "If one more customer asks for a discount I'm going to scream.",
+            "Her driving could literally kill someone.",
             "One more email from IT and I'm moving to a cabin in the woods.",
         ),
         quiet=(
             "One more thing: my flight lands at 6.",
+            "Carbon monoxide can kill people, so we fitted an alarm.",
             "I need one more shelf for the spare room.",
             "I could eat anything except mushrooms.",
             "Smoking should be banned near the school gates, I told the council.",
