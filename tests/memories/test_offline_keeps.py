@@ -1079,3 +1079,24 @@ def test_a_dig_in_jest_and_a_harm_nobody_fears_are_dropped(api, say):
         "My baking could honestly kill a man. I'm a dentist in Truro.",
     )
     assert bodies(api) == ["I'm a dentist in Truro."]
+
+
+def test_a_switch_to_a_thing_is_kept(api, say):
+    say("Switched to almond milk.", "Nice.", "Changed to the early shift last month.")
+    stored = bodies(api)
+    assert "Switched to almond milk." in stored, stored
+    assert "almond" in top(api, "what did I switch to")
+    assert any(b.startswith("Changed to the early shift last month") for b in stored), stored
+
+
+def test_a_reason_said_after_its_statement_is_read_with_it(api, say):
+    say(
+        "Got a rowing machine in the sale. Mostly so I can train when it rains.",
+        "Good idea.",
+        "Moved my piano lessons to Mondays. Because my rota changed at the pharmacy.",
+    )
+    stored = bodies(api)
+    assert "Got a rowing machine in the sale. Mostly so I can train when it rains." in stored
+    assert (
+        "Moved my piano lessons to Mondays. Because my rota changed at the pharmacy." in stored
+    ), stored

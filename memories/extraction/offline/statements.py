@@ -716,8 +716,16 @@ def _from_text(
         decided = False  # a rule said why a clause is dropped (a hedge about nothing)
         ahead: list[Token] = []  # "sertraline 50mg, i take it ...": what "it" is
         for n, clause in enumerate(clauses):
+            reason = n == 0 and _a_reason(clause)
             clause = _trim(clause)
             if not clause:
+                continue
+            if reason and previous is not None and previous in out and previous.kind == "fact":
+                # "Bought an e-bike last week. Mainly so I can get to work without the
+                # bus.": why, said after the statement it is the reason for; alone it
+                # could not be read
+                trace("reason-of-the-statement-before", "keep", words)
+                _append(previous, list(sent), day, same_sentence=False)
                 continue
             if (
                 n == 0
@@ -1923,6 +1931,29 @@ def _trim(tokens: list[Token]) -> list[Token]:
     return tokens[start:end]
 
 
+_BECAUSE = word_set("because cos coz cuz 'cause cause")
+_MODALS = word_set("can could will would 'll 'd do don't won't wont dont")
+
+
+def _a_reason(tokens: Sequence[Token]) -> bool:
+    """A sentence that opens on why, said after what it is the reason for: "Because my
+    shifts changed", "Mainly so I can get to work without the bus" ("so I can", not the
+    "so" of "So I'm moving to Leeds")."""
+    words = [t for t in tokens if not t.is_punct]
+    while words and words[0].pos_ == "ADV" and words[0].lower_ != "so":
+        words = words[1:]  # "Mainly", "Partly", "Just"
+    if not words:
+        return False
+    if words[0].lower_ in _BECAUSE:
+        return True
+    if words[0].lower_ != "so":
+        return False
+    rest = [w.lower_ for w in words[1:4]]
+    if rest[:1] == ["that"]:
+        rest = rest[1:]
+    return len(rest) >= 2 and rest[0] in ("i", "we") and rest[1] in _MODALS
+
+
 def _refers_back(tokens: list[Token]) -> bool:
     first = tokens[0]
     if (
@@ -2412,6 +2443,9 @@ _MILESTONE_VERBS = word_set(
 )  # "got" too: the small tagger reads an opening "Got" as a base form of its own
 
 
+_CHANGED_TO = word_set("switch swap change convert upgrade downgrade transfer")
+
+
 def _status_change(verb: Token) -> bool:
     """ "got promoted", "was laid off", "got engaged": the passive of a verb of
     :data:`STATUS_CHANGES`, a change of someone's standing (not "got soaked")."""
@@ -2430,6 +2464,20 @@ def _milestone(tokens: list[Token]) -> bool:
     verb = next((t for t in tokens if t.pos_ == "VERB"), None)
     if verb is not None and _status_change(verb):
         return True
+    if verb is not None and verb.lemma_.lower() in _CHANGED_TO:
+        # "Switched to oat milk", "Upgraded to the family plan": what I have now
+        return any(
+            p.dep_ == "prep"
+            and p.lower_ == "to"
+            and any(
+                g.dep_ == "pobj"
+                and g.pos_ in ("NOUN", "PROPN")
+                and _content(g)
+                and g.lemma_.lower() not in ("topic", "subject")  # "switched to a new topic"
+                for g in p.children
+            )
+            for p in verb.children
+        )
     if verb is not None and verb.lemma_.lower() == "promote":
         # "Got promoted to charge nurse!": the new role, the tagger's "to" a verb's
         return verb.i + 2 < len(verb.doc) and verb.doc[verb.i + 1].lower_ == "to"
