@@ -411,3 +411,8 @@ def test_a_noun_phrase_the_parser_took_for_a_clause_is_no_fact(api, say):
     # "drinks" read as the verb of "work": a fragment about the moment, not a fact
     say("Work drinks later. I work at a recruitment agency in Bath.")
     assert bodies(api) == ["I work at a recruitment agency in Bath."]
+
+
+def test_its_typed_for_it_is_after_a_sentence_that_was_no_fact_says_what_it_is(api, say):
+    say("stupid printer jammed again, third time today. its a 2016 hp envy.")
+    assert bodies(api) == ["Its (stupid printer) a 2016 hp envy."]

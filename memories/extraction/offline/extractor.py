@@ -263,7 +263,7 @@ class OfflineExtractor:
                     # "My thesis is nearly done. It is on medieval trade routes.": the
                     # sentence before was no fact of its own, but says what "it" is
                     text = resolved[0]
-                    context.setdefault(n, []).insert(0, dropped)
+                    _context_first(context, n, dropped)
                 elif (
                     (replaced := earlier if n == 0 else said[n - 1].plain)
                     and INSTEAD.search(statement.plain)
@@ -325,7 +325,7 @@ class OfflineExtractor:
                     # "Started a podcast about old films lol. I record it every Sunday":
                     # the sentence just before was no fact of its own, but names what
                     # "it" is, nearer than anything an earlier message said
-                    context.setdefault(n, []).insert(0, dropped)
+                    _context_first(context, n, dropped)
                     text, topics[speaker] = resolved
                 elif before and _pronoun_object(reading):
                     # "We split it: ...": what "it" is was said in the statement before;
@@ -939,7 +939,9 @@ def _with_antecedent(
     doc = parse(text)
     if subject:
         pronoun = next((t for t in doc if not t.is_punct), None)
-        if pronoun is None or pronoun.lower_ != "it" or pronoun.dep_ != "nsubj":
+        if pronoun is None or not (
+            (pronoun.lower_ == "it" and pronoun.dep_ == "nsubj") or _its_typed_for_it_is(pronoun)
+        ):
             return text, ""
     else:
         pronoun = next((t for t in doc if t.dep_ == "dobj" and t.lower_ in ("it", "them")), None)
@@ -997,7 +999,7 @@ def _with_antecedent(
         if not named:
             return text, ""
         thing = _whole_name(named[-1])
-        if named[-1][0].pos_ == "DET" or named[-1][0].tag_ == "PRP$":
+        if named[-1][0].pos_ != "PROPN":
             thing = thing[:1].lower() + thing[1:]  # "The washing machine", said mid-sentence
     end = pronoun.idx + len(pronoun.text)
     return f"{text[:end]} ({thing}){text[end:]}", thing
@@ -1050,7 +1052,20 @@ def _it_subject(doc: Doc) -> bool:
     """The statement opens on "it" as its subject ("It's a 2015 Astra so ..."): what
     "it" is, a reply's question said."""
     first = next((t for t in doc if not t.is_punct), None)
-    return first is not None and first.lower_ in ("it", "it's") and first.dep_ == "nsubj"
+    return first is not None and (
+        (first.lower_ in ("it", "it's") and first.dep_ == "nsubj") or _its_typed_for_it_is(first)
+    )
+
+
+def _its_typed_for_it_is(token: Token) -> bool:
+    """ "its a 2009 worcester", "its only 2 years old": "its" typed for "it's", before
+    what no owner's "its" comes before (an article, a number, an adverb)."""
+    after = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    return (
+        token.lower_ == "its"
+        and after is not None
+        and (after.tag_ in ("DT", "CD", "RB") or after.lower_ in ("a", "an", "the"))
+    )
 
 
 def _pronoun_object(reading: Reading) -> bool:
@@ -1159,6 +1174,13 @@ def _last_question(content: str) -> str:
     the question), which the next message may answer."""
     questions = [p for p in _said_sentences(content) if p.endswith("?")]
     return questions[-1] if questions else ""
+
+
+def _context_first(context: dict[int, list[str]], n: int, sentence: str) -> None:
+    """``sentence`` first among statement ``n``'s context cues, once however cased."""
+    cues = context.setdefault(n, [])
+    cues[:] = [c for c in cues if c.casefold() != sentence.casefold()]
+    cues.insert(0, sentence[:1].upper() + sentence[1:])
 
 
 def _sentence_before(content: str, plain: str) -> str:
