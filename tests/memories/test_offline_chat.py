@@ -416,3 +416,8 @@ def test_a_noun_phrase_the_parser_took_for_a_clause_is_no_fact(api, say):
 def test_its_typed_for_it_is_after_a_sentence_that_was_no_fact_says_what_it_is(api, say):
     say("stupid printer jammed again, third time today. its a 2016 hp envy.")
     assert bodies(api) == ["Its (stupid printer) a 2016 hp envy."]
+
+
+def test_ta_is_thanks_not_a_thing_or_a_name(api, say):
+    say("no ill be fine ta", "Okay!", "im good ta", "Great.", "I'm Tanya btw.")
+    assert bodies(api) == ["I'm Tanya btw."]

@@ -129,7 +129,7 @@ INTERJECTIONS = word_set(
     thanks thank cheers wow ooh oh ah aw aww hmm hm um uh well so anyway anyways btw
     also plus ugh oops whoa lol haha ha honestly realistically funny story update
     basically yay sorry wait fyi god gosh lmao lmfao rofl hehe tbh tbf imo imho ngl idk
-    omg smh fwiw"""
+    omg smh fwiw ta thx ty"""
 )
 
 _WORD = re.compile(r"[\w’'&-]+", re.UNICODE)
