@@ -421,3 +421,21 @@ def test_its_typed_for_it_is_after_a_sentence_that_was_no_fact_says_what_it_is(a
 def test_ta_is_thanks_not_a_thing_or_a_name(api, say):
     say("no ill be fine ta", "Okay!", "im good ta", "Great.", "I'm Tanya btw.")
     assert bodies(api) == ["I'm Tanya btw."]
+
+
+def test_it_is_the_thing_named_before_its_own_it_never_a_time_or_a_verdict(api, say):
+    say(
+        "metformin 500mg, i take it every morning before work",
+        "Best with food.",
+        "a morning without tea is a war crime",
+        "Ha! Try it with breakfast.",
+        "ok i'll take it at 7 after breakfast then",
+    )
+    stored = bodies(api)
+    assert any(b.startswith("I'll take it (Metformin 500mg) at 7") for b in stored), stored
+    assert not any("war crime" in b or "(work)" in b for b in stored), stored
+
+
+def test_a_hyphenated_thing_is_whole(api, say):
+    say("the blue sit-on-top, an old ocean kayak. had it since 2019")
+    assert "Had it (sit-on-top) since 2019." in bodies(api)

@@ -962,6 +962,18 @@ def _with_antecedent(
         # "dyson v15 detect. got it from currys": the thing named without a verb is all
         # of its words ("plus" of "breville bambino plus" is no thing of its own)
         thing = before.strip().rstrip(".!")
+    if not thing and _IT.search(before):
+        # "sertraline 50mg, i take it every night": the statement before named what its
+        # own "it" is first, without a verb; the next "it" is the same thing
+        comma = next((t.i for t in said[:7] if t.text == ","), None)
+        head = list(said[:comma]) if comma else []
+        if (
+            head
+            and not any(t.pos_ in ("VERB", "AUX", "PRON") for t in head)
+            and any(t.pos_ in ("NOUN", "PROPN") and t.is_alpha for t in head)
+            and any(t.lower_ == "it" and t.dep_ == "dobj" for t in said[comma:])
+        ):
+            thing = said[:comma].text
     if not thing:
         chunks = [
             c for c in said.noun_chunks if _a_thing(c) and c.root.dep_ in ("dobj", "pobj", "attr")
@@ -987,7 +999,8 @@ def _with_antecedent(
         # "It is a Velotraum Kettle 9 with a mid motor. I bought it ...": the bike, not
         # a detail hung on it by "with", "in", "at"; "a meeting about chores": chores
         named = [c for c in chunks if _topical(c)]
-        named = named or chunks
+        # ("every night before bed": what a time is told by is no thing "it" is)
+        named = named or [c for c in chunks if c.root.head.lower_ not in _WHEN_PREPS]
         # "We've got a fox visiting the garden. My wife named it Reynard": the fox, not
         # what a clause hung on the fox acts on
         inner = [c for c in named if c.root.dep_ != "pobj" and c.root.head.dep_ in _INNER]
@@ -1026,6 +1039,7 @@ def _a_thing(chunk: Span) -> bool:
 _IT = re.compile(r"\bit\b", re.IGNORECASE)
 _INNER = frozenset(("acl", "relcl", "advcl", "xcomp", "ccomp", "pcomp"))
 _TOPICAL = frozenset(("about", "for", "of", "regarding", "on"))
+_WHEN_PREPS = frozenset(("before", "after", "during", "until", "till", "since", "by"))
 
 
 def _whole_name(chunk) -> str:
@@ -1033,9 +1047,18 @@ def _whole_name(chunk) -> str:
     X-T4"): the names, numbers and hyphens next to it, and the article before them."""
     doc, start, end = chunk.doc, chunk.start, chunk.end
     joined = ("PROPN", "NUM")
-    while start > 0 and (doc[start - 1].pos_ in joined or doc[start - 1].text == "-"):
+    # (a hyphen glues the words either side: "sit-on-top", never "-top")
+    while start > 0 and (
+        doc[start - 1].pos_ in joined
+        or doc[start - 1].text == "-"
+        or (doc[start].text == "-" and not doc[start - 1].whitespace_)
+    ):
         start -= 1
-    while end < len(doc) and (doc[end].pos_ in joined or doc[end].text == "-"):
+    while end < len(doc) and (
+        doc[end].pos_ in joined
+        or doc[end].text == "-"
+        or (doc[end - 1].text == "-" and not doc[end - 1].whitespace_)
+    ):
         end += 1  # "9" of "a Velotraum Kettle 9"
     if start > 0 and doc[start - 1].pos_ == "DET" and start < chunk.start:
         start -= 1

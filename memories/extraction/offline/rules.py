@@ -205,6 +205,13 @@ RULES: tuple[Rule, ...] = (
                     "LOWER": {"NOT_IN": ["next", "close", "near", "right", "just", "opposite"]},
                 },
             ),
+            # "a Monday without coffee is a war crime": a verdict, no crime
+            (
+                _BE_TOKEN,
+                {"LOWER": {"IN": ["a", "an"]}, "OP": "?"},
+                {"LOWER": {"IN": ["human", "war"]}},
+                {"LOWER": {"IN": ["rights", "crime", "crimes"]}},
+            ),
             # "Sunday evenings should be illegal": a verdict on a day, not a law
             (
                 {"LOWER": "should"},
@@ -252,11 +259,14 @@ RULES: tuple[Rule, ...] = (
             "My manager is literally the worst.",
             "If one more customer asks for a discount I'm going to scream.",
             "Her driving could literally kill someone.",
+            "A Monday without coffee is a war crime.",
+            "Two hours of spin is a human rights violation.",
             "One more email from IT and I'm moving to a cabin in the woods.",
         ),
         quiet=(
             "One more thing: my flight lands at 6.",
             "Carbon monoxide can kill people, so we fitted an alarm.",
+            "My grandad wrote a book about war crimes in Bosnia.",
             "I need one more shelf for the spare room.",
             "I could eat anything except mushrooms.",
             "Smoking should be banned near the school gates, I told the council.",
