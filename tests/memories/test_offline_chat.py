@@ -439,3 +439,16 @@ def test_it_is_the_thing_named_before_its_own_it_never_a_time_or_a_verdict(api, 
 def test_a_hyphenated_thing_is_whole(api, say):
     say("the blue sit-on-top, an old ocean kayak. had it since 2019")
     assert "Had it (sit-on-top) since 2019." in bodies(api)
+
+
+def test_she_after_a_name_the_statement_made_its_subject_is_not_someone_said_before(api, say):
+    say(
+        "My aunt lands on Friday.",
+        "Lovely!",
+        "Chiamaka is already planning the party, she is scary organised.",
+        "Ha.",
+        "Hosting Deepak and his wife on Saturday. He is vegan and hates mushrooms.",
+    )
+    stored = bodies(api)
+    assert not any("(my aunt)" in b for b in stored), stored
+    assert "He (Deepak) is vegan and hates mushrooms." in stored, stored

@@ -561,15 +561,33 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
         found += [m.group(0) for m in _KIN_AS_NAME.finditer(statement.plain)]
         named = {m.group("name") for m in relations}
         found += [
-            e.text
+            _person_name(e)
             for e in parse(statement.plain).ents
             if e.label_ == "PERSON"
             and e.text.casefold() not in speakers
             and e.text not in named
             # "at Aga Khan hospital", "St Mary's school": a name that names a place
             and not (e.root.dep_ == "compound" and e.root.head.pos_ == "NOUN")
+            and _person_name(e)
         ]
     return list(dict.fromkeys(found))
+
+
+def _person_name(ent: Span) -> str:
+    """A person's name as the tagger marked it, without the verb it opened on or the
+    word after ("Hosting Deepak" is Deepak, "keiko again" is keiko)."""
+    words = list(ent)
+    while words and (words[0].tag_ == "VBG" or _ing_verb(words[0].lower_)):
+        words = words[1:]
+    while words and words[-1].pos_ in ("ADV", "PART", "PUNCT"):
+        words = words[:-1]
+    return ent.doc[words[0].i : words[-1].i + 1].text if words else ""
+
+
+def _ing_verb(word: str) -> bool:
+    """ "hosting", "visiting", "taking": a verb's "-ing" form."""
+    stem = word.removesuffix("ing")
+    return stem != word and len(stem) > 2 and (known_verb(stem) or known_verb(f"{stem}e"))
 
 
 _GROUP = re.compile(
@@ -875,7 +893,18 @@ def _with_referent(
     ):
         return statement  # "he's Rigby", "she's called Miso": the statement says who
     earlier = doc[: pronoun.i]
-    if any(t.ent_type_ == "PERSON" for t in earlier) or _SOMEONE.search(earlier.text):
+    if (
+        any(t.ent_type_ == "PERSON" for t in earlier)
+        or _SOMEONE.search(earlier.text)
+        # "Ifeoma is already planning the shower, she's scary organised": a name the
+        # statement itself made its subject (the tagger may not know it for a person's)
+        or any(
+            t.dep_ in ("nsubj", "nsubjpass")
+            and (t.pos_ == "PROPN" or (t.text[:1].isupper() and not dictionary_word(t.text)))
+            and not any(c.dep_ == "det" for c in t.children)  # "The Airbnb": no one's name
+            for t in earlier
+        )
+    ):
         # "my sister Anika said she ...", "My gran's 92, she lives in Tenby", "Gran's
         # having her hip done": said in the statement itself
         return statement
