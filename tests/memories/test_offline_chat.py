@@ -452,3 +452,11 @@ def test_she_after_a_name_the_statement_made_its_subject_is_not_someone_said_bef
     stored = bodies(api)
     assert not any("(my aunt)" in b for b in stored), stored
     assert "He (Deepak) is vegan and hates mushrooms." in stored, stored
+
+
+def test_it_after_a_thing_doing_a_thing_is_left_unsaid(api, say):
+    # which of the two "it" is, the words do not say: no note rather than a wrong one
+    say("The kettle's making a weird clicking sound. Taking it back to Currys on Monday.")
+    stored = bodies(api)
+    assert any(b.startswith("Taking it back to Currys") for b in stored), stored
+    assert not any("it (a weird clicking sound)" in b for b in stored), stored

@@ -1040,6 +1040,10 @@ def _with_antecedent(
             named = [c for c in named if c.root.tag_ not in ("NNS", "NNPS")] or named
         if not named:
             return text, ""
+        if subject and named[-1].root.dep_ == "dobj" and pronoun.lower_ == "it":
+            # "The hoover's making a grinding noise. Taking it back to Argos": the thing
+            # that did it or the thing it did; in doubt, no note
+            return text, ""
         thing = _whole_name(named[-1])
         if named[-1][0].pos_ != "PROPN":
             thing = thing[:1].lower() + thing[1:]  # "The washing machine", said mid-sentence
