@@ -1100,3 +1100,16 @@ def test_a_reason_said_after_its_statement_is_read_with_it(api, say):
     assert (
         "Moved my piano lessons to Mondays. Because my rota changed at the pharmacy." in stored
     ), stored
+
+
+def test_a_blank_mind_a_delay_and_a_harm_to_my_waistline_are_small_talk(api, say):
+    say(
+        "I'm blanking on birthday ideas",
+        "Happens!",
+        "The Victoria line was delayed for like 20 min at Brixton.",
+        "Oh no.",
+        "Biscuit Fridays are dangerous for my waistline. I work at a law firm in Leeds.",
+        "Ha.",
+        "Kev will turn up late, guaranteed.",
+    )
+    assert bodies(api) == ["I work at a law firm in Leeds."]

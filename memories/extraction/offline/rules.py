@@ -219,6 +219,22 @@ RULES: tuple[Rule, ...] = (
                 {"LOWER": {"IN": ["illegal", "criminal", "outlawed"]}},
             ),
             (_WOULD, {"LOWER": "literally", "OP": "?"}, *_words("kill", "me")),
+            # "office cake is dangerous for my waistline": a harm nobody fears
+            (
+                {"LOWER": {"IN": ["dangerous", "deadly", "lethal", "terrible", "bad"]}},
+                *_words("for", "my"),
+                {"LOWER": {"IN": ["waistline", "wallet", "sanity", "bank"]}},
+            ),
+            # "6 weeks without running, I'm going to cry": a grief nobody sheds
+            (
+                _I_WE,
+                _BE_TOKEN,
+                {"LOWER": {"IN": ["gon", "going"]}},
+                {"LOWER": {"IN": ["na", "to"]}},
+                {"LOWER": "cry"},
+            ),
+            # "Dave will forget the tickets, guaranteed": a prediction made for the joke
+            ({"LOWER": "will"}, _IN_SENTENCE, {"LOWER": "guaranteed"}, {"IS_PUNCT": True}),
             # "my cooking could honestly kill a man": a harm nobody fears
             (
                 {"LOWER": {"IN": ["could", "would"]}},
@@ -259,6 +275,9 @@ RULES: tuple[Rule, ...] = (
             "My manager is literally the worst.",
             "If one more customer asks for a discount I'm going to scream.",
             "Her driving could literally kill someone.",
+            "Office cake culture is dangerous for my waistline.",
+            "6 weeks without running, I'm going to cry.",
+            "Dave will forget the tickets, guaranteed.",
             "A Monday without coffee is a war crime.",
             "Two hours of spin is a human rights violation.",
             "One more email from IT and I'm moving to a cabin in the woods.",
@@ -267,6 +286,9 @@ RULES: tuple[Rule, ...] = (
             "One more thing: my flight lands at 6.",
             "Carbon monoxide can kill people, so we fitted an alarm.",
             "My grandad wrote a book about war crimes in Bosnia.",
+            "Smoking is bad for my asthma, so I quit in May.",
+            "The baby is going to cry if we wake her.",
+            "Delivery is guaranteed by Friday.",
             "I need one more shelf for the spare room.",
             "I could eat anything except mushrooms.",
             "Smoking should be banned near the school gates, I told the council.",
@@ -640,6 +662,15 @@ SMALL_TALK: tuple[Rule, ...] = (
         kind="smalltalk",
         why="this morning's traffic, a late train, being stuck on the way: over by the next chat",
         patterns=(
+            # "the Northern line was stopped for like 30 min": a delay of the day
+            (
+                {"LOWER": {"IN": ["line", "train", "tube", "bus", "tram", "metro"]}},
+                _BE_TOKEN,
+                {"LOWER": {"IN": ["stopped", "delayed", "stuck", "held"]}},
+                {"LOWER": {"IN": ["for", "up"]}},
+                {"LOWER": "like", "OP": "?"},
+                {"LIKE_NUM": True},
+            ),
             (
                 {"LOWER": "stuck"},
                 _one_of("in", "on", "at")[0],
@@ -681,9 +712,11 @@ SMALL_TALK: tuple[Rule, ...] = (
             "Stuck in traffic on the A40.",
             "traffic on the ring road was a nightmare this morning",
             "My train is delayed again.",
+            "The Northern line was stopped for like 30 min at Camden.",
         ),
         quiet=(
             "I take the tube to work in Holborn.",
+            "The pool was closed for 3 weeks in May for repairs, so I swam at Ponds Forge.",
             "I got stuck into the garden this weekend.",
             "I drive a bus for Stagecoach.",
             "My flight to Lima is on the 3rd.",
@@ -732,6 +765,15 @@ SMALL_TALK: tuple[Rule, ...] = (
                     }
                 },
             ),
+            # "I'm blanking on dinner ideas": a mind this minute
+            (_I_WE, _BE, {"POS": "ADV", "OP": "?"}, {"LOWER": "blanking"}),
+            # "the drummer was hammered": how someone was that night
+            (
+                {"POS": {"IN": ["NOUN", "PROPN"]}},
+                _BE_TOKEN,
+                {"POS": "ADV", "OP": "?"},
+                {"LOWER": {"IN": ["drunk", "hammered", "wasted", "plastered", "sloshed", "tipsy"]}},
+            ),
             # "my calves are on fire after spin": how a part of me feels this minute
             (
                 {"LOWER": {"IN": ["my", "our"]}},
@@ -755,9 +797,12 @@ SMALL_TALK: tuple[Rule, ...] = (
             "I'm knackered after the gym.",
             "The kids are driving me up the wall today.",
             "My calves are on fire after that spin class.",
+            "I'm blanking on dinner ideas.",
+            "The drummer was hammered tho.",
         ),
         quiet=(
             "The barn was on fire last night, the fire brigade came at 2.",
+            "My dad was hit by a drunk driver in 2019.",
             "My soup recipe uses cold water.",
             "My grandad is dead set on Cornwall.",
             "It's a Chaos Theory poster from my brother.",
