@@ -549,3 +549,9 @@ def test_my_x_is_a_titled_name_asks_who(api, say):
     cues = all_cues(api, job)
     assert "who is my consultant" in cues, cues
     assert "what is my consultant" not in cues, cues
+
+
+def test_a_state_said_without_i_asks_what_of(api, say):
+    job = say("Intolerant to gluten tbh, found out in my twenties.")
+    assert "what am I intolerant to" in all_cues(api, job)
+    assert "gluten" in top(api, "what am I intolerant to")

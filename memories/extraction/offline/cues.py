@@ -34,12 +34,14 @@ from memories.extraction.offline.words import (
     NO_JOBS,
     PARTS_OF_DAY,
     RELATIONS,
+    STATES,
     VAGUE_NOUNS,
     past_form,
     word_set,
 )
 
 MAX_CUES = 8
+_STATE_PREPS = word_set("to of in with on")
 MAX_ROSTER_ITEMS = 6
 _CUE_CHARS = 200
 _PLACE = frozenset(("GPE", "LOC", "FAC", "ORG"))
@@ -101,6 +103,11 @@ def cues_for(
             cues.extend([f"what is {my} salary", f"how much {do} {me} earn"])
             continue
         cues.extend(_facet_questions(facet.subject, facet.attribute, who, facet.value))
+    said = [t for t in reading.doc if not (t.is_punct or t.lower_ in INTERJECTIONS)]
+    if len(said) > 2 and said[0].lower_ in STATES and said[1].lower_ in _STATE_PREPS:
+        # "Intolerant to lactose fyi": a state said without "I'm" asks what of
+        me = who or "I"
+        cues.append(f"what {'is' if who else 'am'} {me} {said[0].lower_} {said[1].lower_}")
     for state, prep in cleft_states(reading.doc):
         # "what I'm actually allergic to is sesame" answers what I am allergic to
         cues.append(

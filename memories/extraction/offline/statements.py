@@ -54,6 +54,7 @@ from memories.extraction.offline.words import (
     MESSAGE_NOUNS,
     PARTS_OF_DAY,
     RELATIONS,
+    STATES,
     STATUS_CHANGES,
     VAGUE_NOUNS,
     content_words,
@@ -2200,7 +2201,7 @@ def _state_without_subject(tokens: list[Token], first: Token) -> bool:
     """ "Allergic to ibuprofen too", "Fluent in Welsh and Breton": a lasting state said
     without "I'm", its word and what it is about. The small tagger reads such a word at
     a sentence's start as a name and "to gluten" as a verb's, so the words decide."""
-    if first.lower_ not in _STATES:
+    if first.lower_ not in STATES:
         return False
     if first.i != tokens[0].i and not all(t.pos_ == "ADV" for t in tokens[: first.i - tokens[0].i]):
         return False
@@ -2210,13 +2211,6 @@ def _state_without_subject(tokens: list[Token], first: Token) -> bool:
         and after[0].lower_ in ("to", "of", "in", "with", "on")
         and any(_content(t) for t in after[1:])
     )
-
-
-# lasting states of a person that name what they are about ("allergic to", "fluent in")
-_STATES = word_set(
-    "allergic intolerant fluent sensitive obsessed addicted hooked terrified phobic immune "
-    "vaccinated qualified certified trained deaf blind"
-)
 
 
 def _weekly(tokens: list[Token], root: Token | None) -> bool:

@@ -49,6 +49,13 @@ NO_JOBS = word_set(
     fanatic enthusiast addict newbie"""
 )
 
+# Lasting states of a person said with what they are about ("allergic to", "fluent in"),
+# whole without "I'm": "Allergic to ibuprofen too".
+STATES = word_set(
+    """allergic intolerant fluent sensitive obsessed addicted hooked terrified phobic
+    immune vaccinated qualified certified trained deaf blind"""
+)
+
 # Kin by the pronoun they take ("my sister Eilidh": she), and the kin words said as a
 # name ("Mum's in hospital").
 FEMALE_KIN = word_set(
