@@ -437,3 +437,18 @@ def test_this_coming_weekend_is_the_next_weekend(api, say):
     say("This coming weekend we're camping at Gower.", when=TUESDAY)
     [body] = bodies(api)
     assert dates_in(body) == ["2026-03-14"], body
+
+
+def test_a_weekday_after_next_is_the_one_after_the_next(api, say):
+    # said on Tuesday 10 March: the next Thursday is the 12th, the one after it the 19th
+    say(
+        "Sports day is the Thursday after next.",
+        "Noted!",
+        "The fair is the weekend after next.",
+        when=TUESDAY,
+    )
+    stored = bodies(api)
+    [sports] = [b for b in stored if b.startswith("Sports day")]
+    assert dates_in(sports) == ["2026-03-19"], sports
+    assert all("2026-03-12" not in b for b in stored), stored
+    assert not any(dates_in(b) for b in stored if "weekend after next" in b), stored

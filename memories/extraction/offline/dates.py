@@ -203,6 +203,13 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         elif (counted := _weeks_before(doc, ent)) is not None:
             phrase, past = f"{counted} {phrase}", False  # "a week" "from" "this saturday"
         resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(phrase, day, past=past)
+        if _after_next(doc, ent):
+            # "the Tuesday after next": the one after the next; of anything but a
+            # weekday the words say too little, and no date is written
+            weekday = not past and ent[-1].lower_ in _WEEKDAYS and resolved is not None
+            resolved = (resolved[0] + timedelta(days=7),) if weekday else None
+            if resolved is not None:
+                resolved = (resolved[0], resolved[0].isoformat())
         if resolved is not None:
             first, note = resolved
             end = ent.end + 1 if from_today else ent.end - 1
@@ -210,6 +217,15 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
                 end += 1  # "Saturday's (2026-06-20) potluck"
             found.append(Resolved(end=end, note=note, first=first))
     return found
+
+
+def _after_next(doc, ent: Span) -> bool:
+    """The phrase goes on "after next" or "after that" ("the Tuesday after next")."""
+    return (
+        ent.end + 1 < len(doc)
+        and doc[ent.end].lower_ == "after"
+        and (doc[ent.end + 1].lower_ in ("next", "that", "this"))
+    )
 
 
 def _week_then_day(ents: list[Span], k: int, day: date) -> date | None:

@@ -2289,6 +2289,10 @@ def _dated_be(root: Token | None) -> bool:
     subject is the date itself (not "Work is crazy this week")."""
     if root is None or root.lemma_.lower() != "be":
         return False
+    if any(c.dep_ == "attr" and c.ent_type_ in ("DATE", "TIME") for c in root.children):
+        return not any(
+            c.dep_ == "acomp" for c in root.children
+        )  # "Half term is the last week of May"
     if any(c.dep_ in ("acomp", "attr") for c in root.children):
         return False
     return any(
