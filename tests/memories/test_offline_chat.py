@@ -460,3 +460,14 @@ def test_it_after_a_thing_doing_a_thing_is_left_unsaid(api, say):
     stored = bodies(api)
     assert any(b.startswith("Taking it back to Currys") for b in stored), stored
     assert not any("it (a weird clicking sound)" in b for b in stored), stored
+
+
+def test_she_after_a_subject_that_is_no_name_is_the_person_said_before(api, say):
+    say(
+        "My friend Odile is coming for dinner.",
+        "Lovely!",
+        "Everything has to be gluten free, and she's obsessed with Aperol.",
+    )
+    assert "Everything has to be gluten free, and she (Odile)'s obsessed with Aperol." in bodies(
+        api
+    )

@@ -901,6 +901,7 @@ def _with_referent(
         or any(
             t.dep_ in ("nsubj", "nsubjpass")
             and (t.pos_ == "PROPN" or (t.text[:1].isupper() and not dictionary_word(t.text)))
+            and not t.is_stop  # "Everything has to be gluten free, and she's ..."
             and not any(c.dep_ == "det" for c in t.children)  # "The Airbnb": no one's name
             for t in earlier
         )
