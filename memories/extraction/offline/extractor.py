@@ -238,6 +238,9 @@ class OfflineExtractor:
                 text = statement.text
                 reading = read(statement.plain)
                 replying = n == 0 and question and not retracts and statement.kind == "fact"
+                # the sentence typed just before the message's first statement, which no
+                # statement holds: what its "it" may be
+                dropped = _sentence_before(content, statement.plain) if n == 0 else ""
                 later_it = (
                     n > 0
                     and question
@@ -255,9 +258,8 @@ class OfflineExtractor:
                         text = f'{text} after "{_clip_cue(earlier)}"'
                         context.setdefault(n, []).insert(0, earlier)
                 elif (
-                    n == 0
+                    dropped
                     and _it_subject(reading.doc)
-                    and (dropped := _sentence_before(content, statement.plain))
                     and (resolved := _with_antecedent(text, dropped, subject=True))[1]
                 ):
                     # "My thesis is nearly done. It is on medieval trade routes.": the
@@ -316,7 +318,6 @@ class OfflineExtractor:
                     # "Which bike did you get?" "... I ride it to work": a question about
                     # something else came between; "it" is no thing said before it
                     before = ""
-                dropped = _sentence_before(content, statement.plain) if n == 0 else ""
                 if (
                     dropped
                     and _pronoun_object(reading)
@@ -561,14 +562,14 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
         found += [m.group(0) for m in _KIN_AS_NAME.finditer(statement.plain)]
         named = {m.group("name") for m in relations}
         found += [
-            _person_name(e)
+            name
             for e in parse(statement.plain).ents
             if e.label_ == "PERSON"
             and e.text.casefold() not in speakers
             and e.text not in named
             # "at Aga Khan hospital", "St Mary's school": a name that names a place
             and not (e.root.dep_ == "compound" and e.root.head.pos_ == "NOUN")
-            and _person_name(e)
+            and (name := _person_name(e))
         ]
     return list(dict.fromkeys(found))
 
@@ -1014,7 +1015,7 @@ def _with_antecedent(
         # "The washing machine is leaking again. Gonna take it to the repair shop", "The
         # car is at the garage in Didsbury. Mike is fixing it": with no object named,
         # "it" is what the statement was about, its subject, before where it is
-        subject = [
+        subjects = [
             c
             for c in said.noun_chunks
             if _a_thing(c)
@@ -1024,8 +1025,8 @@ def _with_antecedent(
         ]
         if fragment:
             chunks = fragment
-        elif subject and not any(_topical(c) for c in chunks):
-            chunks = subject
+        elif subjects and not any(_topical(c) for c in chunks):
+            chunks = subjects
         # "It is a Velotraum Kettle 9 with a mid motor. I bought it ...": the bike, not
         # a detail hung on it by "with", "in", "at"; "a meeting about chores": chores
         named = [c for c in chunks if _topical(c)]
@@ -1041,7 +1042,7 @@ def _with_antecedent(
             named = [c for c in named if c.root.tag_ not in ("NNS", "NNPS")] or named
         if not named:
             return text, ""
-        if subject and named[-1].root.dep_ == "dobj" and pronoun.lower_ == "it":
+        if subjects and named[-1].root.dep_ == "dobj" and pronoun.lower_ == "it":
             # "The hoover's making a grinding noise. Taking it back to Argos": the thing
             # that did it or the thing it did; in doubt, no note
             return text, ""
