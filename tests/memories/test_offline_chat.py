@@ -471,3 +471,14 @@ def test_she_after_a_subject_that_is_no_name_is_the_person_said_before(api, say)
     assert "Everything has to be gluten free, and she (Odile)'s obsessed with Aperol." in bodies(
         api
     )
+
+
+def test_mine_after_a_question_naming_a_thing_is_that_thing_never_what_is_asked(api, say):
+    say(
+        "how often should i service a 2015 fabia? mine is at 140k km",
+        "Every 10,000 miles or so.",
+        "what oil does a 2012 civic take? mine is at 200k km",
+    )
+    stored = bodies(api)
+    assert "Mine (a 2015 fabia) is at 140k km." in stored, stored
+    assert not any("(what oil)" in b for b in stored), stored

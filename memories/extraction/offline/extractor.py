@@ -969,9 +969,11 @@ def _with_antecedent(
     statement as its subject ("It is on medieval trade routes")."""
     doc = parse(text)
     if subject:
+        # ("mine is at 180k km" after "... on a 2014 corolla?": my corolla)
         pronoun = next((t for t in doc if not t.is_punct), None)
         if pronoun is None or not (
-            (pronoun.lower_ == "it" and pronoun.dep_ == "nsubj") or _its_typed_for_it_is(pronoun)
+            (pronoun.lower_ in ("it", "mine") and pronoun.dep_ == "nsubj")
+            or _its_typed_for_it_is(pronoun)
         ):
             return text, ""
     else:
@@ -1066,6 +1068,7 @@ def _a_thing(chunk: Span) -> bool:
         chunk.root.pos_ in ("NOUN", "PROPN")
         and chunk.root.is_alpha  # the small tagger reads an emoji as a noun: "misbehave 😩"
         and not interjection(chunk.root.text)  # nor "Ugh."
+        and not any(t.tag_ in ("WDT", "WP", "WP$") for t in chunk)  # "what oil": the asked
         and chunk.root.ent_type_ not in ("DATE", "TIME", "PERSON", "MONEY", "CARDINAL")
         and "\n" not in chunk.text  # a list's items are no one thing
     )
@@ -1111,7 +1114,8 @@ def _it_subject(doc: Doc) -> bool:
     "it" is, a reply's question said."""
     first = next((t for t in doc if not t.is_punct), None)
     return first is not None and (
-        (first.lower_ in ("it", "it's") and first.dep_ == "nsubj") or _its_typed_for_it_is(first)
+        (first.lower_ in ("it", "it's", "mine") and first.dep_ == "nsubj")
+        or _its_typed_for_it_is(first)
     )
 
 
