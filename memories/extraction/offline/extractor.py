@@ -970,12 +970,9 @@ def _with_antecedent(
     doc = parse(text)
     if subject:
         # ("mine is at 180k km" after "... on a 2014 corolla?": my corolla)
-        pronoun = next((t for t in doc if not t.is_punct), None)
-        if pronoun is None or not (
-            (pronoun.lower_ in ("it", "mine") and pronoun.dep_ == "nsubj")
-            or _its_typed_for_it_is(pronoun)
-        ):
+        if not _it_subject(doc):
             return text, ""
+        pronoun = next(t for t in doc if not t.is_punct)
     else:
         pronoun = next((t for t in doc if t.dep_ == "dobj" and t.lower_ in ("it", "them")), None)
     if pronoun is None:
@@ -1110,8 +1107,9 @@ def _objects(reading: Reading) -> list[str]:
 
 
 def _it_subject(doc: Doc) -> bool:
-    """The statement opens on "it" as its subject ("It's a 2015 Astra so ..."): what
-    "it" is, a reply's question said."""
+    """The statement opens on "it" (or "its" typed for "it's", or "mine") as its subject
+    ("It's a 2015 Astra so ..."): what "it" is, a reply's question or a sentence
+    before said."""
     first = next((t for t in doc if not t.is_punct), None)
     return first is not None and (
         (first.lower_ in ("it", "it's", "mine") and first.dep_ == "nsubj")
