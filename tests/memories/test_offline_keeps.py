@@ -978,6 +978,28 @@ def test_a_heading_about_the_message_is_no_part_of_the_facts_after_it(api, say):
     assert "Boots" in top(api, "where do I work")
 
 
+def test_a_heading_about_the_message_with_clauses_of_its_own_is_no_part_of_the_facts(api, say):
+    say(
+        "Right so quick update on where I'm at since you keep forgetting stuff: moved to "
+        "Stoke Newington last month, started as a nurse at the Homerton, me and Priya got "
+        "a cat called Mango."
+    )
+    stored = bodies(api)
+    assert len(stored) == 3 and not any("update" in b for b in stored), stored
+    assert "Homerton" in top(api, "where do I work")
+    assert "Stoke Newington" in top(api, "where did I move")
+
+
+def test_a_heading_about_the_message_is_no_cue_of_the_facts_after_it(api, say):
+    job = say(
+        "Just so you know before I ask about recipes: I'm coeliac, my husband doesn't eat "
+        "pork, and we have an air fryer."
+    )
+    assert len(bodies(api)) == 3, bodies(api)
+    cues = all_cues(api, job)
+    assert not any("recipes" in c for c in cues), cues
+
+
 def test_a_heading_that_names_what_the_rest_is_about_stays(api, say):
     say("The boiler: fixed it myself on Sunday with a new pressure valve.")
     [body] = bodies(api)

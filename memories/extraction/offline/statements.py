@@ -1463,11 +1463,16 @@ def _preface(sent: Span) -> Token | None:
         for t in heading
     ):
         return None
-    # (the small tagger reads "Update on my life" as a verb)
+    # (the small tagger reads "Update on my life" as a verb); a verb of a clause under
+    # the heading's noun or a verb said to the listener says no fact of its own
+    inside = {t.i for t in heading}
     verbs = [
         t
         for t in heading
-        if t.pos_ in ("VERB", "AUX") and t.dep_ != "aux" and t.lower_ not in MESSAGE_NOUNS
+        if t.pos_ in ("VERB", "AUX")
+        and t.dep_ != "aux"
+        and t.lower_ not in MESSAGE_NOUNS
+        and not _subordinate(t, inside)
     ]
     if any(not any(c.lower_ == "you" or c.dep_ == "mark" for c in v.children) for v in verbs):
         return None  # "I have two jobs:": a fact of the speaker's own
@@ -1482,6 +1487,21 @@ def _preface(sent: Span) -> Token | None:
     )
     leaning = any(t.lower_ in _LEANING for t in rest[:4])  # "sold it": the heading says what
     return colon if mine and not leaning else None
+
+
+def _subordinate(verb: Token, inside: set[int]) -> bool:
+    """A verb of a clause under the heading's noun or under a verb said to the listener
+    ("update on where I'm at since you keep forgetting stuff", "filling you in before I
+    ask about scheduling my meds"): part of what the heading says of the message."""
+    token = verb
+    while token.head.i != token.i and token.head.i in inside:
+        token = token.head
+        if (token.pos_ in ("NOUN", "PROPN") and token.lower_ in MESSAGE_NOUNS) or (
+            token.pos_ in ("VERB", "AUX")
+            and any(c.lower_ == "you" or c.dep_ == "mark" for c in token.children)
+        ):
+            return True
+    return False
 
 
 def _verbless_list(sent: Span) -> bool:
@@ -2825,6 +2845,9 @@ def _leftovers(content: str, kept: list[Statement]) -> list[tuple[int, str]]:
         if not prose:
             continue
         for sent in parse(prose).sents:
+            colon = _preface(sent)
+            if colon is not None:  # "Just so you know before I ask:": the statements left it out
+                sent = sent.doc[colon.i + 1 : sent.end]
             words = _words(sent.text)
             if not words:
                 continue
