@@ -336,8 +336,9 @@ query_key AS MATERIALIZED (
 
 -- Fusion: weighted reciprocal-rank fusion, the sum over the arms that found a memory
 -- of weight / (rrf_k + rank), then its tier's ageing factor
--- 0.5 ^ (days since `updated` / half-life). One row per arm hit, one GROUP BY: the
--- per-arm details ride along as filtered aggregates instead of three more joins.
+-- 0.5 ^ (days since `updated`, or since the end of a later day it names / half-life).
+-- One row per arm hit, one GROUP BY: the per-arm details ride along as filtered
+-- aggregates instead of three more joins.
 hits AS (
     SELECT document_id, 'lexical' AS arm, rank,
            %(lexical_weight)s::float8 / (%(rrf_k)s::float8 + rank) AS contribution,
@@ -375,8 +376,13 @@ scored AS (
            d.sources, d.related, d.body,
            f.rrf * CASE
                WHEN half_life IS NULL THEN 1.0
+               -- counted from when it was said, or from the end of the latest day it
+               -- names when that is later: a plan does not fade before its day
+               -- (retrieval_named_until, migration 0014)
                ELSE %(age_floor)s::float8 + (1 - %(age_floor)s::float8) * power(0.5, GREATEST(
-                   extract(epoch FROM (%(now)s::timestamptz - d.updated))::float8 / 86400.0, 0
+                   extract(epoch FROM (%(now)s::timestamptz - GREATEST(
+                       d.updated, retrieval_named_until(d.body)
+                   )))::float8 / 86400.0, 0
                ) / half_life)
            END
            -- A date the query names (retrieval/dates.py: the day, month or year,

@@ -201,6 +201,48 @@ def test_older_events_fade_but_facts_do_not(api, notes):
     assert paths(body)[-1] == "events/runs/old-run-00000002.md"
 
 
+def test_a_plan_does_not_fade_before_the_day_it_names(api, notes):
+    now = datetime.now(UTC)
+    said = now - timedelta(days=180)
+    coming = (now + timedelta(days=30)).date().isoformat()
+    gone = (said + timedelta(days=10)).date().isoformat()
+    write(
+        notes,
+        {
+            "events/plans/coming-00000001.md": memory(
+                tier="events",
+                cues=["marathon plan"],
+                body=f"Running the Seville marathon on the 14th ({coming}).",
+                updated=said,
+            ),
+            "events/plans/next-year-00000002.md": memory(
+                tier="events",
+                cues=["marathon plan"],
+                body=f"Running a marathon in Japan next year ({now.year + 1}).",
+                updated=said,
+            ),
+            "events/plans/gone-00000003.md": memory(
+                tier="events",
+                cues=["marathon plan"],
+                body=f"Running the Leeds marathon on the 3rd ({gone}).",
+                updated=said,
+            ),
+        },
+    )
+    body = retrieve(api, "marathon", arms="lexical")
+    ranks = {r["path"]: r["arms"]["lexical"]["rank"] for r in body["results"]}
+    scores = {r["path"]: r["score"] for r in body["results"]}
+    full = {path: LEXICAL / (K + rank) for path, rank in ranks.items()}
+    # Said half a year ago: the two still to come keep their whole score; the one whose
+    # day went by 170 days ago has faded from that day (1/2 + 1/2 * 0.5 ** (170 / 90)).
+    for path in ("events/plans/coming-00000001.md", "events/plans/next-year-00000002.md"):
+        assert scores[path] == pytest.approx(full[path], rel=1e-3), path
+    gone_path = "events/plans/gone-00000003.md"
+    assert scores[gone_path] == pytest.approx(
+        full[gone_path] * (0.5 + 0.5 * 0.5 ** (170 / 90)), rel=2e-2
+    )
+
+
 def test_an_old_event_asked_after_by_name_still_outranks_a_fresh_memory_about_else(api, notes):
     now = datetime.now(UTC)
     write(
