@@ -16,18 +16,29 @@ from django.db import migrations
 
 FORWARD = r"""
 CREATE FUNCTION retrieval_named_until(body text) RETURNS timestamptz
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
-SELECT max(until) FROM (
-    SELECT (make_date(m[1]::int, m[2]::int, 1) + m[3]::int)::timestamp AT TIME ZONE 'UTC'
-    FROM regexp_matches(
-        body, '(?<![0-9-])([12][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(?![0-9])', 'g'
-    ) m
-    UNION ALL
-    SELECT (CASE WHEN m[2] IS NULL THEN make_date(m[1]::int + 1, 1, 1)
-                 ELSE (make_date(m[1]::int, m[2]::int, 1) + interval '1 month')::date
-            END)::timestamp AT TIME ZONE 'UTC'
-    FROM regexp_matches(body, '\(([12][0-9]{3})(?:-(0[1-9]|1[0-2]))?\)', 'g') m
-) named(until)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+DECLARE
+    named text;
+BEGIN
+    IF strpos(body, '-') = 0 AND strpos(body, '(') = 0 THEN
+        RETURN NULL;  -- names no date: most memories, at the cost of two scans
+    END IF;
+    -- the last date named (greedy ".*"): a range's end, a plan's day
+    named := substring(body FROM
+        '.*(?:^|[^0-9-])([12][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])(?![0-9])'
+        '|\([12][0-9]{3}(?:-(?:0[1-9]|1[0-2]))?\))');
+    IF named IS NULL THEN
+        RETURN NULL;
+    END IF;
+    named := btrim(named, '()');
+    RETURN (CASE length(named)
+        WHEN 10 THEN make_date(left(named, 4)::int, substr(named, 6, 2)::int, 1)
+                     + right(named, 2)::int
+        WHEN 7 THEN (make_date(left(named, 4)::int, right(named, 2)::int, 1)
+                     + interval '1 month')::date
+        ELSE make_date(named::int + 1, 1, 1)
+    END)::timestamp AT TIME ZONE 'UTC';
+END
 $fn$;
 """
 

@@ -227,6 +227,13 @@ def test_a_plan_does_not_fade_before_the_day_it_names(api, notes):
                 body=f"Running the Leeds marathon on the 3rd ({gone}).",
                 updated=said,
             ),
+            # no day at all: read as far as it goes, never an error
+            "events/plans/odd-00000004.md": memory(
+                tier="events",
+                cues=["marathon plan"],
+                body="Marathon bib code 2026-02-31 (1999-13).",
+                updated=said,
+            ),
         },
     )
     body = retrieve(api, "marathon", arms="lexical")
@@ -237,6 +244,7 @@ def test_a_plan_does_not_fade_before_the_day_it_names(api, notes):
     # day went by 170 days ago has faded from that day (1/2 + 1/2 * 0.5 ** (170 / 90)).
     for path in ("events/plans/coming-00000001.md", "events/plans/next-year-00000002.md"):
         assert scores[path] == pytest.approx(full[path], rel=1e-3), path
+    assert "events/plans/odd-00000004.md" in scores
     gone_path = "events/plans/gone-00000003.md"
     assert scores[gone_path] == pytest.approx(
         full[gone_path] * (0.5 + 0.5 * 0.5 ** (170 / 90)), rel=2e-2
