@@ -336,7 +336,7 @@ query_key AS MATERIALIZED (
 
 -- Fusion: weighted reciprocal-rank fusion, the sum over the arms that found a memory
 -- of weight / (rrf_k + rank), then its tier's ageing factor
--- 0.5 ^ (days since `updated`, or since the end of a later day it names / half-life).
+-- 0.5 ^ (days since `updated` / half-life), 1 while a day it names is still to come.
 -- One row per arm hit, one GROUP BY: the per-arm details ride along as filtered
 -- aggregates instead of three more joins.
 hits AS (
@@ -376,14 +376,15 @@ scored AS (
            d.sources, d.related, d.body,
            f.rrf * CASE
                WHEN half_life IS NULL THEN 1.0
-               -- counted from when it was said, or from the end of the latest day it
-               -- names when that is later: a plan does not fade before its day
+               -- counted from when it was said; nothing while the day it names is
+               -- still to come: a plan does not fade before its day
                -- (retrieval_named_until, migration 0014)
-               ELSE %(age_floor)s::float8 + (1 - %(age_floor)s::float8) * power(0.5, GREATEST(
-                   extract(epoch FROM (%(now)s::timestamptz - GREATEST(
-                       d.updated, retrieval_named_until(d.body)
-                   )))::float8 / 86400.0, 0
-               ) / half_life)
+               ELSE %(age_floor)s::float8 + (1 - %(age_floor)s::float8) * power(0.5, CASE
+                   WHEN retrieval_named_until(d.body) > %(now)s::timestamptz THEN 0
+                   ELSE GREATEST(
+                       extract(epoch FROM (%(now)s::timestamptz - d.updated))::float8 / 86400.0, 0
+                   )
+               END / half_life)
            END
            -- A date the query names (retrieval/dates.py: the day, month or year,
            -- widened by date_match_slack_days; NULL when it names none) that the

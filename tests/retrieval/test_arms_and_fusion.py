@@ -241,14 +241,12 @@ def test_a_plan_does_not_fade_before_the_day_it_names(api, notes):
     scores = {r["path"]: r["score"] for r in body["results"]}
     full = {path: LEXICAL / (K + rank) for path, rank in ranks.items()}
     # Said half a year ago: the two still to come keep their whole score; the one whose
-    # day went by 170 days ago has faded from that day (1/2 + 1/2 * 0.5 ** (170 / 90)).
+    # day went by has faded from when it was said (1/2 + 1/2 * 0.5 ** (180 / 90)).
     for path in ("events/plans/coming-00000001.md", "events/plans/next-year-00000002.md"):
         assert scores[path] == pytest.approx(full[path], rel=1e-3), path
     assert "events/plans/odd-00000004.md" in scores
     gone_path = "events/plans/gone-00000003.md"
-    assert scores[gone_path] == pytest.approx(
-        full[gone_path] * (0.5 + 0.5 * 0.5 ** (170 / 90)), rel=2e-2
-    )
+    assert scores[gone_path] == pytest.approx(full[gone_path] * 0.625, rel=1e-3)
 
 
 def test_an_old_event_asked_after_by_name_still_outranks_a_fresh_memory_about_else(api, notes):
