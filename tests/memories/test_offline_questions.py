@@ -555,3 +555,33 @@ def test_a_state_said_without_i_asks_what_of(api, say):
     job = say("Intolerant to gluten tbh, found out in my twenties.")
     assert "what am I intolerant to" in all_cues(api, job)
     assert "gluten" in top(api, "what am I intolerant to")
+
+
+def test_a_thing_said_to_be_mine_is_asked_after_as_mine(api, say):
+    job = say(
+        "Crumpets are my go-to breakfast.",
+        "Yum.",
+        "Leeds is my home town.",
+        "Nice.",
+        "Marta is my best friend from uni.",
+    )
+    cues = all_cues(api, job)
+    assert {"what is my go-to breakfast", "what is my home town", "who is my best friend"} <= cues
+    assert "what are the crumpets" not in cues and "what does Leeds do" not in cues, cues
+    assert "Crumpets" in top(api, "what do I usually have for breakfast")
+
+
+def test_what_i_cannot_stand_is_a_dislike(api, say):
+    job = say(
+        "I personally can't stand olives.",
+        "Noted.",
+        "Can't stand mushrooms, the texture is grim.",
+        "Ha.",
+        "I can't stand up for long because of my knee.",
+    )
+    cues = all_cues(api, job)
+    assert {"do I like olives", "do I like mushrooms", "what do I hate"} <= cues, cues
+    assert "what don't I stand" not in cues, cues
+    knee = next(b for b in bodies(api) if "knee" in b)
+    assert "olives" in top(api, "do I like olives")
+    assert knee != top(api, "what foods do I hate"), knee

@@ -19,7 +19,13 @@ from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
 from memories.extraction.offline.language import dictionary_word, known_noun
-from memories.extraction.offline.words import STATUS_CHANGES, VAGUE_NOUNS, past_form, word_set
+from memories.extraction.offline.words import (
+    RELATIONS,
+    STATUS_CHANGES,
+    VAGUE_NOUNS,
+    past_form,
+    word_set,
+)
 
 MAX_QUESTIONS = 3
 _DATE_LABELS = frozenset(("DATE", "TIME"))
@@ -50,7 +56,7 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
         return []
     phrase, plural = said
     if verb.lemma_.lower() == "be":
-        out = _of_being(verb, phrase, plural)
+        out = _of_being(verb, phrase, plural, who)
     else:
         out = _of_doing(verb, phrase, plural, subject)
     for also in verb.children:
@@ -138,7 +144,7 @@ def _subject(
     return (words if owned else f"the {words}"), subject.tag_ == "NNS"
 
 
-def _of_being(verb: Token, phrase: str, plural: bool) -> list[str]:
+def _of_being(verb: Token, phrase: str, plural: bool, who: str | None = None) -> list[str]:
     """ "Worktops are granite" -> "what are the worktops"; "Choir's at the church hall"
     -> "where is choir"; "Surgery is on the 9th" -> "when is surgery"."""
     be = "am" if phrase == "I" and verb.tag_ != "VBD" else _be(verb, plural)
@@ -155,6 +161,11 @@ def _of_being(verb: Token, phrase: str, plural: bool) -> list[str]:
         and not list(complement.children)
     ):
         return [f"how old {be} {phrase}"]  # "I'm 34, turning 35 in March"
+    mine = owned_by_me(complement, who) if phrase not in ("I", "we") else ""
+    if mine:
+        # "Porridge is my go-to breakfast": what is asked after is the thing of mine
+        kind = "who" if complement.lemma_.lower() in RELATIONS else "what"
+        return [f"{kind} {'are' if complement.tag_ == 'NNS' else 'is'} {mine}"]
     if complement is not None and complement.pos_ == "ADJ":
         # "Ella is allergic to penicillin", "The kids are vegetarian"
         quality = complement.lower_
@@ -173,6 +184,25 @@ def _of_being(verb: Token, phrase: str, plural: bool) -> list[str]:
     if _placed(verb):
         out.append(f"where {be} {phrase}")
     return out
+
+
+def owned_by_me(complement: Token | None, who: str | None) -> str:
+    """ "my go-to breakfast" of "Porridge is my go-to breakfast": a noun of the speaker's
+    with the words before it, as a question says it; "" when it is no such noun."""
+    if complement is None or complement.pos_ != "NOUN" or complement.lemma_ in VAGUE_NOUNS:
+        return ""
+    owner = next(
+        (c for c in complement.children if c.dep_ == "poss" and c.lower_ in ("my", "our")), None
+    )
+    if owner is None:
+        return ""
+    words = "".join(
+        (t.text if t.is_upper else t.lower_) + t.whitespace_
+        for t in complement.subtree
+        if owner.i < t.i <= complement.i
+    ).strip()
+    mine = f"{who}'s" if who else owner.lower_
+    return f"{mine} {words}"
 
 
 def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> list[str]:

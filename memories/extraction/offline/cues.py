@@ -13,9 +13,13 @@ import re
 
 from spacy.tokens import Token
 
-from memories.extraction.offline.clause_questions import clause_questions, names_a_day
+from memories.extraction.offline.clause_questions import (
+    clause_questions,
+    names_a_day,
+    owned_by_me,
+)
 from memories.extraction.offline.dates import WEEKDAYS
-from memories.extraction.offline.facets import PRONOUN, Reading, cleft_states
+from memories.extraction.offline.facets import PRONOUN, Reading, can_not_bear, cleft_states
 from memories.extraction.offline.language import (
     dictionary_word,
     home_place,
@@ -206,6 +210,8 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
         return []
     me, do, _ = _subject_words(who, subject.lower_)
     lemma = verb.lemma_.lower()
+    if can_not_bear(verb):
+        return [f"what {do}n't {me} like", f"what {do} {me} hate"]  # and "do I like olives"
     obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN")), None)
     out = [f"what {do}n't {me} {lemma}"] if obj is not None else []
     if obj is not None:
@@ -1407,7 +1413,13 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
             elif acomp is not None and prep is not None and acomp.lower_ not in FEELINGS:
                 out.append(f"what is {name} {acomp.lower_} {prep.lower_}")  # allergic to
             attr = next((c for c in verb.children if c.dep_ == "attr"), None)
-            if attr is not None and attr.pos_ == "NOUN" and attr.lemma_.lower() not in VAGUE_NOUNS:
+            if mine_too := owned_by_me(attr, who):
+                # "Marta is my best friend from uni": who my best friend is, no job
+                kind = "who" if attr.lemma_.lower() in RELATIONS else "what"
+                out.append(f"{kind} is {mine_too}")
+            elif (
+                attr is not None and attr.pos_ == "NOUN" and attr.lemma_.lower() not in VAGUE_NOUNS
+            ):
                 out.append(f"what does {name} do")  # "My partner Tomasz is a vet"
         elif lemma == "turn" and any(t.like_num for t in tokens):
             out.append(f"how old is {name}")

@@ -38,7 +38,14 @@ from spacy.tokens import Doc, Span, Token
 
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
-from memories.extraction.offline.facets import PRONOUN, Facet, Reading, read, without_speaker
+from memories.extraction.offline.facets import (
+    PRONOUN,
+    Facet,
+    Reading,
+    can_not_bear,
+    read,
+    without_speaker,
+)
 from memories.extraction.offline.language import (
     as_typed,
     dictionary_word,
@@ -801,6 +808,16 @@ def _asked_reading(statement: Statement, reading: Reading) -> Reading:
     ):
         # "Hate coriander", "Love a good curry": a liking of mine said without "I"
         return read(f"I {first.lower_}{statement.plain[len(first.text) :]}")
+    if (
+        first is not None
+        and subjectless
+        and first.dep_ == "aux"
+        and can_not_bear(first.head)
+        and not statement.leans
+    ):
+        return read(
+            f"I {first.lower_}{statement.plain[len(first.text) :]}"
+        )  # "Can't stand mushrooms"
     second = reading.doc[1] if len(reading.doc) > 1 else None
     if (
         first is not None

@@ -30,6 +30,7 @@ from memories.extraction.offline.words import (
     DWELLINGS,
     ENDING_PARTICLES,
     ENDING_VERBS,
+    INTERJECTIONS,
     MOVE_VERBS,
     NO_JOBS,
     RELATIONS,
@@ -54,6 +55,22 @@ _LIKING = {
     "dislike": -1,
     "detest": -1,
 }
+# "can't stand", "cannot bear": said of a thing, a dislike
+_ENDURE = word_set("stand bear abide stomach")
+
+
+def can_not_bear(verb: Token) -> bool:
+    """ "I can't stand olives", "cannot bear horror films": endure, denied with "can"."""
+    children = list(verb.children)
+    return (
+        verb.lemma_.lower() in _ENDURE
+        and any(c.dep_ == "neg" for c in children)
+        and any(c.dep_ == "aux" and c.lemma_.lower() in ("can", "ca") for c in children)
+        and any(c.dep_ in ("dobj", "xcomp") for c in children)  # not "can't stand up for long"
+        and not any(c.dep_ == "prt" for c in children)
+    )
+
+
 COLOURS = word_set(
     """black white grey gray red blue green yellow orange purple pink brown beige navy
     teal silver gold cream maroon turquoise"""
@@ -246,6 +263,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 found.append(Facet("i", "home", home[0], home[1]))
         for token in tokens:
             polarity = _LIKING.get(token.lemma_.lower())
+            if polarity is None and can_not_bear(token):
+                polarity = -1  # "I can't stand olives": a dislike
             if polarity is None or token.pos_ != "VERB":
                 continue
             own = next((c for c in token.children if c.dep_ == "nsubj"), None)
@@ -258,6 +277,9 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 and c.pos_ in ("NOUN", "PROPN", "VERB")
                 and not _titled_verb(c)
             ]
+            if objects and objects[0].lower_ in INTERJECTIONS:
+                # "I hate the heat tbh": the parser hangs the noun on the "tbh"
+                objects = [c for c in objects[0].children if c.dep_ == "compound"]
             if objects:
                 thing = objects[0].lower_
                 found.append(Facet("i", f"like:{thing}", "+" if polarity > 0 else "-", (token.i,)))
