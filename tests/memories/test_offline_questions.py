@@ -585,3 +585,28 @@ def test_what_i_cannot_stand_is_a_dislike(api, say):
     knee = next(b for b in bodies(api) if "knee" in b)
     assert "olives" in top(api, "do I like olives")
     assert knee != top(api, "what foods do I hate"), knee
+
+
+def test_a_wish_is_asked_after_as_a_wish(api, say):
+    job = say(
+        "I'd love to learn the cello.",
+        "Lovely.",
+        "Keen to get over to New Zealand at some point next year.",
+        "Nice!",
+        "We're hoping to move to Bristol eventually.",
+    )
+    cues = all_cues(api, job)
+    assert {
+        "what do I want to learn",
+        "where do I want to go",
+        "where do we want to live",
+    } <= cues, cues
+    assert "do I like learn" not in cues, cues
+    assert "New Zealand" in top(api, "where do I want to travel")
+    assert "cello" in top(api, "what do I want to learn")
+
+
+def test_a_wish_to_live_somewhere_is_no_new_home(api, say):
+    say("I live in Leeds with my partner.")
+    say("I'd love to live in Lisbon one day.", when="2026-04-01T09:00:00Z")
+    assert "Leeds" in top(api, "where do I live")

@@ -19,7 +19,13 @@ from memories.extraction.offline.clause_questions import (
     owned_by_me,
 )
 from memories.extraction.offline.dates import WEEKDAYS
-from memories.extraction.offline.facets import PRONOUN, Reading, can_not_bear, cleft_states
+from memories.extraction.offline.facets import (
+    PRONOUN,
+    Reading,
+    can_not_bear,
+    cleft_states,
+    wished_for,
+)
 from memories.extraction.offline.language import (
     dictionary_word,
     home_place,
@@ -93,6 +99,7 @@ def cues_for(
         cues.extend(_questions(list(sent), who))
         cues.extend(_clause_roles(list(sent), who))
         cues.extend(_home_questions(list(sent), who))
+        cues.extend(_wish_questions(list(sent), who))
         cues.extend(_shape_questions(list(sent), who))
         cues.extend(_named_aside(list(sent), who))
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
@@ -774,6 +781,43 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
 
 
 _HOME_TAKING = word_set("sign buy rent lease own purchase find get move")
+_GOING = word_set("go visit travel get fly head see")
+
+
+def _wish_questions(tokens: list[Token], who: str | None) -> list[str]:
+    """ "I want to visit Japan", "I'd love to learn the cello", "Keen to get over to NZ",
+    "Thinking of doing a masters": what the speaker wants to do, as asked ("what do I
+    want to learn", "where do I want to go"), never what they do."""
+    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if root is None or _is_question_sentence(tokens):
+        return []
+    wanted = wished_for(root)
+    if wanted is None:
+        return []
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    if wanted.i == root.i:
+        subject = None  # "Keen to ...": the wish is the subject the parser saw
+    first = next(t for t in tokens if not (t.is_punct or t.pos_ == "INTJ"))
+    if subject is None and first.i != root.i and first.head.i != root.i:
+        return []  # said without "I" only when the wish opens the sentence
+    if subject is not None and subject.lower_ not in ("i", "we"):
+        return []
+    me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
+    lemma = wanted.lemma_.lower()
+    place = any(
+        t.ent_type_ in ("GPE", "LOC") or (t.pos_ == "PROPN" and t.dep_ == "pobj")
+        for t in wanted.subtree
+        if t.i > wanted.i
+    )
+    if place and lemma in ("move", "live", "settle"):
+        return [f"where {do} {me} want to live", f"where {do} {me} want to move"]
+    if place and lemma == "work":
+        return [f"where {do} {me} want to work"]
+    if place and lemma in _GOING:
+        return [f"where {do} {me} want to go", f"where {do} {me} want to travel"]
+    return [f"what {do} {me} want to {lemma}"]
+
+
 _CLOCK = re.compile(r"^\d{1,2}(?:[:.]\d{2})(?:am|pm)?$|^\d{1,2}(?:am|pm)$", re.IGNORECASE)
 _MONEY_SIGNS = frozenset("£$€₹¥") | {"R$", "A$", "C$", "NZ$", "HK$", "S$"}
 

@@ -55,6 +55,46 @@ _LIKING = {
     "dislike": -1,
     "detest": -1,
 }
+# "I want to", "hoping to", "keen to": what follows is wished for, not done
+_WISHING = word_set("want hope plan wish aim intend dream")
+_KEEN = word_set("keen eager desperate dying itching")
+
+
+def wished_for(root: Token) -> Token | None:
+    """The verb of what is wished for: "visit" of "want to visit", "learn" of "'d love to
+    learn", "keen to learn", "doing" of "thinking of doing"."""
+    children = list(root.children)
+    if any(
+        c.dep_ == "nsubj" and c.lower_ in _KEEN and c.i == root.sent.start for c in children
+    ) and any(c.dep_ == "aux" and c.lower_ == "to" for c in children):
+        return root  # "Keen to get over to NZ", parsed with "Keen" as the subject
+    lemma = "hope" if root.lower_ == "hoping" else root.lemma_.lower()  # (tagged "hop")
+    would = any(c.tag_ == "MD" and c.lower_ in ("would", "'d", "’d") for c in children)
+    if lemma in _WISHING or (lemma in ("love", "like") and would):
+        heads = [root]
+    elif root.lower_ in _KEEN:
+        heads = [root]  # "Keen to learn Portuguese": the adjective is the sentence
+    elif lemma == "be":
+        heads = [c for c in children if c.dep_ == "acomp" and c.lower_ in _KEEN]
+    elif lemma == "think":
+        heads = [c for c in children if c.dep_ == "prep" and c.lower_ in ("of", "about")]
+    else:
+        return None
+    for head in heads:
+        for child in head.children:
+            if child.pos_ == "VERB" and child.dep_ in ("xcomp", "acl", "pcomp"):
+                return child
+    return None
+
+
+def _wished(verb: Token) -> bool:
+    """ "move" of "hoping to move to Bristol", "live" of "I'd love to live in Lisbon"."""
+    return any(
+        (wanted := wished_for(head)) is not None and wanted.i == verb.i
+        for head in (verb.head, verb.head.head)
+    )
+
+
 # "can't stand", "cannot bear": said of a thing, a dislike
 _ENDURE = word_set("stand bear abide stomach")
 
@@ -192,6 +232,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 held = any(c.dep_ == "dobj" and c.lower_ in DWELLINGS for c in verb.children)
             if verbs is not None and verb.lemma_.lower() not in verbs and not held:
                 continue  # "on the payments team at Intercom in Dublin": not where I live
+            if _wished(verb):
+                continue  # "I'd love to live in Lisbon": a wish, no home (nor job)
             if verbs is not None and any(
                 c.dep_.startswith("nsubj") and c.lower_ not in _FIRST for c in verb.children
             ):
@@ -267,6 +309,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 polarity = -1  # "I can't stand olives": a dislike
             if polarity is None or token.pos_ != "VERB":
                 continue
+            if any(c.tag_ == "MD" and c.lower_ in ("would", "'d", "’d") for c in token.children):
+                continue  # "I'd love to learn the cello": a wish, no liking
             own = next((c for c in token.children if c.dep_ == "nsubj"), None)
             if own is not None and own.lower_ not in _FIRST:
                 continue  # "a lurcher, Bramble, who hates the rain": the dog's liking
