@@ -610,3 +610,13 @@ def test_a_wish_to_live_somewhere_is_no_new_home(api, say):
     say("I live in Leeds with my partner.")
     say("I'd love to live in Lisbon one day.", when="2026-04-01T09:00:00Z")
     assert "Leeds" in top(api, "where do I live")
+
+
+def test_what_i_am_is_asked_with_a_which_clause_after_it(api, say):
+    job = say(
+        "I'm vegan, which makes eating out hard.",
+        "That can be tricky!",
+        "My flatmate Ola eats out most nights.",
+    )
+    assert "am I vegan" in all_cues(api, job)
+    assert "vegan" in top(api, "am I vegan")

@@ -632,7 +632,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 (
                     c
                     for c in verb.children
-                    if c.dep_ == "attr" and c.pos_ in ("ADJ", "NOUN") and not any(c.children)
+                    if c.dep_ == "attr"
+                    and c.pos_ in ("ADJ", "NOUN")
+                    # (", which explains a lot": what follows says more of it, not what)
+                    and all(g.dep_ in ("relcl", "punct") for g in c.children)
                 ),
                 None,
             )
