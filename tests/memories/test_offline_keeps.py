@@ -1135,3 +1135,13 @@ def test_a_blank_mind_a_delay_and_a_harm_to_my_waistline_are_small_talk(api, say
         "Kev will turn up late, guaranteed.",
     )
     assert bodies(api) == ["I work at a law firm in Leeds."]
+
+
+def test_a_lasting_state_said_without_ive_is_kept(api, say):
+    say(
+        "been on sertraline for about a year now",
+        "Thanks for telling me.",
+        "been there for ages lol",
+    )
+    assert bodies(api) == ["Been on sertraline for about a year now."], bodies(api)
+    assert "sertraline" in top(api, "how long have I been on sertraline")

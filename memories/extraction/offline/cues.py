@@ -492,6 +492,12 @@ def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
     return ("we", "do", "our") if person == "we" else ("I", "do", "my")
 
 
+def _opens(tokens: list[Token], verb: Token) -> bool:
+    """The verb opens the clause, its "I" left out: "Sold my bike", "Just sold my bike"."""
+    opening = next((t for t in tokens if not (t.is_punct or t.pos_ in ("ADV", "INTJ"))), None)
+    return opening is not None and opening.i == verb.i
+
+
 def _questions(tokens: list[Token], who: str | None) -> list[str]:
     out: list[str] = []
     verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
@@ -500,7 +506,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     implicit = (
         subject is None
-        and tokens[0].i == verb.i
+        and _opens(tokens, verb)
         and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
     )
     # "Me and my friend Fiona are going to Lisbon", "Tom and I moved": we
@@ -677,7 +683,12 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     ):
         # a hedge asked as one: "I might buy a Peloton" -> "what might I buy"
         out.append(f"what {modal.lower_} {me} {lemma}")
-    if first_person and lemma in ENDING_VERBS and product is not None and verb.tag_ == "VBD":
+    if (
+        first_person
+        and lemma in ENDING_VERBS
+        and product is not None
+        and (verb.tag_ == "VBD" or implicit)
+    ):
         out.append(f"did {me} {lemma} {' '.join(t.text for t in product.subtree)}")  # left Unilever
     # "I have eczema": the small tagger calls a lower-case word it does not know a name
     had = obj or next(
@@ -694,7 +705,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if lemma == "be":
         out.extend(_dated_occasion(verb, who))
-    if subject is None and tokens[0].i == verb.i and verb.tag_ == "VBG":
+    if subject is None and _opens(tokens, verb) and verb.tag_ == "VBG":
         out.extend(_dated_plan(verb, who))
     if first_person and lemma in ("get", "have"):
         out.extend(_got_done(verb, _asked(verb, do, me, lemma, who, person), who))
@@ -937,7 +948,7 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         return []
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     # "Started at Monzo in March", "Starting as head chef at ...": the "I" left out
-    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN", "VBG")
+    implicit = subject is None and _opens(tokens, verb) and verb.tag_ in ("VBD", "VBN", "VBG")
     if subject is None and not implicit:
         return []
     out: list[str] = []

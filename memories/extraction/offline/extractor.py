@@ -750,6 +750,36 @@ def _asked_cues(statement: Statement, reading: Reading, **kwargs) -> list[str]:
 
 
 def _clauses_asked(reading: Reading) -> list[str]:
+    """Clauses asked after on their own: the one before ", she's 7" when the parser made
+    that pronoun's clause the sentence's root (``_clause_before_pronoun``), and a later
+    clause whose "he" or "she" is the person the statement opens with."""
+    return [*_clause_before_pronoun(reading), *_person_clauses(reading)]
+
+
+def _clause_before_pronoun(reading: Reading) -> list[str]:
+    """ "We've got a rescue greyhound called Pip, she's 7": the parser makes "she's 7"
+    the root and the clause before it a part of it, so no question of the greyhound was
+    asked; that clause, read alone, has its own ("what is our rescue greyhound called")."""
+    out = []
+    for sent in reading.doc.sents:
+        root = sent.root
+        pronoun = next(
+            (
+                c
+                for c in root.children
+                if c.dep_ == "nsubj" and c.lower_ in ("he", "she", "it", "they")
+            ),
+            None,
+        )
+        if pronoun is None or not any(c.dep_ == "ccomp" and c.i < pronoun.i for c in root.children):
+            continue
+        comma = next((t for t in reversed(sent[: pronoun.i - sent.start]) if t.text == ","), None)
+        if comma is not None and comma.i > sent.start + 2:
+            out.append(reading.doc[sent.start : comma.i].text + ".")
+    return out
+
+
+def _person_clauses(reading: Reading) -> list[str]:
     """ "My mum's 70 next month, she lives in Swansea": a later clause whose "he" or
     "she" is the person the statement opens with, as asked after ("My mum lives in
     Swansea"), so it has questions of its own (the parser often makes that clause the

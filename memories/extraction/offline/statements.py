@@ -2010,6 +2010,25 @@ def _opener_word(token: Token) -> bool:
     return token.pos_ in ("ADV", "INTJ") or token.lower_ in INTERJECTIONS
 
 
+def _been_for(first: Token, tokens: list[Token]) -> bool:
+    """ "been on sertraline for about a year now", "Been vegan since uni": a state of mine
+    that has lasted, its "I've" left out, with a thing or quality to say what."""
+    return (
+        first.lower_ == "been"
+        and any(t.dep_ == "prep" and t.lower_ in ("for", "since") for t in tokens)
+        and any(
+            _content(t)
+            and t.pos_ in ("NOUN", "ADJ", "PROPN")
+            and t.ent_type_ not in ("DATE", "TIME")
+            and t.lemma_.lower() not in _SPANS_OF_TIME
+            for t in tokens
+        )
+    )
+
+
+_SPANS_OF_TIME = word_set("while age ages time bit moment minute hour day week month year")
+
+
 def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     """Whether a clause states something: a finite verb, and a name, number, noun or
     quality that is not a passing feeling, said of someone other than "it"."""
@@ -2120,6 +2139,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _milestone(tokens)
         and not (first.tag_ == "VBG" and _listed_things(tokens) >= 2)
         and not _ends_a_thing(first)
+        and not _been_for(first, tokens)
     ):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
