@@ -1145,3 +1145,10 @@ def test_a_lasting_state_said_without_ive_is_kept(api, say):
     )
     assert bodies(api) == ["Been on sertraline for about a year now."], bodies(api)
     assert "sertraline" in top(api, "how long have I been on sertraline")
+
+
+def test_a_provider_of_mine_is_no_new_employer(api, say):
+    say("I work at Oakfield Primary as a teaching assistant.")
+    second = say("I'm with Vodafone for my phone, contract ends in June.", when="2026-04-01T09:00Z")
+    assert all(supersedes(api, p) == [] for p in second["result"]["created"])
+    assert "Oakfield" in top(api, "where do I work")

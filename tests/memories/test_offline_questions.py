@@ -636,3 +636,14 @@ def test_a_clause_before_a_pronouns_clause_is_asked_after(api, say):
     assert "did I sell my old Raleigh" in cues, cues
     assert "Pip" in top(api, "what's our greyhound called")
     assert "Brompton" in top(api, "what did I buy last week")
+
+
+def test_a_time_of_day_and_a_provider_are_asked_after(api, say):
+    job = say(
+        "I usually get up at 5:30 for work.",
+        "Early!",
+        "our wifi is with BT and it's rubbish",
+    )
+    cues = all_cues(api, job)
+    assert {"what time do I get up", "who is our wifi with"} <= cues, cues
+    assert "5:30" in top(api, "what time do I get up")

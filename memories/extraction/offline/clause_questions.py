@@ -183,6 +183,11 @@ def _of_being(verb: Token, phrase: str, plural: bool, who: str | None = None) ->
         out.append(f"when {be} {phrase}")
     if _placed(verb):
         out.append(f"where {be} {phrase}")
+    provider = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ == "with"), None)
+    if provider is not None and any(
+        g.dep_ == "pobj" and g.pos_ == "PROPN" for g in provider.children
+    ):
+        out.append(f"who {be} {phrase} with")  # "Our wifi is with BT"
     return out
 
 
@@ -281,6 +286,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         return out
     # "when does Biscuit have a grooming appointment": what is done, with when and where
     thing = _object_phrase(obj) if obj is not None and not passive else ""
+    if _clock_time(verb):
+        out.append(f"what time {asked}{thing}")  # "I usually get up at 5:30"
     if _dated(verb):
         out.append(f"when {asked}{thing}")
     if _placed(verb):
@@ -347,7 +354,7 @@ def _have(phrase: str, plural: bool) -> str:
 
 _SPANS = word_set("year month week day hour")
 _STILL = word_set("now still")
-_MEASURED = ("how long", "how old", "how much")  # a measure asked is specific enough
+_MEASURED = ("how long", "how old", "how much", "what time")  # a measure is specific enough
 _PARTICLES = word_set("back away home off out up down over")
 
 
@@ -380,6 +387,16 @@ def _predicate(verb: Token) -> str:
                 continue
             words += [t.text if t.pos_ == "PROPN" else t.lower_ for t in part]
     return "".join(f" {w}" for w in words[:5])
+
+
+def _clock_time(verb: Token) -> bool:
+    """A time of day on the verb ("get up at 5:30", "swim at 7am"), not a date."""
+    return any(
+        t.ent_type_ == "TIME" and any(c.isdigit() for c in t.text)
+        for c in verb.children
+        if c.dep_ == "prep" and c.lower_ in ("at", "by", "around", "before")
+        for t in c.subtree
+    )
 
 
 def _dated(verb: Token) -> bool:

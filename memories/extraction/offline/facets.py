@@ -99,6 +99,23 @@ def _wished(verb: Token) -> bool:
 _ENDURE = word_set("stand bear abide stomach")
 
 
+def _provider(tokens: list[Token], at: int) -> bool:
+    """ "with Vodafone for my phone", "with Aviva for the car": the company is who a
+    thing of mine is with."""
+    doc = tokens[0].doc
+    if doc[at].lower_ != "with":
+        return False
+    return any(
+        t.dep_ == "prep"
+        and t.lower_ == "for"
+        and any(
+            g.dep_ == "pobj" and any(d.dep_ in ("poss", "det") for d in g.children)
+            for g in t.children
+        )
+        for t in tokens
+    )
+
+
 def can_not_bear(verb: Token) -> bool:
     """ "I can't stand olives", "cannot bear horror films": endure, denied with "can"."""
     children = list(verb.children)
@@ -290,6 +307,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)
         ):
             job = value_of(_ORG_LABELS, ("at", "for", "with"))
+        if job is not None and _provider(tokens, job[1][0]):
+            job = None  # "I'm with Vodafone for my phone": a provider of mine, no employer
         if job is not None:
             found.append(Facet("i", "job", job[0], job[1]))
         role = _role(tokens)
