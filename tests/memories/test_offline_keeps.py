@@ -1152,3 +1152,16 @@ def test_a_provider_of_mine_is_no_new_employer(api, say):
     second = say("I'm with Vodafone for my phone, contract ends in June.", when="2026-04-01T09:00Z")
     assert all(supersedes(api, p) == [] for p in second["result"]["created"])
     assert "Oakfield" in top(api, "where do I work")
+
+
+def test_a_new_job_named_as_a_job_replaces_the_old_one(api, say):
+    say("I work at Tesco in Hove as a shift lead.", when="2026-03-01T09:00:00Z")
+    say("Started a new job at Aldi last week, deputy manager.", when="2026-04-01T09:00:00Z")
+    assert "Aldi" in top(api, "where do I work")
+
+
+def test_a_thing_moved_to_another_day_is_kept_and_asked_when(api, say):
+    say("Yoga is on Tuesdays at 6.", when="2026-03-01T09:00:00Z")
+    say("Yoga's moved to Thursdays.", when="2026-04-01T09:00:00Z")
+    found = top(api, "when is yoga")
+    assert found.startswith("Yoga's moved to Thursdays"), found

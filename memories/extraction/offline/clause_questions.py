@@ -20,6 +20,7 @@ from spacy.tokens import Token
 from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
 from memories.extraction.offline.language import dictionary_word, known_noun
 from memories.extraction.offline.words import (
+    MOVE_VERBS,
     RELATIONS,
     STATUS_CHANGES,
     VAGUE_NOUNS,
@@ -244,6 +245,9 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         asked = f"{does} {phrase} {lemma}{particle}"
     if lemma == "turn" and any(c.like_num for c in verb.children):
         return [f"how old is {phrase}", f"when {asked}"]  # "Grandma turned 90 last Sunday"
+    if lemma in MOVE_VERBS and _dated(verb) and not phrase[:1].isupper():
+        # "Yoga's moved to Thursdays": when it is now
+        return [f"when {'are' if plural else 'is'} {phrase}"]
     out = []
     obj = next(
         (c for c in verb.children if c.dep_ in ("dobj", "dative") and c.pos_ != "PRON"), None

@@ -41,6 +41,7 @@ from memories.extraction.offline.words import (
     FEMALE_KIN,
     INTERJECTIONS,
     MALE_KIN,
+    MOVE_VERBS,
     NO_JOBS,
     PARTS_OF_DAY,
     RELATIONS,
@@ -1504,7 +1505,11 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and names_a_day([t for t in tokens if t.i not in _up_to(subject)])
         and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
     ):
-        out.append(f"when {_asked_of(subject, verb)}")
+        if verb.lemma_.lower() in MOVE_VERBS:
+            # "Yoga's moved to Thursdays": when it is now, not when it moved
+            out.append(f"when {'are' if subject.tag_ == 'NNS' else 'is'} {_noun_phrase(subject)}")
+        else:
+            out.append(f"when {_asked_of(subject, verb)}")
     obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
     if (
         not out

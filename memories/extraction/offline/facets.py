@@ -136,6 +136,8 @@ _DURATION = re.compile(
     r"\bold\b|^(?:about |around |almost |over )?\w+ (?:years?|months?|weeks?|days?|hours?)$", re.I
 )
 _JOB_VERBS = word_set("work join start be")
+_JOB_NOUNS = word_set("job role position post")
+_TAKING_A_JOB = word_set("start get land take accept begin have")  # not "want", "apply for"
 _VENUE_VERBS = MOVE_VERBS | word_set("switch relocate")
 PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
 _HOME_VERBS = word_set("live move relocate settle be base")
@@ -300,11 +302,22 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             for t in tokens
             if t.pos_ == "VERB"
         )
-        if mine & _JOB_VERBS and (
-            "work" in lemmas
-            or "join" in lemmas
-            or starts_at
-            or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)
+        # "started a new job at Aldi", "got a job as a buyer at Waitrose": a job named
+        new_job = any(
+            t.dep_ == "dobj"
+            and t.lemma_.lower() in _JOB_NOUNS
+            and t.head.lemma_.lower() in _TAKING_A_JOB
+            and said_of_me(t.head)
+            for t in tokens
+        )
+        if new_job or (
+            mine & _JOB_VERBS
+            and (
+                "work" in lemmas
+                or "join" in lemmas
+                or starts_at
+                or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)
+            )
         ):
             job = value_of(_ORG_LABELS, ("at", "for", "with"))
         if job is not None and _provider(tokens, job[1][0]):

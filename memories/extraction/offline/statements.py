@@ -52,6 +52,7 @@ from memories.extraction.offline.words import (
     LIKING_OPENERS,
     MALE_KIN,
     MESSAGE_NOUNS,
+    MOVE_VERBS,
     PARTS_OF_DAY,
     RELATIONS,
     STATES,
@@ -2163,6 +2164,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _mine(tokens)
         and not _dated_be(root)
         and not _weekly(tokens, root)
+        and not _moved_to_a_day(root)
         # "Passport expires in August", "car insurance renews on the 3rd": a thing's date
         and not (
             root is not None
@@ -2250,6 +2252,22 @@ def _state_without_subject(tokens: list[Token], first: Token) -> bool:
         len(after) > 1
         and after[0].lower_ in ("to", "of", "in", "with", "on")
         and any(_content(t) for t in after[1:])
+    )
+
+
+def _moved_to_a_day(root: Token | None) -> bool:
+    """ "Yoga's moved to Thursdays", "The match got pushed to Sunday": a thing's day
+    changed, said of it without "my"."""
+    if root is None or root.lemma_.lower() not in MOVE_VERBS:
+        return False
+    return any(
+        c.dep_ == "prep"
+        and c.lower_ in ("to", "till", "until")
+        and any(
+            t.ent_type_ in ("DATE", "TIME") or t.lower_.removesuffix("s") in WEEKDAYS
+            for t in c.subtree
+        )
+        for c in root.children
     )
 
 
