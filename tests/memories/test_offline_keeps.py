@@ -1165,3 +1165,14 @@ def test_a_thing_moved_to_another_day_is_kept_and_asked_when(api, say):
     say("Yoga's moved to Thursdays.", when="2026-04-01T09:00:00Z")
     found = top(api, "when is yoga")
     assert found.startswith("Yoga's moved to Thursdays"), found
+
+
+def test_switching_one_of_a_kind_keeps_the_kind_and_replaces_the_old_one(api, say):
+    say("My dentist is Dr Patel on Mill Road.", when="2026-03-01T09:00:00Z")
+    second = say(
+        "Switched dentists, I'm with Dr Okoro in Chesterton now.", when="2026-04-01T09:00:00Z"
+    )
+    [path] = second["result"]["created"]
+    assert memory(api, path)["body"].startswith("Switched dentists, I'm with Dr Okoro")
+    assert supersedes(api, path) != []
+    assert "Okoro" in top(api, "who is my dentist")

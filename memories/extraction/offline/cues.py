@@ -46,6 +46,7 @@ from memories.extraction.offline.words import (
     PARTS_OF_DAY,
     RELATIONS,
     STATES,
+    SWITCHED_FORMS,
     VAGUE_NOUNS,
     past_form,
     word_set,
@@ -101,6 +102,7 @@ def cues_for(
         cues.extend(_clause_roles(list(sent), who))
         cues.extend(_home_questions(list(sent), who))
         cues.extend(_wish_questions(list(sent), who))
+        cues.extend(_switched_questions(list(sent), who))
         cues.extend(_shape_questions(list(sent), who))
         cues.extend(_named_aside(list(sent), who))
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
@@ -797,6 +799,16 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
 
 _HOME_TAKING = word_set("sign buy rent lease own purchase find get move")
 _GOING = word_set("go visit travel get fly head see")
+
+
+def _switched_questions(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Switched dentists, I'm with Dr Okoro now": who (or what) my dentist is now."""
+    words = [t for t in tokens if not (t.is_punct or t.pos_ == "INTJ")]
+    if len(words) < 3 or words[0].lower_ not in SWITCHED_FORMS or words[1].tag_ != "NNS":
+        return []
+    person = any(t.ent_type_ == "PERSON" or t.lower_.rstrip(".") in _TITLES for t in words[2:])
+    _, _, my = _subject_words(who, "i")
+    return [f"{'who' if person else 'what'} is {my} {words[1].lemma_.lower()}"]
 
 
 def _wish_questions(tokens: list[Token], who: str | None) -> list[str]:

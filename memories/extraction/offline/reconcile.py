@@ -32,6 +32,7 @@ from memories.extraction.offline.words import (
     ENDING_VERBS,
     INSTEAD,
     MOVE_VERBS,
+    SWITCHED_FORMS,
     UNREALISED,
     VAGUE_NOUNS,
     word_set,
@@ -273,6 +274,8 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if _route_changed(new, old):
         return True
+    if _switched_kind(new, old):
+        return True
     if new.marked and {state for state, _ in cleft_states(new.doc)} & old.holds:
         return True  # "turns out what I'm actually allergic to is sesame"
     if (new.marked or _figure_not_figure(new)) and _denies(new, old):
@@ -295,6 +298,19 @@ def changes(new: Reading, old: Reading) -> bool:
             )
         )
         for token, lemma, clause in _role_tokens(new)
+    )
+
+
+def _switched_kind(new: Reading, old: Reading) -> bool:
+    """ "Switched dentists, I'm with Dr Okoro now" replaces "My dentist is Dr Patel":
+    one of a kind swapped, said as the kind (the parser may read "Switched dentists" as
+    an adjective and its noun, so the words decide)."""
+    words = [t for t in new.doc if not (t.is_punct or t.pos_ == "INTJ")]
+    return (
+        len(words) > 2
+        and words[0].lower_ in SWITCHED_FORMS
+        and words[1].tag_ == "NNS"
+        and words[1].lemma_.lower() in heads(old)
     )
 
 

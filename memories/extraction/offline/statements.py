@@ -57,6 +57,7 @@ from memories.extraction.offline.words import (
     RELATIONS,
     STATES,
     STATUS_CHANGES,
+    SWITCHED_FORMS,
     VAGUE_NOUNS,
     content_words,
     good_label,
@@ -717,6 +718,7 @@ def _from_text(
         said_before = (len(out), previous.text if previous is not None else None)
         decided = False  # a rule said why a clause is dropped (a hedge about nothing)
         ahead: list[Token] = []  # "sertraline 50mg, i take it ...": what "it" is
+        switched: list[Token] = []  # "Switched dentists, I'm with Dr Okoro now": of what
         for n, clause in enumerate(clauses):
             reason = n == 0 and _a_reason(clause)
             clause = _trim(clause)
@@ -795,7 +797,9 @@ def _from_text(
                 # clause of an answer says it of what the question names
                 _ANSWERING.get() and not out and not before and _answers(clause)
             ):
-                if previous is not None and _value_fragment(clause):
+                if n == 0 and _switch_of_kind(clause):
+                    switched = clause
+                elif previous is not None and _value_fragment(clause):
                     # "Booked flights to Oaxaca! Volaris, $412 each": the detail of the
                     # statement before, said without a verb
                     _append(previous, clause, day, same_sentence=n > 0)
@@ -817,7 +821,11 @@ def _from_text(
                 decided = True
                 trace("hedge-about-nothing", "drop", _text(clause))
                 continue  # "I want to plan something": a hedge about nothing in particular
-            if n == 1 and ahead and any(t.lower_ in ("it", "them") for t in clause):
+            if n == 1 and switched:
+                # "Switched dentists, I'm with Dr Okoro now": the clause says who or
+                # what, the one before of what kind; one statement, as said
+                clause = list(clause[0].doc[switched[0].i : clause[-1].i + 1])
+            elif n == 1 and ahead and any(t.lower_ in ("it", "them") for t in clause):
                 # "a Brompton in racing green, I ride it to work": the thing named first
                 # is what "it" is, said in one statement
                 clause = list(clause[0].doc[ahead[0].i : clause[-1].i + 1])
@@ -2252,6 +2260,20 @@ def _state_without_subject(tokens: list[Token], first: Token) -> bool:
         len(after) > 1
         and after[0].lower_ in ("to", "of", "in", "with", "on")
         and any(_content(t) for t in after[1:])
+    )
+
+
+def _switch_of_kind(clause: list[Token]) -> bool:
+    """ "Switched dentists", "changed banks", "swapped gyms": a change of one of a kind,
+    the new one said in the clause after."""
+    # (the parser takes "Switched dentists," for an adjective and its noun as often as
+    # for a verb and its object: the words decide)
+    words = [t for t in clause if not (t.is_punct or _opener_word(t))]
+    return (
+        len(words) == 2
+        and words[0].lower_ in SWITCHED_FORMS
+        and words[1].tag_ == "NNS"
+        and words[1].lemma_.lower() not in VAGUE_NOUNS
     )
 
 
