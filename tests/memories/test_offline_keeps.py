@@ -1176,3 +1176,12 @@ def test_switching_one_of_a_kind_keeps_the_kind_and_replaces_the_old_one(api, sa
     assert memory(api, path)["body"].startswith("Switched dentists, I'm with Dr Okoro")
     assert supersedes(api, path) != []
     assert "Okoro" in top(api, "who is my dentist")
+
+
+def test_a_new_diet_replaces_the_old_one_whole(api, say):
+    say("I've been vegan for 5 years.", when="2026-03-01T09:00:00Z")
+    second = say("I'm vegetarian now, I couldn't give up cheese.", when="2026-04-01T09:00:00Z")
+    assert second["result"]["rewritten"] == []  # never "vegetarian ... for 5 years"
+    assert any(supersedes(api, p) for p in second["result"]["created"])
+    assert "vegetarian" in top(api, "what's my diet")
+    assert "vegetarian" in top(api, "am I vegan")

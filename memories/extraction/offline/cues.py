@@ -110,11 +110,17 @@ def cues_for(
             cues.append(f"where {do} {me} live")
     # "a nurse at St James's on £34,000 a year": a sum said with my job is my pay
     roles = {f.value for f in reading.facets if f.subject == "i" and f.attribute == "role"}
+    kinds: list[str] = []
     for facet in reading.facets:
         if facet.attribute == "price" and facet.subject in roles:
             my = f"{who}'s" if who else "my"
             me, do, _ = _subject_words(who, "i")
             cues.extend([f"what is {my} salary", f"how much {do} {me} earn"])
+            continue
+        if facet.attribute == "diet":
+            # asked after the plain questions of the clause ("how long have I been a
+            # vegan"), which a diet's own questions would otherwise stand in for
+            kinds.extend(_facet_questions(facet.subject, facet.attribute, who, facet.value))
             continue
         cues.extend(_facet_questions(facet.subject, facet.attribute, who, facet.value))
     said = [t for t in reading.doc if not (t.is_punct or t.lower_ in INTERJECTIONS)]
@@ -137,6 +143,7 @@ def cues_for(
         for sent in reading.doc.sents:
             room = max(0, MAX_CUES - 2 - len(cues)) if cues else MAX_CUES
             cues.extend(clause_questions(list(sent), who)[:room])
+    cues.extend(kinds)
     if asked:
         cues.append(asked)
     prefix = f"{who}: " if who else ""  # a question names the person it asks about
@@ -1587,6 +1594,8 @@ def _facet_questions(subject: str, attribute: str, who: str | None, value: str =
         return [f"where {do} {me} work", f"what is {my} job", f"what company {do} {me} work for"]
     if subject == "i" and attribute == "home":
         return [f"where {do} {me} live"]
+    if subject == "i" and attribute == "diet":
+        return [f"what is {my} diet", f"{'is' if who else 'am'} {me} {value}"]
     if subject == "i" and attribute.startswith("like:"):
         return [f"{do} {me} like {attribute[5:]}"]
     if subject.startswith("my ") and attribute == "is":

@@ -27,6 +27,7 @@ from spacy.tokens import Doc, Token
 from memories.extraction.offline.language import in_law, parse, with_apostrophes, without_opener
 from memories.extraction.offline.words import (
     CORRECTION,
+    DIETS,
     DWELLINGS,
     ENDING_PARTICLES,
     ENDING_VERBS,
@@ -335,6 +336,17 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 lemmas & {"fly", "drive", "travel", "visit", "go", "trip"}
             ):
                 found.append(Facet("i", "home", home[0], home[1]))
+        diet = next(
+            (
+                t
+                for t in tokens
+                if t.lower_ in DIETS and not (t.head.pos_ == "NOUN" and t.head.i > t.i)
+            ),
+            None,
+        )
+        if diet is not None and not any(t.dep_ == "neg" for t in tokens):
+            # "I'm vegetarian", "so pescatarian now": what I eat ("vegan food" is none)
+            found.append(Facet("i", "diet", diet.lower_, (diet.i,)))
         for token in tokens:
             polarity = _LIKING.get(token.lemma_.lower())
             if polarity is None and can_not_bear(token):

@@ -41,6 +41,9 @@ from memories.extraction.stopwords import STOPWORDS
 from memories.extraction.types import Candidate, Draft, DraftLink, Rewrite
 
 SUPERSEDES = "supersedes"
+# a new value of these replaces the old memory whole, never folded into it: "I've been
+# vegan for 5 years" then "I'm vegetarian now" is no "vegetarian for 5 years"
+_REPLACED_WHOLE = ("diet",)
 _MARKED_ATTRIBUTES = (
     "when",
     "where",
@@ -276,6 +279,13 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if _switched_kind(new, old):
         return True
+    if any(
+        f.attribute == b.attribute and f.value != b.value
+        for f in new.facets
+        for b in old.facets
+        if f.attribute in _REPLACED_WHOLE and f.subject == b.subject
+    ):
+        return True  # "pescatarian now" after "I'm vegetarian"
     if new.marked and {state for state, _ in cleft_states(new.doc)} & old.holds:
         return True  # "turns out what I'm actually allergic to is sesame"
     if (new.marked or _figure_not_figure(new)) and _denies(new, old):
@@ -762,6 +772,8 @@ def _changed(new: Reading, old: Reading, *, roles: bool) -> Facet | None:
         for before in old.facets:
             if facet.attribute != before.attribute or (facet.attribute == "role") != roles:
                 continue
+            if facet.attribute in _REPLACED_WHOLE:
+                continue  # ``changes``: what else the old one said was of the old diet
             if facet.subject != before.subject and not (
                 facet.subject == PRONOUN
                 and len(_of(old, facet.attribute)) == 1

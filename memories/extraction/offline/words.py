@@ -108,6 +108,8 @@ LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
 PARTS_OF_DAY = word_set("morning afternoon evening night weekend weekday lunchtime")
 # Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
 MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
+# what one eats, said as what one is: "I'm vegetarian", "pescatarian now"
+DIETS = word_set("vegetarian veggie vegan pescatarian pescetarian flexitarian carnivore keto paleo")
 # "Switched dentists, ...", "changed banks, ...": one of a kind swapped for another
 SWITCHED_FORMS = word_set("switched changed swapped switching changing swapping")
 # the homes one lives in, rents or owns: "a flat in Hackney" says where home is
