@@ -237,6 +237,13 @@ def test_a_week_from_a_weekday_counts_on_from_that_day(api, say):
     assert dates_in(body) == ["2026-03-21"], body
 
 
+def test_for_a_week_on_a_weekday_is_how_long_from_that_day(api, say):
+    # said on Tuesday the 10th: the trip starts this Saturday, the 14th, and lasts a week
+    say("We're off to Crete for a week on Saturday.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-03-14"], body
+
+
 def test_an_ending_only_wanted_supersedes_nothing(api, say):
     first = say("My son Ravi goes to Kumon maths every Monday.")
     second = say("Ravi wants to quit Kumon, he says it's boring.", when="2026-03-17T09:00:00Z")

@@ -1185,3 +1185,8 @@ def test_a_new_diet_replaces_the_old_one_whole(api, say):
     assert any(supersedes(api, p) for p in second["result"]["created"])
     assert "vegetarian" in top(api, "what's my diet")
     assert "vegetarian" in top(api, "am I vegan")
+
+
+def test_a_thing_of_mine_done_said_without_i_is_kept(api, say):
+    say("just had my second covid jab", "Hope your arm's ok!", "had my lunch")
+    assert bodies(api) == ["Just had my second covid jab."], bodies(api)

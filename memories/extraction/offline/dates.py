@@ -320,10 +320,14 @@ def _weekly(ent: Span) -> bool:
 def _weeks_before(doc, ent: Span) -> str | None:
     """ "a week from" / "two weeks on" before a weekday the tagger split off: the words
     that count on from it."""
-    words = [t.lower_ for t in doc[max(0, ent.start - 3) : ent.start]]
+    words = [t.lower_ for t in doc[max(0, ent.start - 4) : ent.start]]
     said = " ".join(words)
     m = re.search(r"(?:^|\s)((?:a|one|two|\d)\s+weeks?\s+(?:from|on|after))$", said)
-    return m.group(1) if m and ent[0].lower_ in ("this", "coming", *_WEEKDAYS) else None
+    if m is None or ent[0].lower_ not in ("this", "coming", *_WEEKDAYS):
+        return None
+    if re.search(r"\bfor\s+" + re.escape(m.group(1)) + "$", said):
+        return None  # "off to Crete for a week on Saturday": a week long, from Saturday
+    return m.group(1)
 
 
 def _numbered_weekday(doc, ent: Span) -> tuple[int, int] | None:

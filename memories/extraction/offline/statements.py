@@ -2524,6 +2524,20 @@ _MILESTONE_VERBS = word_set(
 _CHANGED_TO = word_set("switch swap change convert upgrade downgrade transfer")
 
 
+def _had_done(verb: Token) -> bool:
+    """ "had my second covid jab", "had my wisdom tooth out": a thing of mine done, named
+    with more than its noun ("had my lunch" is no milestone)."""
+    out = any(c.dep_ == "prt" or c.lower_ in ("out", "done", "removed") for c in verb.children)
+    return any(
+        c.dep_ == "dobj"
+        and c.pos_ == "NOUN"
+        and _content(c)
+        and any(d.dep_ == "poss" and d.lower_ in ("my", "our") for d in c.children)
+        and (out or any(d.dep_ in ("amod", "compound", "nummod") for d in c.children))
+        for c in verb.children
+    )
+
+
 def _status_change(verb: Token) -> bool:
     """ "got promoted", "was laid off", "got engaged": the passive of a verb of
     :data:`STATUS_CHANGES`, a change of someone's standing (not "got soaked")."""
@@ -2559,6 +2573,8 @@ def _milestone(tokens: list[Token]) -> bool:
     if verb is not None and verb.lemma_.lower() == "promote":
         # "Got promoted to charge nurse!": the new role, the tagger's "to" a verb's
         return verb.i + 2 < len(verb.doc) and verb.doc[verb.i + 1].lower_ == "to"
+    if verb is not None and verb.lower_ == "had" and _had_done(verb):
+        return True
     if verb is None or not {verb.lemma_.lower(), verb.lower_} & _MILESTONE_VERBS:
         return False
     return any(
