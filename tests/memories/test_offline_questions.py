@@ -647,3 +647,14 @@ def test_a_time_of_day_and_a_provider_are_asked_after(api, say):
     cues = all_cues(api, job)
     assert {"what time do I get up", "who is our wifi with"} <= cues, cues
     assert "5:30" in top(api, "what time do I get up")
+
+
+def test_when_is_asked_of_whose_thing_or_who_as_said(api, say):
+    job = say(
+        "Sophie from work is getting married in Tuscany in June",
+        "Lovely!",
+        "my son's football is on Saturday mornings at 9",
+    )
+    cues = all_cues(api, job)
+    assert {"when is Sophie getting married", "when is my son's football"} <= cues, cues
+    assert "when is the sophie married" not in cues, cues

@@ -1566,10 +1566,26 @@ def _from_place(verb: Token) -> bool:
     )
 
 
+def _thing_said(subject: Token) -> str:
+    """The subject as a question says it: "my son's football" (whose it is, as said),
+    "Sophie" (a name), else "the recital"."""
+    if subject.text[:1].isupper() and not dictionary_word(subject.text):
+        return subject.text  # "Sophie from work", tagged a noun now and then
+    owned = [t for t in subject.lefts if t.dep_ == "poss"]
+    if owned:
+        words = [
+            t.text if t.pos_ == "PROPN" else t.lower_
+            for t in subject.subtree
+            if t.i <= subject.i and t.dep_ != "det" and not t.is_punct or t.dep_ == "case"
+        ]
+        return re.sub(r" (['’]s)\b", r"\1", " ".join(words))
+    return f"the {_noun_phrase(subject)}"
+
+
 def _asked_of(subject: Token, verb: Token) -> str:
     """What "when" asks of a thing, in the statement's tense and with its verb: "is the
     recital" (a date said of it), "is the engineer coming", "did the boiler pack in"."""
-    thing = f"the {_noun_phrase(subject)}"
+    thing = _thing_said(subject)
     lemma = verb.lemma_.lower()
     particle = "".join(f" {c.lower_}" for c in verb.children if c.dep_ == "prt")
     if lemma == "be" or verb.pos_ not in ("VERB", "AUX"):
@@ -1577,6 +1593,8 @@ def _asked_of(subject: Token, verb: Token) -> str:
     if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
         return f"is {thing} {verb.lower_}{particle}"
     passive = next((c for c in verb.children if c.dep_ == "auxpass"), None)
+    if passive is not None and passive.lower_ == "getting":  # "is getting married"
+        return f"is {thing} getting {verb.lower_}{particle}"
     if passive is not None:  # "the parcel was delivered yesterday"
         return f"{'was' if passive.tag_ == 'VBD' else 'is'} {thing} {verb.lower_}{particle}"
     if verb.tag_ == "VBD" or (verb.tag_ in ("VB", "VBN") and past_form(verb)):
