@@ -627,13 +627,10 @@ def test_a_clause_before_a_pronouns_clause_is_asked_after(api, say):
         "we've got a rescue greyhound called Pip, she's 7",
         "Aw!",
         "I bought a Brompton last week, it folds really small.",
-        "Handy.",
-        "Just sold my old Raleigh for 200 quid",
     )
     cues = all_cues(api, job)
     assert "what is our rescue greyhound called" in cues, cues
     assert "what did I buy" in cues, cues
-    assert "did I sell my old Raleigh" in cues, cues
     assert "Pip" in top(api, "what's our greyhound called")
     assert "Brompton" in top(api, "what did I buy last week")
 

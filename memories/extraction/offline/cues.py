@@ -502,12 +502,6 @@ def _subject_words(who: str | None, person: str) -> tuple[str, str, str]:
     return ("we", "do", "our") if person == "we" else ("I", "do", "my")
 
 
-def _opens(tokens: list[Token], verb: Token) -> bool:
-    """The verb opens the clause, its "I" left out: "Sold my bike", "Just sold my bike"."""
-    opening = next((t for t in tokens if not (t.is_punct or t.pos_ in ("ADV", "INTJ"))), None)
-    return opening is not None and opening.i == verb.i
-
-
 def _questions(tokens: list[Token], who: str | None) -> list[str]:
     out: list[str] = []
     verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
@@ -516,7 +510,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     implicit = (
         subject is None
-        and _opens(tokens, verb)
+        and tokens[0].i == verb.i
         and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
     )
     # "Me and my friend Fiona are going to Lisbon", "Tom and I moved": we
@@ -715,7 +709,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             out.append(f"what {_noun_phrase(obj)} {do} {me} have")
     if lemma == "be":
         out.extend(_dated_occasion(verb, who))
-    if subject is None and _opens(tokens, verb) and verb.tag_ == "VBG":
+    if subject is None and tokens[0].i == verb.i and verb.tag_ == "VBG":
         out.extend(_dated_plan(verb, who))
     if first_person and lemma in ("get", "have"):
         out.extend(_got_done(verb, _asked(verb, do, me, lemma, who, person), who))
@@ -968,7 +962,7 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         return []
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     # "Started at Monzo in March", "Starting as head chef at ...": the "I" left out
-    implicit = subject is None and _opens(tokens, verb) and verb.tag_ in ("VBD", "VBN", "VBG")
+    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN", "VBG")
     if subject is None and not implicit:
         return []
     out: list[str] = []
