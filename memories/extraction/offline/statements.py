@@ -38,6 +38,7 @@ from memories.extraction.offline.language import (
     known_verb,
     new_amount,
     parse,
+    switched_kind,
     without_opener,
 )
 from memories.extraction.offline.rules import rule_for, trace
@@ -57,7 +58,6 @@ from memories.extraction.offline.words import (
     RELATIONS,
     STATES,
     STATUS_CHANGES,
-    SWITCHED_FORMS,
     VAGUE_NOUNS,
     content_words,
     good_label,
@@ -1483,7 +1483,7 @@ def _preface(sent: Span) -> Token | None:
         and t.lower_ not in MESSAGE_NOUNS
         and not _subordinate(t, inside)
     ]
-    if any(not any(c.lower_ == "you" or c.dep_ == "mark" for c in v.children) for v in verbs):
+    if any(not _to_the_listener(v) for v in verbs):
         return None  # "I have two jobs:": a fact of the speaker's own
     words = [t.lower_ for t in heading]
     if not verbs and not any(w in MESSAGE_NOUNS for w in words) and words[-2:] != ["about", "me"]:
@@ -1506,11 +1506,15 @@ def _subordinate(verb: Token, inside: set[int]) -> bool:
     while token.head.i != token.i and token.head.i in inside:
         token = token.head
         if (token.pos_ in ("NOUN", "PROPN") and token.lower_ in MESSAGE_NOUNS) or (
-            token.pos_ in ("VERB", "AUX")
-            and any(c.lower_ == "you" or c.dep_ == "mark" for c in token.children)
+            token.pos_ in ("VERB", "AUX") and _to_the_listener(token)
         ):
             return True
     return False
+
+
+def _to_the_listener(verb: Token) -> bool:
+    """ "so you know", "before I ask": a verb of what the heading tells the listener."""
+    return any(c.lower_ == "you" or c.dep_ == "mark" for c in verb.children)
 
 
 def _verbless_list(sent: Span) -> bool:
@@ -2264,17 +2268,10 @@ def _state_without_subject(tokens: list[Token], first: Token) -> bool:
 
 
 def _switch_of_kind(clause: list[Token]) -> bool:
-    """ "Switched dentists", "changed banks", "swapped gyms": a change of one of a kind,
-    the new one said in the clause after."""
-    # (the parser takes "Switched dentists," for an adjective and its noun as often as
-    # for a verb and its object: the words decide)
+    """ "Switched dentists", "changed banks": the whole clause a change of one of a
+    kind, the new one said in the clause after."""
     words = [t for t in clause if not (t.is_punct or _opener_word(t))]
-    return (
-        len(words) == 2
-        and words[0].lower_ in SWITCHED_FORMS
-        and words[1].tag_ == "NNS"
-        and words[1].lemma_.lower() not in VAGUE_NOUNS
-    )
+    return len(words) == 2 and switched_kind(clause) is not None
 
 
 def _moved_to_a_day(root: Token | None) -> bool:
