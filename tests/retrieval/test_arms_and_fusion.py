@@ -206,34 +206,18 @@ def test_a_plan_does_not_fade_before_the_day_it_names(api, notes):
     said = now - timedelta(days=180)
     coming = (now + timedelta(days=30)).date().isoformat()
     gone = (said + timedelta(days=10)).date().isoformat()
+    bodies = {
+        "events/plans/coming-00000001.md": f"Running the Seville marathon on the 14th ({coming}).",
+        "events/plans/next-year-00000002.md": f"Running a marathon in Japan next year ({now.year + 1}).",
+        "events/plans/gone-00000003.md": f"Running the Leeds marathon on the 3rd ({gone}).",
+        # no day at all: read as far as it goes, never an error
+        "events/plans/odd-00000004.md": "Marathon bib code 2026-02-31 (1999-13).",
+    }
     write(
         notes,
         {
-            "events/plans/coming-00000001.md": memory(
-                tier="events",
-                cues=["marathon plan"],
-                body=f"Running the Seville marathon on the 14th ({coming}).",
-                updated=said,
-            ),
-            "events/plans/next-year-00000002.md": memory(
-                tier="events",
-                cues=["marathon plan"],
-                body=f"Running a marathon in Japan next year ({now.year + 1}).",
-                updated=said,
-            ),
-            "events/plans/gone-00000003.md": memory(
-                tier="events",
-                cues=["marathon plan"],
-                body=f"Running the Leeds marathon on the 3rd ({gone}).",
-                updated=said,
-            ),
-            # no day at all: read as far as it goes, never an error
-            "events/plans/odd-00000004.md": memory(
-                tier="events",
-                cues=["marathon plan"],
-                body="Marathon bib code 2026-02-31 (1999-13).",
-                updated=said,
-            ),
+            path: memory(tier="events", cues=["marathon plan"], body=text, updated=said)
+            for path, text in bodies.items()
         },
     )
     body = retrieve(api, "marathon", arms="lexical")
