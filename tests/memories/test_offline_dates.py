@@ -459,3 +459,13 @@ def test_a_weekday_after_next_is_the_one_after_the_next(api, say):
     assert dates_in(sports) == ["2026-03-19"], sports
     assert all("2026-03-12" not in b for b in stored), stored
     assert not any(dates_in(b) for b in stored if "weekend after next" in b), stored
+
+
+def test_a_day_of_a_named_month_is_that_months_day(api, say):
+    # the tagger reads "the 5th" and "May" as two phrases: never the 5th of April
+    say("The christening is on the 5th of May at St Anne's.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-05-05"], body
+    say("Her birthday is on the 9th of June.", when=TUESDAY)
+    birthday = next(b for b in bodies(api) if "birthday" in b)
+    assert dates_in(birthday) == [], birthday  # every year's day, no one year's

@@ -224,7 +224,9 @@ def test_a_pronoun_gets_no_person_of_the_other_gender(api, say):
         "My neighbour Hattie broke her hip last week. I took her some flowers.",
     )
     stored = bodies(api)
-    assert "His name is Rory." in stored, stored  # not "His (Eilidh's) name"
+    # "his" is not Eilidh's: said with the baby boy it means, never "His (Eilidh's) name"
+    rory = next(b for b in stored if "Rory" in b)
+    assert "Eilidh's" not in rory and "baby boy" in rory, stored
     assert "I took her (Hattie) some flowers." in stored, stored
 
 

@@ -655,3 +655,58 @@ def test_when_is_asked_of_whose_thing_or_who_as_said(api, say):
     cues = all_cues(api, job)
     assert {"when is Sophie getting married", "when is my son's football"} <= cues, cues
     assert "when is the sophie married" not in cues, cues
+
+
+def test_an_aside_typed_after_a_clause_is_no_word_of_it(api, say):
+    job = say("I'm 41 btw. We're in Harrogate fyi, near the Stray.")
+    assert sorted(bodies(api)) == ["I'm 41.", "We're in Harrogate, near the Stray."]
+    assert not any("btw" in c or "fyi" in c for c in all_cues(api, job))
+    say("My sister's 38 and lives in Ripon.")
+    assert top(api, "how old am I") == "I'm 41."
+
+
+def test_a_place_named_like_a_person_is_asked_what_not_who(api, say):
+    job = say("Our church is St Peter's. The kids' school is St Mary's on Hill Road.")
+    cues = all_cues(api, job)
+    assert "what is the kids' school" in cues, cues
+    assert not any(c.startswith("who is") for c in cues), cues
+
+
+def test_a_day_a_verb_is_done_on_is_no_thing_it_is_done_on(api, say):
+    job = say("We met on the 2nd of February. I started on the 3rd.")
+    cues = all_cues(api, job)
+    assert not any(c.endswith(" on") for c in cues), cues
+
+
+def test_a_person_said_by_their_role_then_named_is_asked_by_both(api, say):
+    job = say(
+        "I've finally found a cleaner. Her name is Dorota and she comes on Wednesdays.",
+        "That's great!",
+        "My son has a new teacher this year. His name is Mr Adeyemi.",
+    )
+    stored = bodies(api)
+    # "Her name is Dorota" alone says nothing of whose name it is
+    assert "I've finally found a cleaner. Her name is Dorota and she comes on Wednesdays." in (
+        stored
+    ), stored
+    cues = all_cues(api, job)
+    assert {"who is my cleaner", "what is my cleaner's name", "who is Dorota"} <= cues, cues
+    assert "who is my son's teacher" in cues, cues
+    assert not any(c.endswith("her name") or c.endswith("his name") for c in cues), cues
+    say("My cousin Dora is a teacher in Hull.", "Nice.", "I cleaned the garage on Sunday.")
+    assert "Dorota" in top(api, "who is my cleaner")
+    assert "Adeyemi" in top(api, "who is my son's teacher")
+
+
+def test_her_of_a_person_named_before_asks_after_that_person(api, say):
+    job = say("My sister Anika lives in Leeds. Her birthday is on the 9th of June.")
+    assert "when is Anika's birthday" in all_cues(api, job)
+
+
+def test_a_habit_of_mine_is_asked_when_and_where(api, say):
+    job = say("I volunteer at the food bank on Saturdays.")
+    cues = all_cues(api, job)
+    assert "when do I volunteer" in cues, cues
+    # a day's doing is still asked nothing ("when did I go" would be near every question)
+    job = say("I went to the Arctic Monkeys gig last night.")
+    assert not any(c.startswith("when") for c in all_cues(api, job))

@@ -20,6 +20,7 @@ from spacy.tokens import Token
 from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
 from memories.extraction.offline.language import dictionary_word, known_noun
 from memories.extraction.offline.words import (
+    BUILT_PLACES,
     MOVE_VERBS,
     RELATIONS,
     STATUS_CHANGES,
@@ -32,11 +33,6 @@ MAX_QUESTIONS = 3
 _DATE_LABELS = frozenset(("DATE", "TIME"))
 _PLACE_LABELS = frozenset(("GPE", "LOC", "FAC", "ORG"))
 _PLACE_PREPS = word_set("at in on near outside inside from to")
-# built places said as plain nouns: "at the church hall", "outside the station"
-_PLACE_NOUNS = word_set(
-    "hall church school station office centre center house flat road street park "
-    "hospital library pub cafe shop studio gym pool surgery clinic airport club"
-)
 _LIGHT_VERBS = word_set("be have do get")
 _PERSON_WORDS = word_set(
     "guy man woman lady bloke girl boy fella chap called named dr mr mrs ms prof"
@@ -78,10 +74,13 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     # but a change of standing is asked ("did I get promoted"): a life event, rare in a
     # history, not a doing of every day
     standing = verb.tag_ == "VBN" and verb.lemma_.lower() in STATUS_CHANGES
+    # and a habit is asked ("I swim at the leisure centre on Mondays": when do I swim):
+    # what one does as a rule is a fact of one's life, not one day's doing
+    habit = verb.tag_ == "VBP" and not any(c.dep_ in ("aux", "auxpass") for c in verb.children)
     return [
         q
         for q in dict.fromkeys(out)
-        if _asks_something(q) and (not mine or standing or q.startswith(_MEASURED))
+        if _asks_something(q) and (not mine or standing or habit or q.startswith(_MEASURED))
     ][:MAX_QUESTIONS]
 
 
@@ -124,6 +123,8 @@ def _subject(
         return " ".join(words), False
     if subject.pos_ != "NOUN" or subject.lemma_.lower() in VAGUE_NOUNS:
         return None
+    if any(c.dep_ == "poss" and c.lower_ in ("his", "her", "their") for c in subject.children):
+        return None  # "her name": whose is said elsewhere ("Anika's birthday" asks it)
     left = [
         t
         for t in subject.subtree
@@ -140,7 +141,8 @@ def _subject(
         else:
             word = t.text if t.pos_ == "PROPN" else t.lower_
         words += word + t.whitespace_
-    owned = any(t.dep_ == "poss" and t.pos_ == "PRON" for t in left)  # "my bike", not "kids'"
+    # "my bike", "Priya's husband"; not "kids'": "the kids' school"
+    owned = any(t.dep_ == "poss" and t.pos_ in ("PRON", "PROPN") for t in left)
     words = " ".join(words.split())
     return (words if owned else f"the {words}"), subject.tag_ == "NNS"
 
@@ -174,8 +176,11 @@ def _of_being(verb: Token, phrase: str, plural: bool, who: str | None = None) ->
             f"what {be} {phrase} {quality} {prep.lower_}" if prep else f"{be} {phrase} {quality}"
         )
     elif complement is not None:
-        if complement.ent_type_ == "PERSON" or any(
-            t.lower_.rstrip(".") in _PERSON_WORDS for t in complement.subtree
+        # "the kids' school" is a place, "her name" a word: asked what, never who
+        place = phrase.split()[-1].strip("'") in BUILT_PLACES | {"name", "names"}
+        if not place and (
+            complement.ent_type_ == "PERSON"
+            or any(t.lower_.rstrip(".") in _PERSON_WORDS for t in complement.subtree)
         ):
             out.append(f"who {be} {phrase}")  # "a guy called Mo", "Dr Nkemelu"
         elif complement.ent_type_ not in _DATE_LABELS:
@@ -443,7 +448,7 @@ def _placed(verb: Token) -> bool:
         for pobj in (g for g in prep.children if g.dep_ == "pobj"):
             if pobj.ent_type_ in _DATE_LABELS:
                 continue
-            if pobj.ent_type_ in _PLACE_LABELS or pobj.lemma_.lower() in _PLACE_NOUNS:
+            if pobj.ent_type_ in _PLACE_LABELS or pobj.lemma_.lower() in BUILT_PLACES:
                 return True
     return False
 

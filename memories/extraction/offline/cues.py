@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from spacy.tokens import Token
+from spacy.tokens import Doc, Token
 
 from memories.extraction.offline.clause_questions import (
     clause_questions,
@@ -27,15 +27,18 @@ from memories.extraction.offline.facets import (
     wished_for,
 )
 from memories.extraction.offline.language import (
+    clauses_of_their_own,
     dictionary_word,
     home_place,
     in_law,
     known_noun,
+    name_given,
     parse,
     switched_kind,
 )
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
+    BUILT_PLACES,
     DWELLINGS,
     ENDING_VERBS,
     FEELINGS,
@@ -133,6 +136,8 @@ def cues_for(
         cues.append(
             " ".join(w for w in ("what", "is" if who else "am", who or "I", state, prep) if w)
         )
+    # "I've found a cleaner. Her name is Dorota": who the cleaner is
+    cues[:0] = _role_then_name(reading.doc, who)
     if _introduces(reading):
         # "Hi, I'm Marta.": a name said of oneself answers what one is called
         my = f"{who}'s" if who else "my"
@@ -162,6 +167,50 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+def _role_then_name(doc: Doc, who: str | None) -> list[str]:
+    """ "Got a new boss today. His name is Martin.", "I'm seeing a therapist. She's
+    called Dr Ahmed.": a person first said by what they are to the speaker, then named
+    through "he" or "she", is asked after by both ("who is my boss", "what is my boss's
+    name", "who is Martin")."""
+    for token in doc:
+        name = name_given(token)
+        if name is None:
+            continue
+        role = next(
+            (
+                t
+                for t in reversed(doc[: token.i])
+                if t.pos_ == "NOUN"
+                and t.dep_ in ("dobj", "attr", "nsubj", "nsubjpass", "appos")
+                and t.lemma_.lower() not in VAGUE_NOUNS | BUILT_PLACES | _SOMEONE_WORDS
+                and not t.ent_type_
+            ),
+            None,
+        )
+        if role is None:
+            return []
+        kind = " ".join(
+            [*(c.lower_ for c in role.lefts if c.dep_ == "compound"), role.lemma_.lower()]
+        )
+        owner = next((c for c in role.head.children if c.dep_ == "nsubj"), None)
+        if (
+            role.dep_ == "dobj"
+            and role.head.lemma_.lower() in ("have", "get")
+            and owner is not None
+            and owner.pos_ == "NOUN"
+            and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in owner.children)
+        ):
+            kind = f"{owner.lower_}'s {kind}"  # "My son has a new teacher": my son's teacher
+        my = f"{who}'s" if who else "my"
+        return [f"who is {my} {kind}", f"what is {my} {kind}'s name", f"who is {name}"]
+    return []
+
+
+# a person said by no more than that ("a new guy"): what they are to the speaker is
+# said elsewhere, or not at all
+_SOMEONE_WORDS = word_set("guy man woman lady bloke girl boy fella chap person one")
 
 
 def _named_aside(tokens: list[Token], who: str | None) -> list[str]:
@@ -609,6 +658,8 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                         and pobj.ent_type_ != "PERSON"
                     )
                     and pobj.lemma_.lower() not in VAGUE_NOUNS
+                    # "met on the 2nd of February": a day, not a thing met on
+                    and pobj.ent_type_ not in ("DATE", "TIME", "ORDINAL", "CARDINAL")
                     and prep.lower_ in ("to", "with", "on", "about")
                 ):
                     particle = "".join(f" {c.lower_}" for c in verb.children if c.dep_ == "prt")
@@ -1124,6 +1175,7 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             # "My car is a 2018 Honda Jazz": a make and model, no one's name
             and not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in value.children)
             and not any(c.like_num for c in value.subtree)
+            and subject.lemma_.lower() not in BUILT_PLACES
         ):
             out.append(f"who is {owned}")  # "My landlord is Mr Patel"
     return out
@@ -1517,7 +1569,9 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and subject.ent_type_ not in ("DATE", "TIME")
         and subject.lemma_.lower() not in VAGUE_NOUNS
         # a day is named ("The car is a 2017 Kia": a year that is no day of it)
-        and names_a_day([t for t in tokens if t.i not in _up_to(subject)])
+        and names_a_day(
+            [t for t in tokens if t.i not in _up_to(subject) | clauses_of_their_own(verb)]
+        )
         and not any(c.dep_ == "dobj" for c in verb.children)  # "My grandad bought him ..."
     ):
         if verb.lemma_.lower() in MOVE_VERBS:

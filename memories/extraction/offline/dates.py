@@ -136,6 +136,18 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             ent.label_ == "ORDINAL" and _ordinal_day(ent) or _BARE_DAY.match(ent.text)
         ) and _habitual(ent):
             continue  # "the rent goes out on the 1st": every month's 1st, no one day
+        if ent.label_ == "ORDINAL" and _ordinal_day(ent) and (month := _of_month(ent)):
+            # "on the 5th of May": tagged a rank, then a month (the tagger splits the
+            # phrase at "May"), said as one day; never the 5th of this month
+            whole = doc[ent.start : month.i + 1]
+            skip.update(j for j in range(k + 1, len(ents)) if ents[j].start <= month.i)
+            past = _past(ent)
+            if past is None or (not past and _annual(whole)):
+                continue
+            found_day = _nearest_day(_MONTHS[month.lower_], int(ent.text[:-2]), day, past)
+            if found_day is not None:
+                found.append(Resolved(end=month.i, note=found_day[1], first=found_day[0]))
+            continue
         if ent.label_ == "ORDINAL" and _ordinal_day(ent):
             # "on the 4th": tagged a rank, said as a day
             past = _past(ent)
@@ -721,6 +733,18 @@ def _ordinal_day(ent: Span) -> bool:
         return False
     after = doc[ent.end] if ent.end < len(doc) else None
     return after is None or after.pos_ not in ("NOUN", "PROPN", "ADJ")
+
+
+def _of_month(ent: Span) -> Token | None:
+    """The month named by "of <month>" right after a day's rank ("the 5th of May")."""
+    doc = ent.doc
+    if (
+        ent.end + 1 < len(doc)
+        and doc[ent.end].lower_ == "of"
+        and doc[ent.end + 1].lower_ in _MONTHS
+    ):
+        return doc[ent.end + 1]
+    return None
 
 
 def _day_of_month(number: int, day: date, past: bool) -> tuple[date, str] | None:

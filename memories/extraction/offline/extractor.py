@@ -50,6 +50,7 @@ from memories.extraction.offline.language import (
     as_typed,
     dictionary_word,
     known_verb,
+    name_given,
     parse,
     with_apostrophes,
     with_contractions,
@@ -70,6 +71,7 @@ from memories.extraction.offline.words import (
     LIKING_OPENERS,
     MALE_KIN,
     RELATIONS,
+    VAGUE_NOUNS,
     good_label,
     interjection,
     word_set,
@@ -202,6 +204,8 @@ class OfflineExtractor:
                 # person a statement before it in the same message named
                 for n in range(1, len(said)):
                     genders.update(_genders(said[n - 1].plain))
+                    if _names_newcomer(said[n].plain, said[n - 1].plain):
+                        continue  # "My son has a new teacher. His name is ...": not my son's
                     meant = _with_referent(said[n], "", _people(said[:n], self._speakers), genders)
                     said[n] = replace(meant, leans=False) if meant is not said[n] else meant
                 # a "she ..." whose person cannot be said is said with the statement before
@@ -556,6 +560,21 @@ def _corrected_cues(
             # its questions, not its own words: those start with a capital
             return [c for c in draft.cues if c[:1].islower()]
     return []
+
+
+def _names_newcomer(text: str, before: str) -> bool:
+    """ "His name is Mr Adeyemi" after "My son has a new teacher": a name given right
+    after someone new came in ("a new teacher", "a cleaner") is that one's, whoever
+    the statement before named first."""
+    if not any(name_given(t) for t in parse(text)):
+        return False
+    return any(
+        t.pos_ == "NOUN"
+        and t.dep_ in ("dobj", "attr", "appos")
+        and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in t.children)
+        and t.lemma_.lower() not in VAGUE_NOUNS
+        for t in parse(before)
+    )
 
 
 def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
@@ -974,6 +993,13 @@ def _with_referent(
         end = joined.idx + len(joined.text)  # "shes thrilled": "Shes (Ottilie) thrilled"
     note = f" ({candidates[0]}'s)" if owner else f" ({candidates[0]})"
     named = statement.text[:end] + note + statement.text[end:]
+    if owner and pronoun.head.dep_ in ("nsubj", "nsubjpass"):
+        # "Her birthday is on the 9th": asked after as "Anika's birthday"
+        return replace(
+            statement,
+            text=named,
+            asked_as=_named_subject(statement.plain, doc, pronoun, f"{candidates[0]}'s"),
+        )
     if pronoun.dep_ != "nsubj":
         return replace(statement, text=named)
     return replace(

@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Token
 
-from memories.extraction.offline.language import in_law, parse, with_apostrophes, without_opener
+from memories.extraction.offline.language import (
+    clauses_of_their_own,
+    in_law,
+    parse,
+    with_apostrophes,
+    without_opener,
+)
 from memories.extraction.offline.words import (
     CORRECTION,
     DIETS,
@@ -402,12 +408,14 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             found.append(
                 Facet(key, "is", " ".join(t.lower_ for t in span), tuple(t.i for t in span))
             )
+        clause_of_its_own = clauses_of_their_own(subject.head)
         dates = [
             e
             for e in ents
             if e.label_ == "DATE"
             and any(ch.isalpha() for ch in e.text)
             and not _DURATION.search(e.text)
+            and e.root.i not in clause_of_its_own
         ]
         person = subject.ent_type_ == "PERSON" or any(
             c.dep_ in ("appos", "conj") and (c.ent_type_ == "PERSON" or c.lower_ in _FIRST)

@@ -410,3 +410,35 @@ def parse(text: str) -> Doc:
     """The parsed text, cased (``cased``); cached, since a job reads candidate memories
     more than once."""
     return pipeline()(cased(text))
+
+
+def name_given(token: Token) -> str | None:
+    """The name a clause gives "him" or "her": "her name is Dorota", "he's called
+    Tomasz"; None when the token opens no such clause."""
+    verb = token.head
+    if token.dep_ == "nsubj" and token.lemma_.lower() == "name" and verb.lemma_ == "be":
+        if not any(c.dep_ == "poss" and c.lower_ in ("his", "her") for c in token.children):
+            return None
+        value = next((c for c in verb.children if c.dep_ == "attr"), None)
+    elif token.dep_ == "nsubjpass" and token.lower_ in ("he", "she"):
+        if verb.lemma_.lower() not in ("call", "name"):
+            return None
+        value = next((c for c in verb.children if c.dep_ in ("oprd", "attr")), None)
+    else:
+        return None
+    if value is None or not value.text[:1].isupper():
+        return None
+    words = [value, *(c for c in value.lefts if c.dep_ == "compound" and c.text[:1].isupper())]
+    return " ".join(t.text for t in sorted(words, key=lambda t: t.i))
+
+
+def clauses_of_their_own(verb: Token) -> set[int]:
+    """The words of the clauses joined to the verb's with a subject of their own ("Her
+    name is Dorota and she comes on Wednesdays": the day is her coming's, not the
+    name's)."""
+    return {
+        t.i
+        for c in verb.children
+        if c.dep_ == "conj" and any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
+        for t in c.subtree
+    }

@@ -98,6 +98,20 @@ _FILLERS = word_set(
 _LAUGH_AFTER_WORD = re.compile(
     r"(?<=[\w)])\s+(?:lol+|haha+|hehe+|lmao|lmfao|rofl)\b[.!]*(?P<more>\s+(?=\S))?", re.I
 )
+# so does an aside of the typist's typed at a clause's end ("I'm 34 btw", "we're in
+# Leeds fyi, near the station"): it says how it is told, and the parser reads it as a
+# noun of the clause ("how many btw do I have")
+_ASIDE_AT_END = re.compile(
+    r"(?<=[\w)])\s+(?:btw|fyi|tbh|tbf|ngl|imo|imho)\b(?=\s*(?:[.!?,;]|$))", re.I
+)
+
+
+def _without_tone(text: str) -> str:
+    """The words said, without laughter or an aside typed after them."""
+    text = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", text)
+    return _ASIDE_AT_END.sub("", text)
+
+
 _WOULD = re.compile(r"\b(?:would|could|'d)\b", re.IGNORECASE)
 # "remind me that my mum's birthday is ...": a request to remember, wrapped round a fact
 # "Actually scratch that, the appointment is on the 19th": the words that take back
@@ -252,7 +266,7 @@ def _plain_answer(content: str, day: date) -> list[Statement]:
     """The first sentence of a short reply to a question about the speaker, kept when it
     names a thing, a name or a figure ("bramble and pip", "yep a weber kettle", "10%"),
     says no feeling ("pretty good, busy at work") and no "don't know"."""
-    said = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", _asides(content)[0])
+    said = _without_tone(_asides(content)[0])
     doc = parse(" ".join(said.split()))
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
     if first is None or _is_question(first) or _joke(first) or rule_for(first, "hypothetical"):
@@ -289,7 +303,7 @@ def _short_answer(
         return []
     # "$2,150 which hurt a bit lol but the guy threw in a bottle cage": laughter ends
     # a sentence, as it does for the statements
-    said = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", _asides(content)[0])
+    said = _without_tone(_asides(content)[0])
     doc = parse(" ".join(said.split()))
     # "yesss. a Brompton in racing green": the answer follows the yes
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
@@ -446,7 +460,7 @@ def _statements(content: str, day: date) -> list[Statement]:
             continue
         prose = _RETRACTION.sub(r"\g<lead>\g<keep>", _NOTE_HEADING.sub("", _BULLET.sub("", line)))
         prose, asides = _asides(_REMEMBER.sub(r"\g<lead>", _without_taken_back(prose)))
-        prose = _LAUGH_AFTER_WORD.sub(lambda m: ". " if m.group("more") else ".", prose)
+        prose = _without_tone(prose)
         sentences = _sentence_texts(prose) if prose.count(":") >= 2 else []
         labelled = sum(1 for text in sentences if _LABEL.match(text))
         if labelled >= 2 and 2 * labelled >= len(sentences):
@@ -1996,14 +2010,29 @@ def _refers_back(tokens: list[Token]) -> bool:
         and _subject_at(tokens, 0) is not None
     ):
         return True
-    return first.lower_ in ("he", "she", "they") and first.dep_.startswith("nsubj")
+    return (first.lower_ in ("he", "she", "they") and first.dep_.startswith("nsubj")) or _theirs(
+        first
+    )
 
 
 def _he_or_she(tokens: list[Token]) -> bool:
-    """ "she teaches maths", "he's a paramedic": one person is the subject, said as a
-    pronoun (not "it" or "they", which may mean a thing or a group)."""
+    """ "she teaches maths", "he's a paramedic", "her name is Dorota": one person is the
+    subject, or owns it, said as a pronoun (not "it" or "they", which may mean a thing
+    or a group)."""
     first = tokens[0]
-    return first.lower_ in ("he", "she") and first.dep_.startswith("nsubj")
+    return (first.lower_ in ("he", "she") and first.dep_.startswith("nsubj")) or (
+        first.lower_ in ("his", "her") and _theirs(first)
+    )
+
+
+def _theirs(first: Token) -> bool:
+    """ "Her name is Dorota", "His stitches come out next week": the subject is the
+    person's (or thing's) said before, owned through a pronoun."""
+    return (
+        first.lower_ in ("his", "her", "their")
+        and first.dep_ == "poss"
+        and first.head.dep_ in ("nsubj", "nsubjpass")
+    )
 
 
 def rejoined(said: list[Statement]) -> list[Statement]:

@@ -199,3 +199,10 @@ def past_form(token) -> bool:
 
 # past forms that are their base form, and the particles that make them a change told
 _SAME_IN_THE_PAST = {"quit": (), "cut": ("down", "back", "out")}
+
+# built places said as plain nouns: "at the church hall", "outside the station"; one is
+# never a "who" ("Our church is St Peter's")
+BUILT_PLACES = word_set(
+    "hall church school station office centre center house flat road street park "
+    "hospital library pub cafe shop studio gym pool surgery clinic airport club"
+)
