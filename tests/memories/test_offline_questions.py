@@ -710,3 +710,25 @@ def test_a_habit_of_mine_is_asked_when_and_where(api, say):
     # a day's doing is still asked nothing ("when did I go" would be near every question)
     job = say("I went to the Arctic Monkeys gig last night.")
     assert not any(c.startswith("when") for c in all_cues(api, job))
+
+
+def test_what_was_found_out_is_asked_as_if_said_plainly(api, say):
+    job = say(
+        "Turns out I'm allergic to cats.",
+        "Oh no!",
+        "I just realised my passport expires in June.",
+        "Good catch.",
+        "Just found out I'm lactose intolerant which explains a lot.",
+    )
+    cues = all_cues(api, job)
+    assert {"what am I allergic to", "when does my passport expire"} <= cues, cues
+    assert "am I lactose intolerant" in cues, cues
+    assert not any("explain" in c for c in cues if not c.endswith(".")), cues
+    say("My sister's allergic to nuts.", "Noted.", "I found a cleaner, Dorota.")
+    assert "cats" in top(api, "what am I allergic to")
+
+
+def test_a_thing_got_before_is_no_sum(api, say):
+    # "one" is what the question before named, not a count
+    job = say("Have you looked at a Lifetime ISA?", "Already got one.", first="assistant")
+    assert not any(c.startswith("how much") for c in all_cues(api, job))

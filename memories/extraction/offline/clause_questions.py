@@ -271,7 +271,9 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if obj is None and lemma in _LIGHT_VERBS and not passive and not particle:
         return []  # "I'll do it after work": nothing a question could ask after
     if obj is not None and not passive:
-        if obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
+        if obj.lower_ == "one":
+            pass  # "Already got one": a thing said before, no sum
+        elif obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
             out.append(f"how much {asked}")
         elif obj.pos_ == "NOUN" and obj.lemma_.lower() not in VAGUE_NOUNS:
             out.append(f"what {_kind(obj)} {asked}")  # "what quote did the plumber give"

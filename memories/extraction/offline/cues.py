@@ -24,6 +24,7 @@ from memories.extraction.offline.facets import (
     Reading,
     can_not_bear,
     cleft_states,
+    read,
     wished_for,
 )
 from memories.extraction.offline.language import (
@@ -91,6 +92,11 @@ def cues_for(
         return _roster_cues(reading.text)
     cues: list[str] = []
     for sent in reading.doc.sents:
+        reported = _found_out(list(sent))
+        if reported:
+            # "Turns out I'm allergic to cats": asked as what was found out
+            inner = cues_for(read(reported), who=who)
+            cues.extend(c for c in inner if c not in (reported, f"{who}: {reported}"))
         denied = _denied(list(sent), who)
         if denied is not None:
             # "I don't eat pork": asked as said, never "what do I eat"
@@ -167,6 +173,36 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+# verbs that report what the speaker learned: "found out", "turns out", "realised"
+_LEARNING = word_set("find turn realise realize learn discover")
+
+
+def _found_out(tokens: list[Token]) -> str:
+    """ "I'm lactose intolerant" of "Just found out I'm lactose intolerant": the clause a
+    verb of learning reports, with its own subject, as said; "" when there is none."""
+    verb = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if verb is None or verb.lemma_.lower() not in _LEARNING:
+        return ""
+    if verb.lemma_.lower() in ("find", "turn") and not any(
+        c.dep_ == "prt" and c.lower_ == "out" for c in verb.children
+    ):
+        return ""  # "found a cleaner", "turned 40"
+    clause = next(
+        (
+            c
+            for c in verb.children
+            if c.dep_ == "ccomp" and any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
+        ),
+        None,
+    )
+    if clause is None:
+        return ""
+    # (not "which explains a lot": what the speaker makes of it)
+    aside = {t.i for r in clause.subtree if r.dep_ == "relcl" for t in r.subtree}
+    words = [t for t in clause.subtree if t.i not in aside and t.dep_ != "mark"]
+    return "".join(t.text_with_ws for t in words).strip().rstrip(",")
 
 
 def _role_then_name(doc: Doc, who: str | None) -> list[str]:
