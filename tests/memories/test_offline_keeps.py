@@ -1192,3 +1192,15 @@ def test_a_new_diet_replaces_the_old_one_whole(api, say):
 def test_a_thing_of_mine_done_said_without_i_is_kept(api, say):
     say("just had my second covid jab", "Hope your arm's ok!", "had my lunch")
     assert bodies(api) == ["Just had my second covid jab."], bodies(api)
+
+
+def test_days_of_the_month_make_a_statement_a_fact(api, say):
+    # said on Tuesday 10 March: the 3rd has gone, so April's
+    job = say(
+        "heads up, I'm away from the 3rd to the 10th", "Noted!", "FYI I'm off work next week."
+    )
+    assert sorted(bodies(api)) == [
+        "I'm away from the 3rd (2026-04-03) to the 10th (2026-04-10).",
+        "I'm off work next week (2026-03-16 – 2026-03-22).",
+    ]
+    assert {"when am I away", "when am I off work"} <= all_cues(api, job)

@@ -732,3 +732,15 @@ def test_a_thing_got_before_is_no_sum(api, say):
     # "one" is what the question before named, not a count
     job = say("Have you looked at a Lifetime ISA?", "Already got one.", first="assistant")
     assert not any(c.startswith("how much") for c in all_cues(api, job))
+
+
+def test_a_sum_that_changed_to_a_new_one_is_asked_how_much(api, say):
+    job = say(
+        "My landlord is putting the rent up to 1150 from January, ugh.",
+        "That's steep.",
+        "Council tax went up to 190 too.",
+    )
+    cues = all_cues(api, job)
+    assert {"how much is my rent", "how much is my council tax"} <= cues, cues
+    say("I paid 40 for the plumber.", "Ok.", "My landlord is Mr Patel.")
+    assert "1150" in top(api, "how much is my rent")

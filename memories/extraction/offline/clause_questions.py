@@ -186,7 +186,8 @@ def _of_being(verb: Token, phrase: str, plural: bool, who: str | None = None) ->
         elif complement.ent_type_ not in _DATE_LABELS:
             out.append(f"what {be} {phrase}")
     if _dated(verb):
-        out.append(f"when {be} {phrase}")
+        # "I'm away from the 3rd": when am I away (what is said, not the day)
+        out.append(f"when {be} {phrase}{_predicate(verb) if complement is None else ''}")
     if _placed(verb):
         out.append(f"where {be} {phrase}")
     provider = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ == "with"), None)
@@ -384,20 +385,25 @@ def _predicate(verb: Token) -> str:
     words = []
     for child in verb.children:
         if child.dep_ in ("advmod", "acomp", "attr", "prep") and child.lower_ not in _STILL:
-            if child.ent_type_ in _DATE_LABELS or (child.dep_ == "prep" and _lasting(child)):
-                continue  # "nine years", "for six years": the time, not what is said
+            if child.ent_type_ in _DATE_LABELS or _time_prep(child):
+                continue  # "nine years", "for six years", "from the 3rd": the time
             part = [
                 t
                 for t in child.subtree
                 if t.lemma_.lower() not in _SPANS
                 and not t.like_num
                 and t.ent_type_ not in _DATE_LABELS
-                and not any(a.dep_ == "prep" and _lasting(a) for a in (t, *t.ancestors))
+                and not any(_time_prep(a) for a in (t, *t.ancestors))
             ]
             if child.dep_ == "prep" and len(part) < 2:
                 continue
             words += [t.text if t.pos_ == "PROPN" else t.lower_ for t in part]
     return "".join(f" {w}" for w in words[:5])
+
+
+def _time_prep(token: Token) -> bool:
+    """ "for six years", "from the 3rd": a preposition whose phrase is a time."""
+    return token.dep_ == "prep" and (_lasting(token) or names_a_day(list(token.subtree)))
 
 
 def _clock_time(verb: Token) -> bool:

@@ -114,6 +114,7 @@ def cues_for(
         cues.extend(_switched_questions(list(sent), who))
         cues.extend(_shape_questions(list(sent), who))
         cues.extend(_named_aside(list(sent), who))
+        cues.extend(_new_amount(list(sent), who))
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
             me, do, _ = _subject_words(who, "i")
             cues.append(f"where {do} {me} live")
@@ -173,6 +174,49 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+_CHANGES = word_set("rise increase drop fall go put bump cut raise reduce lower change")
+
+
+def _new_amount(tokens: list[Token], who: str | None) -> list[str]:
+    """ "My landlord is putting the rent up to 1150", "Council tax went up to 190": the
+    thing whose sum changed to a new one is asked "how much is my rent"."""
+    root = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if root is None or root.lemma_.lower() not in _CHANGES:
+        return []
+    doc = root.doc
+    to = next(
+        (
+            t
+            for t in tokens
+            if t.lower_ == "to"
+            and t.i > root.i
+            and (doc[t.i - 1].lower_ in ("up", "down") or t.head.i == root.i)
+            and any(
+                any(ch.isdigit() for ch in doc[j].text)
+                for j in range(t.i + 1, t.i + 3)
+                if j < len(doc)
+            )
+        ),
+        None,
+    )
+    if to is None:
+        return []
+    thing = next((c for c in root.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    if thing is None:
+        thing = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    if thing is None or thing.pos_ not in ("NOUN", "PROPN") or thing.lemma_.lower() in VAGUE_NOUNS:
+        return []
+    if thing.pos_ == "PROPN" and not dictionary_word(thing.text):
+        return []  # "Priya went up to 60 kilos": a person, no price
+    owner = next((c for c in thing.children if c.dep_ == "poss"), None)
+    mine = owner is None or owner.lower_ in ("my", "our")
+    if not mine and owner.pos_ != "PROPN":
+        return []  # "their rent": whose is said elsewhere
+    whose = (f"{who}'s" if who else "my") if mine else f"{owner.text}'s"
+    words = [*(c.lower_ for c in thing.lefts if c.dep_ == "compound"), thing.lower_]
+    return [f"how much {'are' if thing.tag_ == 'NNS' else 'is'} {whose} {' '.join(words)}"]
 
 
 # verbs that report what the speaker learned: "found out", "turns out", "realised"

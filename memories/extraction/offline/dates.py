@@ -152,6 +152,9 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             # "on the 4th": tagged a rank, said as a day
             past = _past(ent)
             found_day = None if past is None else _day_of_month(int(ent.text[:-2]), day, past)
+            if found and _range_end(doc, ent, found[-1]):
+                # "from the 3rd to the 10th": the first of that day's month after it
+                found_day = _day_of_month(int(ent.text[:-2]), found[-1].first, past=False)
             if found_day is not None:
                 found.append(Resolved(end=ent.end - 1, note=found_day[1], first=found_day[0]))
             continue
@@ -729,7 +732,18 @@ def _ordinal_day(ent: Span) -> bool:
         return False
     if ent.start < 2 or doc[ent.start - 1].lower_ != "the":
         return False
-    if doc[ent.start - 2].lower_ not in ("on", "by", "until", "till", "from", "for", "before"):
+    if doc[ent.start - 2].lower_ not in (
+        "on",
+        "by",
+        "until",
+        "till",
+        "from",
+        "to",
+        "for",
+        "before",
+        "after",
+        "since",
+    ):
         return False
     after = doc[ent.end] if ent.end < len(doc) else None
     return after is None or after.pos_ not in ("NOUN", "PROPN", "ADJ")
@@ -745,6 +759,16 @@ def _of_month(ent: Span) -> Token | None:
     ):
         return doc[ent.end + 1]
     return None
+
+
+def _range_end(doc, ent: Span, start: Resolved) -> bool:
+    """ "to the 10th" right after "from the 3rd" was resolved: the range's end."""
+    return (
+        doc[ent.start - 2].lower_ in ("to", "till", "until")
+        and start.first is not None
+        and 0 <= ent.start - 2 - start.end <= 1
+        and any(doc[i].lower_ == "from" for i in range(max(0, start.end - 3), start.end))
+    )
 
 
 def _day_of_month(number: int, day: date, past: bool) -> tuple[date, str] | None:

@@ -91,7 +91,7 @@ _LEADING_CONJUNCTIONS = word_set("so and but plus then also anyway")
 # said before a clause, never part of it ("wait actually it's £1,530", "nah clubs aren't
 # my thing"); not "no", "right", "morning": those can be the clause's own first word
 _FILLERS = word_set(
-    "wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw wow oops"
+    "wait ugh ok okay oh ooh ah aw hmm um uh yeah yep yup nah lol haha btw fyi wow oops"
 )
 # laughter typed after a word ends what was said ("I hate coriander lol"): tone, not
 # words of the fact, and the small parser reads the sentence better without it
@@ -1968,6 +1968,13 @@ def _trim(tokens: list[Token]) -> list[Token]:
         and (tokens[start + 1].is_punct or tokens[start + 1].lower_ in INTERJECTIONS)
         or tokens[start].lower_ in _FILLERS
         and start + 1 < end
+        # "Heads up I'm off all next week": a warning of what follows, no word of it
+        or tokens[start].lower_ == "heads"
+        and start + 2 < end
+        and tokens[start + 1].lower_ == "up"
+        or tokens[start].lower_ == "up"
+        and start > 0
+        and tokens[start - 1].lower_ == "heads"
     ):
         start += 1
     while end > start and (
@@ -2660,10 +2667,27 @@ def _said_of_me(sent: Span) -> bool:
     return words[0].tag_ in ("VBD", "VBN") or past_form(words[0])
 
 
+def _a_day_of_the_month(token: Token) -> bool:
+    """ "the 3rd" after a word of time ("from the 3rd", "on the 9th"), no noun after it."""
+    doc = token.doc
+    return (
+        token.i >= 2
+        and doc[token.i - 1].lower_ == "the"
+        and doc[token.i - 2].lower_ in _DAY_PREPS
+        and any(c.isdigit() for c in token.text)
+        and (token.i + 1 == len(doc) or doc[token.i + 1].pos_ not in ("NOUN", "PROPN"))
+    )
+
+
+_DAY_PREPS = word_set("on by until till from to before after since")
+
+
 def _specific(token: Token) -> bool:
     """A name, a number or a date with a number: what makes a statement a fact."""
     if _addressed(token):
         return False
+    if token.ent_type_ == "ORDINAL" and _a_day_of_the_month(token):
+        return True  # "away from the 3rd to the 10th": days, not ranks
     if token.ent_type_ == "ORDINAL" or (
         token.ent_type_ in ("DATE", "TIME") and not any(c.isdigit() for c in token.text)
     ):
