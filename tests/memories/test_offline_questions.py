@@ -744,3 +744,10 @@ def test_a_sum_that_changed_to_a_new_one_is_asked_how_much(api, say):
     assert {"how much is my rent", "how much is my council tax"} <= cues, cues
     say("I paid 40 for the plumber.", "Ok.", "My landlord is Mr Patel.")
     assert "1150" in top(api, "how much is my rent")
+
+
+def test_a_question_never_ends_on_a_word_whose_noun_was_a_time(api, say):
+    job = say("I'm on the 7:15 train every morning.", "Early!", "My mother in law is visiting.")
+    cues = all_cues(api, job)
+    assert not any(c.endswith((" the", " on", " a")) for c in cues), cues
+    assert "who is my mother" not in cues, cues  # she is my mother-in-law

@@ -397,8 +397,11 @@ def _predicate(verb: Token) -> str:
             ]
             if child.dep_ == "prep" and len(part) < 2:
                 continue
-            words += [t.text if t.pos_ == "PROPN" else t.lower_ for t in part]
-    return "".join(f" {w}" for w in words[:5])
+            words += part
+    words = words[:5]
+    while words and words[-1].pos_ in ("DET", "ADP", "CCONJ", "PART", "PRON"):
+        words.pop()  # "on the" of "on the 7:15 train": the train was a time
+    return "".join(f" {t.text if t.pos_ == 'PROPN' else t.lower_}" for t in words)
 
 
 def _time_prep(token: Token) -> bool:

@@ -217,9 +217,10 @@ def without_opener(tokens: list) -> list:
 
 
 def in_law(noun: Token) -> str:
-    """ "-in-law" when the noun is typed with it ("sister-in-law"), else ""."""
+    """ "-in-law" when the noun is typed with it ("sister-in-law", "mother in law"),
+    else ""."""
     after = [t.lower_ for t in noun.doc[noun.i + 1 : noun.i + 5]]
-    return "-in-law" if after == ["-", "in", "-", "law"] else ""
+    return "-in-law" if after == ["-", "in", "-", "law"] or after[:2] == ["in", "law"] else ""
 
 
 def new_amount(tokens: Sequence[Token]) -> Token | None:
