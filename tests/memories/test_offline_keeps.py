@@ -1204,3 +1204,9 @@ def test_days_of_the_month_make_a_statement_a_fact(api, say):
         "I'm off work next week (2026-03-16 – 2026-03-22).",
     ]
     assert {"when am I away", "when am I off work"} <= all_cues(api, job)
+
+
+def test_what_i_never_do_is_kept_and_asked(api, say):
+    job = say("I don't drive, never learned.", "Fair enough.", "I don't know, maybe.")
+    assert bodies(api) == ["I don't drive, never learned."]
+    assert "do I drive" in all_cues(api, job)

@@ -751,3 +751,20 @@ def test_a_question_never_ends_on_a_word_whose_noun_was_a_time(api, say):
     cues = all_cues(api, job)
     assert not any(c.endswith((" the", " on", " a")) for c in cues), cues
     assert "who is my mother" not in cues, cues  # she is my mother-in-law
+
+
+def test_a_day_of_every_month_is_asked_when(api, say):
+    job = say("I get paid on the 28th.", "Nice.", "Rent goes out on the 1st.")
+    cues = all_cues(api, job)
+    assert {"when do I get paid", "when does the rent go out"} <= cues, cues
+    assert dates_in_any(bodies(api)) == []  # every month's, no one day
+
+
+def test_a_need_is_asked_nothing_of_the_needing(api, say):
+    job = say("We need to be out of the flat by the 30th.", "Ok.", "I'm on 50mg sertraline.")
+    cues = all_cues(api, job)
+    assert not any(c.endswith(" need") or "," in c for c in cues if c[:1].islower()), cues
+
+
+def dates_in_any(texts):
+    return [d for t in texts for d in re.findall(r"\(\d{4}-\d{2}", t)]

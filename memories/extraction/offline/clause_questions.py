@@ -45,6 +45,10 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
     if verb is None or any(c.dep_ == "neg" and c.i < verb.i for c in verb.children):
         return []  # "My son doesn't eat meat": never "what meat does my son eat"
+    if verb.lemma_.lower() in ("need", "want", "hope", "wish", "have") and any(
+        c.dep_ == "xcomp" for c in verb.children
+    ):
+        return []  # "We need to be out by the 30th": never "when do we need"
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None and _first_word(tokens).i not in (verb.i, *(c.i for c in verb.lefts)):
         return []  # the verb, or its helper, opens the clause: "Been learning ..."
@@ -76,7 +80,14 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     standing = verb.tag_ == "VBN" and verb.lemma_.lower() in STATUS_CHANGES
     # and a habit is asked ("I swim at the leisure centre on Mondays": when do I swim):
     # what one does as a rule is a fact of one's life, not one day's doing
-    habit = verb.tag_ == "VBP" and not any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+    helpers = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    habit = (verb.tag_ == "VBP" and not helpers) or (
+        # "I get paid on the 28th": the same, said in the passive
+        verb.tag_ == "VBN"
+        and len(helpers) == 1
+        and helpers[0].dep_ == "auxpass"
+        and helpers[0].tag_ == "VBP"
+    )
     return [
         q
         for q in dict.fromkeys(out)
@@ -239,8 +250,9 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         if first.tag_ == "VBN":  # "Been learning ...": its "have" left out
             head, rest = _have(phrase, plural), [first.lower_, *rest]
         asked = " ".join([head, phrase, *rest, verb.lower_ + particle])
-        if first.lemma_ == "get":  # "got nicked": did ... get nicked
-            asked = f"did {phrase} get {verb.lower_}{particle}"
+        if first.lemma_ == "get":  # "got nicked": did ... get nicked ("get paid": do)
+            does = "did" if first.tag_ == "VBD" else ("do" if plural or phrase == "I" else "does")
+            asked = f"{does} {phrase} get {verb.lower_}{particle}"
     elif verb.tag_ == "VBG":  # "Currently reading ...": its "am" left out
         asked = f"{'am' if phrase == 'I' else _be(verb, plural)} {phrase} {verb.lower_}{particle}"
     else:
@@ -392,6 +404,9 @@ def _predicate(verb: Token) -> str:
                 for t in child.subtree
                 if t.lemma_.lower() not in _SPANS
                 and not t.like_num
+                and not t.is_punct
+                # "50mg": the unit typed onto a figure goes with it
+                and not (t.i > 0 and t.doc[t.i - 1].like_num and not t.doc[t.i - 1].whitespace_)
                 and t.ent_type_ not in _DATE_LABELS
                 and not any(_time_prep(a) for a in (t, *t.ancestors))
             ]
@@ -441,8 +456,24 @@ def names_a_day(tokens: list[Token]) -> bool:
     # (a yearly day, "on 14 June", or a day of every month, "the last Thursday of the
     # month", is written without a date but names a day all the same)
     return bool(resolve_dates(span, _ANY_DAY)) or any(
-        t.ent_type_ == "DATE" and (t.lower_ in _MONTHS or t.lower_.removesuffix("s") in WEEKDAYS)
+        t.ent_type_ == "DATE"
+        and (t.lower_ in _MONTHS or t.lower_.removesuffix("s") in WEEKDAYS)
+        or _day_of_every_month(t)
         for t in tokens
+    )
+
+
+def _day_of_every_month(token: Token) -> bool:
+    """ "paid on the 28th", "goes out on the 1st": a numbered day after "the" and a
+    word of time."""
+    doc = token.doc
+    return (
+        token.ent_type_ in ("DATE", "ORDINAL")
+        and token.lower_[-2:] in ("st", "nd", "rd", "th")
+        and token.lower_[:-2].isdigit()
+        and token.i >= 2
+        and doc[token.i - 1].lower_ == "the"
+        and doc[token.i - 2].lower_ in ("on", "by", "from", "until", "till", "before", "after")
     )
 
 

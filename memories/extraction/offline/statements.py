@@ -868,6 +868,11 @@ def _from_text(
             if whole:
                 trace("kept-first-person", "keep", words)
                 out.append(_statement(whole, day, kind="fact"))
+        elif now == said_before and not decided and _not_my_habit(list(sent)):
+            # "I don't drive, never learned", "we don't smoke": what one never does is a
+            # fact of one's life, said without a thing
+            trace("kept-not-done", "keep", words)
+            out.append(_statement(_trim(list(sent)) or list(sent), day, kind="fact"))
         elif now == said_before and not decided and _described_here(list(sent)):
             # "need someone for the dog, she's a 4 year old whippet called Nell": who
             # "she" is was said in the same sentence; kept whole, as said
@@ -957,6 +962,32 @@ def _described_here(tokens: list[Token]) -> bool:
         if before and any(_specific(t) for t in said):
             return True
     return False
+
+
+# verbs of talk and mind, which "I don't ..." says nothing of one's life with
+_TALK_VERBS = _NOT_STATING | word_set(
+    "know care mind remember understand get see mean believe bother matter agree worry "
+    "feel recall reckon blame go do"
+)
+
+
+def _not_my_habit(tokens: list[Token]) -> bool:
+    """ "I don't drive", "we don't smoke": "I" or "we", a negated present verb of doing
+    with nothing after it (no object, no complement)."""
+    verb = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    return (
+        verb is not None
+        and verb.tag_ == "VB"
+        and verb.pos_ == "VERB"
+        and verb.lemma_.lower() not in _TALK_VERBS
+        and known_verb(verb.lemma_.lower())
+        and any(_says_mine(c) for c in verb.children)
+        and any(c.dep_ == "aux" and c.lemma_ == "do" and c.tag_ == "VBP" for c in verb.children)
+        and any(c.dep_ == "neg" for c in verb.children)
+        and not any(
+            c.dep_ in ("dobj", "acomp", "attr", "ccomp", "xcomp", "prep") for c in verb.children
+        )
+    )
 
 
 def _clear_first_person(tokens: list[Token]) -> bool:
