@@ -24,6 +24,22 @@ def superseded_by(api, job) -> list[str]:
 # (said first, said later, what it supersedes, a question, what its top answer holds)
 CHANGES = [
     pytest.param(
+        "Our book club meets at the Red Lion.",
+        "Book club's moved to the library.",
+        ["Our book club meets at the Red Lion."],
+        "where does our book club meet",
+        "library",
+        id="a-thing-moved-to-a-built-place",
+    ),
+    pytest.param(
+        "The kids' football training is on Tuesdays.",
+        "Football got moved to Thursdays.",
+        ["The kids' football training is on Tuesdays."],
+        "when is the kids' football training",
+        "Thursdays",
+        id="a-thing-named-later-by-the-word-that-told-it-apart",
+    ),
+    pytest.param(
         "Our flat is number 41B.",
         "It's 14B, not 41B.",
         ["Our flat is number 41B."],
@@ -268,3 +284,12 @@ def test_a_value_taken_back_in_its_own_sentence_is_never_stored(api, say):
     assert "My passport expires on 19 May (2026-05-19)." in stored, stored
     assert not [b for b in stored if "9 May -" in b or "7:15" in b], stored
     assert "7:45" in top(api, "what time is the table")
+
+
+def test_a_thing_moved_changes_only_what_said_the_same_kind_of_value(api, say):
+    # a day for a day, a place for a place: the boots' make and the books read stay
+    say("My football boots are Nike.", "Nice.", "Our book club reads a novel a month.")
+    job = say(
+        "Football got moved to Thursdays.", "Ok.", "Book club's moved to the library.", when=LATER
+    )
+    assert superseded_by(api, job) == []

@@ -245,8 +245,10 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         # "have been learning", "is selling", "got nicked": the helpers go before the subject
         first, rest = auxes[0], [a.lower_ for a in auxes[1:]]
         head = _helper(first, phrase, plural)
-        if first.lower_ in ("'s", "’s") and rest[:1] == ["been"]:
-            head = "has"  # "My mum's been diagnosed": has, not is
+        if first.lower_ in ("'s", "’s") and (
+            rest[:1] == ["been"] or (not rest and first.dep_ == "aux" and verb.tag_ == "VBN")
+        ):
+            head = "has"  # "My mum's been diagnosed", "Book club's moved": has, not is
         if first.tag_ == "VBN":  # "Been learning ...": its "have" left out
             head, rest = _have(phrase, plural), [first.lower_, *rest]
         asked = " ".join([head, phrase, *rest, verb.lower_ + particle])
@@ -266,6 +268,9 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if lemma in MOVE_VERBS and _dated(verb) and not phrase[:1].isupper():
         # "Yoga's moved to Thursdays": when it is now
         return [f"when {'are' if plural else 'is'} {phrase}"]
+    if lemma in MOVE_VERBS and _placed(verb) and not phrase[:1].isupper() and phrase != "we":
+        # "Book club's moved to the library": where it is now
+        return [f"where {'are' if plural else 'is'} {phrase}"]
     out = []
     obj = next(
         (c for c in verb.children if c.dep_ in ("dobj", "dative") and c.pos_ != "PRON"), None

@@ -27,6 +27,7 @@ from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import new_amount, parse, switched_kind
 from memories.extraction.offline.respelling import looks_alike, respelt
 from memories.extraction.offline.words import (
+    BUILT_PLACES,
     CORRECTION,
     DWELLINGS,
     ENDING_VERBS,
@@ -295,19 +296,64 @@ def changes(new: Reading, old: Reading) -> bool:
     # lemmas and words as said: the small tagger lemmatises "pilates" once as "pilate"
     before = {form for t, lemma, _ in _role_tokens(old) for form in (lemma, t.lower_)}
     mine_before = before if _first_person(old) else set()
+    # "Football got moved to Thursdays" after "The kids' football training is on
+    # Tuesdays": the thing named by the word that told it apart before
+    kinds_before = _compounds(old) if _first_person(old) else set()
     speaker = _first_person(new)
     return any(
-        (lemma in before or token.lower_ in before)
-        and clause in marked
+        clause in marked
         and (
-            (speaker and _said_of_mine(new.doc[clause], lemma))
-            or (
-                (lemma in mine_before or token.lower_ in mine_before)
-                and _my_thing_changed(token, new.doc[clause], old)
+            (lemma in before or token.lower_ in before)
+            and (
+                (speaker and _said_of_mine(new.doc[clause], lemma))
+                or (
+                    (lemma in mine_before or token.lower_ in mine_before)
+                    and _my_thing_changed(token, new.doc[clause], old)
+                )
             )
+            or token.dep_ in ("nsubj", "nsubjpass")
+            and (lemma in kinds_before or token.lower_ in kinds_before)
+            and not any(c.dep_ == "compound" for c in token.children)
+            and _my_thing_changed(token, new.doc[clause], old)
+            # a day for a day, a place for a place ("My football boots are Nike" is no
+            # football that moved to Thursdays)
+            and bool(_value_kinds(new.doc[clause].subtree) & _value_kinds(old.doc))
         )
         for token, lemma, clause in _role_tokens(new)
     )
+
+
+def _value_kinds(tokens) -> set[str]:
+    """The kinds of value the words give: a day or time, a figure, a place (a name or a
+    built place after at/in/to), another name."""
+    kinds = set()
+    for t in tokens:
+        if t.ent_type_ in ("DATE", "TIME") or t.lower_.removesuffix("s") in WEEKDAYS:
+            kinds.add("when")
+        elif t.like_num or t.ent_type_ == "MONEY":
+            kinds.add("figure")
+        elif (
+            t.dep_ == "pobj"
+            and t.head.lower_ in ("at", "in", "to", "from")
+            and (t.pos_ == "PROPN" or t.lemma_.lower() in BUILT_PLACES)
+        ):
+            kinds.add("place")
+        elif t.pos_ == "PROPN":
+            kinds.add("name")
+    return kinds
+
+
+def _compounds(reading: Reading) -> set[str]:
+    """The nouns that tell a subject apart ("football" of "the kids' football training",
+    "book" of "our book club"): what the thing may be called alone later."""
+    return {
+        form
+        for t, _, _ in _role_tokens(reading)
+        if t.dep_ in ("nsubj", "nsubjpass")
+        for c in t.children
+        if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")
+        for form in (c.lemma_.lower(), c.lower_)
+    }
 
 
 def _switched_kind(new: Reading, old: Reading) -> bool:
@@ -399,7 +445,12 @@ def _my_thing_changed(token: Token, verb: Token, old: Reading) -> bool:
         and (t.like_num or t.pos_ == "PROPN" or t.ent_type_ in ("DATE", "TIME", "MONEY"))
     ]
     if _changing_verb(verb):
-        return bool(values)
+        # "moved to the library": a place it moved to, if a place was said of it before
+        moved_to = verb.lemma_.lower() in MOVE_VERBS and any(
+            t.dep_ == "pobj" and t.head.lower_ == "to" and t.lemma_.lower() in BUILT_PLACES
+            for t in verb.subtree
+        )
+        return bool(values) or (moved_to and "place" in _value_kinds(old.doc))
     # "Tennis is Thursdays now" after "I play tennis on Tuesdays": a "be" of my thing
     # with "now", whose value is of the kind the older one's was (a day for a day)
     if verb.lemma_.lower() != "be" or token.dep_ != "nsubj" or token.head.i != verb.i:
@@ -677,6 +728,8 @@ def _first_person(reading: Reading) -> bool:
     subject is a bare thing ("Rent is 35k now")."""
     if any(t.lower_ in ("i", "we", "my", "our") for t in reading.doc):
         return True
+    if any(t.dep_ == "poss" and t.lemma_.lower() in ("kid", "child") for t in reading.doc):
+        return True  # "the kids' football training": the speaker's household's
     root = next((t for t in reading.doc if t.dep_ == "ROOT"), None)
     if (
         root is not None

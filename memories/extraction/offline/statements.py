@@ -43,6 +43,7 @@ from memories.extraction.offline.language import (
 )
 from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
+    BUILT_PLACES,
     CORRECTION,
     ENDING_PARTICLES,
     ENDING_VERBS,
@@ -2342,15 +2343,17 @@ def _switch_of_kind(clause: list[Token]) -> bool:
 
 
 def _moved_to_a_day(root: Token | None) -> bool:
-    """ "Yoga's moved to Thursdays", "The match got pushed to Sunday": a thing's day
-    changed, said of it without "my"."""
+    """ "Yoga's moved to Thursdays", "The match got pushed to Sunday", "Book club's moved
+    to the library": a thing's day or place changed, said of it without "my"."""
     if root is None or root.lemma_.lower() not in MOVE_VERBS:
         return False
     return any(
         c.dep_ == "prep"
         and c.lower_ in ("to", "till", "until")
         and any(
-            t.ent_type_ in ("DATE", "TIME") or t.lower_.removesuffix("s") in WEEKDAYS
+            t.ent_type_ in ("DATE", "TIME", "GPE", "FAC", "ORG")
+            or t.lower_.removesuffix("s") in WEEKDAYS
+            or (t.dep_ == "pobj" and c.lower_ == "to" and t.lemma_.lower() in BUILT_PLACES)
             for t in c.subtree
         )
         for c in root.children
