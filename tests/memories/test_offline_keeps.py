@@ -1210,3 +1210,8 @@ def test_what_i_never_do_is_kept_and_asked(api, say):
     job = say("I don't drive, never learned.", "Fair enough.", "I don't know, maybe.")
     assert bodies(api) == ["I don't drive, never learned."]
     assert "do I drive" in all_cues(api, job)
+
+
+def test_a_denial_with_a_thing_after_it_asks_no_bare_doing(api, say):
+    job = say("I can't handle anything hotter than a korma.")
+    assert "do I handle" not in all_cues(api, job)

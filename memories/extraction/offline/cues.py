@@ -362,7 +362,9 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
     out = [f"what {do}n't {me} {lemma}"] if obj is not None else []
     if obj is not None:
         out.append(f"{do} {me} {lemma} {' '.join(t.lower_ for t in obj.subtree if not t.is_punct)}")
-    elif not any(c.dep_ in ("acomp", "attr", "ccomp", "xcomp", "prep") for c in verb.children):
+    elif not any(
+        c.dep_ in ("dobj", "acomp", "attr", "ccomp", "xcomp", "prep") for c in verb.children
+    ):
         out.append(f"{do} {me} {lemma}")  # "I don't drive": do I drive
     return out
 
