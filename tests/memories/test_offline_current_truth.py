@@ -24,6 +24,14 @@ def superseded_by(api, job) -> list[str]:
 # (said first, said later, what it supersedes, a question, what its top answer holds)
 CHANGES = [
     pytest.param(
+        "I'm learning French on Babbel.",
+        "Dropped French, doing German instead.",
+        ["I'm learning French on Babbel."],
+        "what language am I learning",
+        "German",
+        id="a-thing-of-mine-dropped",
+    ),
+    pytest.param(
         "Our book club meets at the Red Lion.",
         "Book club's moved to the library.",
         ["Our book club meets at the Red Lion."],
@@ -291,5 +299,16 @@ def test_a_thing_moved_changes_only_what_said_the_same_kind_of_value(api, say):
     say("My football boots are Nike.", "Nice.", "Our book club reads a novel a month.")
     job = say(
         "Football got moved to Thursdays.", "Ok.", "Book club's moved to the library.", when=LATER
+    )
+    assert superseded_by(api, job) == []
+
+
+def test_a_thing_dropped_somewhere_or_a_fall_is_no_ending(api, say):
+    say("My phone is an iPhone 12.", "Nice.", "I drive a Golf.")
+    job = say(
+        "I dropped my phone and cracked the screen.",
+        "Oh no.",
+        "Dropped the Golf off at the garage for its MOT.",
+        when=LATER,
     )
     assert superseded_by(api, job) == []

@@ -184,7 +184,7 @@ def _ends(new: Reading, old: Reading) -> bool:
     a state the speaker had ("I'm no longer vegan" after "I'm vegan")."""
     if new.stopped & old.holds:
         return True
-    if new.endings and _ends_my_thing(new, old):
+    if _ends_my_thing(new, old):
         return True
     if not (new.endings | new.stopped) & names(old):
         return False
@@ -192,7 +192,7 @@ def _ends(new: Reading, old: Reading) -> bool:
     return not (_ended_by_someone_else(new) and _said_of_me(old))
 
 
-_GIVEN_UP = word_set("quit cancel leave sell trade scrap")
+_GIVEN_UP = word_set("quit cancel leave sell trade scrap drop")
 
 
 def _ends_my_thing(new: Reading, old: Reading) -> bool:
@@ -212,9 +212,26 @@ def _ends_my_thing(new: Reading, old: Reading) -> bool:
         subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         if subject is not None and subject.lower_ not in ("i", "we"):
             continue
-        if any(c.dep_ == "dobj" and c.lemma_.lower() in before for c in verb.children):
+        # ("Dropped French": the small parser may hang the name on the verb as an adverb;
+        # "dropped my phone" is a fall, not an ending: what is dropped is no thing of mine)
+        if any(
+            (c.dep_ == "dobj" or (c.dep_ == "advmod" and c.pos_ == "PROPN"))
+            and c.lemma_.lower() in before
+            and not (lemma == "drop" and (_owned_by_me(c) or _dropped_somewhere(verb)))
+            for c in verb.children
+        ):
             return True
     return False
+
+
+def _dropped_somewhere(verb: Token) -> bool:
+    """ "dropped the car at the garage", "dropped the kids off": put somewhere, not given
+    up."""
+    return any(
+        (c.dep_ == "prt" and c.lower_ == "off")
+        or (c.dep_ == "prep" and c.lower_ in ("at", "to", "in", "into", "on", "with", "off"))
+        for c in verb.children
+    )
 
 
 def _ended_by_someone_else(reading: Reading) -> bool:
