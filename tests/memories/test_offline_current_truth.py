@@ -24,6 +24,22 @@ def superseded_by(api, job) -> list[str]:
 # (said first, said later, what it supersedes, a question, what its top answer holds)
 CHANGES = [
     pytest.param(
+        "My spin class is on Tuesdays at 6.",
+        "Spin's on Thursdays now.",
+        ["My spin class is on Tuesdays at 6."],
+        "when is my spin class",
+        "Thursdays",
+        id="is-typed-as-s-after-the-word-that-told-it-apart",
+    ),
+    pytest.param(
+        "Band practice is at the scout hut.",
+        "Band's moved to the church hall now.",
+        ["Band practice is at the scout hut."],
+        "where is band practice",
+        "church hall",
+        id="has-typed-as-s-of-a-thing-said-bare",
+    ),
+    pytest.param(
         "I'm learning French on Babbel.",
         "Dropped French, doing German instead.",
         ["I'm learning French on Babbel."],

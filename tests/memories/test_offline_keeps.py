@@ -1215,3 +1215,9 @@ def test_what_i_never_do_is_kept_and_asked(api, say):
 def test_a_denial_with_a_thing_after_it_asks_no_bare_doing(api, say):
     job = say("I can't handle anything hotter than a korma.")
     assert "do I handle" not in all_cues(api, job)
+
+
+def test_a_thing_of_my_week_said_at_a_place_is_kept_and_asked_where(api, say):
+    job = say("Band practice is at the scout hut.", "Cool.", "The queue is long today.")
+    assert "Band practice is at the scout hut." in bodies(api)
+    assert "where is the band practice" in all_cues(api, job)

@@ -497,7 +497,17 @@ def _placed(verb: Token) -> bool:
                 continue
             if pobj.ent_type_ in _PLACE_LABELS or pobj.lemma_.lower() in BUILT_PLACES:
                 return True
+            if (
+                prep.lower_ == "at"
+                and pobj.pos_ == "NOUN"
+                and any(c.dep_ == "det" and c.lower_ == "the" for c in pobj.children)
+                and pobj.lemma_.lower() not in VAGUE_NOUNS | _SPANS | _NOT_PLACES
+            ):
+                return True  # "at the scout hut": a place said as a thing there
     return False
+
+
+_NOT_PLACES = word_set("moment minute end start beginning time weekend latest least most")
 
 
 def _asks_something(question: str) -> bool:

@@ -1237,7 +1237,12 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
                 for g in (preps["from"].children if "from" in preps else ())
             ):
                 out.append(f"where {does} {other} {lemma}")  # not "switched from football"
-            if lemma in ("move", "relocate", "emigrate") and "to" in preps:
+            if (
+                lemma in ("move", "relocate", "emigrate")
+                and "to" in preps
+                # ("Choir's moved to the library": a word typed capitalised, no one)
+                and not (subject.is_sent_start and dictionary_word(subject.text))
+            ):
                 out.append(f"where does {other} live")  # "my brother Tom moved to Vancouver"
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":
         # "My dog is called Biscuit": asked by what it is called, or its name

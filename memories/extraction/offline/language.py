@@ -394,6 +394,29 @@ def with_contractions(text: str) -> str:
     return _OTHER_CONTRACTION.sub(written, text)
 
 
+def with_is(doc: Doc) -> str:
+    """The text with an "'s" the small parser took for a possessive written "is" where
+    no noun follows it ("Yoga's on Wednesdays now", "Gran's at home"); else as it was."""
+    out = []
+    for token in doc:
+        after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if (
+            token.lower_ in ("'s", "’s")
+            and token.tag_ == "POS"
+            and token.i > 0
+            and doc[token.i - 1].pos_ in ("NOUN", "PROPN")
+            and after is not None
+            and (after.pos_ in ("ADP", "ADV", "ADJ") or after.tag_ in ("VBG", "VBN"))
+            # ("The kids' school is St Mary's on Hill Road": the clause has its verb)
+            and not any(t.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in token.sent)
+        ):
+            # "Choir's moved to the library": has
+            out.append((" has" if after.tag_ == "VBN" else " is") + token.whitespace_)
+        else:
+            out.append(token.text_with_ws)
+    return "".join(out)
+
+
 def as_typed(text: str, typed: str) -> str:
     """A statement of ``with_apostrophes(typed)`` in the spelling it was typed in,
     when the message never wrote the apostrophe: its words, as said."""

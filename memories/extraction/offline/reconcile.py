@@ -27,7 +27,6 @@ from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import new_amount, parse, switched_kind
 from memories.extraction.offline.respelling import looks_alike, respelt
 from memories.extraction.offline.words import (
-    BUILT_PLACES,
     CORRECTION,
     DWELLINGS,
     ENDING_VERBS,
@@ -315,7 +314,7 @@ def changes(new: Reading, old: Reading) -> bool:
     mine_before = before if _first_person(old) else set()
     # "Football got moved to Thursdays" after "The kids' football training is on
     # Tuesdays": the thing named by the word that told it apart before
-    kinds_before = _compounds(old) if _first_person(old) else set()
+    kinds_before = _compounds(old, bare=not _first_person(old))
     speaker = _first_person(new)
     return any(
         clause in marked
@@ -352,21 +351,25 @@ def _value_kinds(tokens) -> set[str]:
         elif (
             t.dep_ == "pobj"
             and t.head.lower_ in ("at", "in", "to", "from")
-            and (t.pos_ == "PROPN" or t.lemma_.lower() in BUILT_PLACES)
+            and t.pos_ in ("NOUN", "PROPN")
+            and t.lemma_.lower() not in VAGUE_NOUNS
         ):
-            kinds.add("place")
+            kinds.add("place")  # "at the scout hut", "to the library", "in Leith"
         elif t.pos_ == "PROPN":
             kinds.add("name")
     return kinds
 
 
-def _compounds(reading: Reading) -> set[str]:
-    """The nouns that tell a subject apart ("football" of "the kids' football training",
-    "book" of "our book club"): what the thing may be called alone later."""
+def _compounds(reading: Reading, *, bare: bool = False) -> set[str]:
+    """The nouns that tell a subject of mine apart ("football" of "the kids' football
+    training", "book" of "our book club"): what the thing may be called alone later.
+    ``bare``: the statement is not said of the speaker, and only a subject said without
+    an article or an owner counts ("Choir practice is at St Mary's": mine, unsaid)."""
     return {
         form
         for t, _, _ in _role_tokens(reading)
         if t.dep_ in ("nsubj", "nsubjpass")
+        and not (bare and any(c.dep_ in ("det", "poss", "amod") for c in t.children))
         for c in t.children
         if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")
         for form in (c.lemma_.lower(), c.lower_)
@@ -463,10 +466,7 @@ def _my_thing_changed(token: Token, verb: Token, old: Reading) -> bool:
     ]
     if _changing_verb(verb):
         # "moved to the library": a place it moved to, if a place was said of it before
-        moved_to = verb.lemma_.lower() in MOVE_VERBS and any(
-            t.dep_ == "pobj" and t.head.lower_ == "to" and t.lemma_.lower() in BUILT_PLACES
-            for t in verb.subtree
-        )
+        moved_to = verb.lemma_.lower() in MOVE_VERBS and "place" in _value_kinds(verb.subtree)
         return bool(values) or (moved_to and "place" in _value_kinds(old.doc))
     # "Tennis is Thursdays now" after "I play tennis on Tuesdays": a "be" of my thing
     # with "now", whose value is of the kind the older one's was (a day for a day)

@@ -2243,6 +2243,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not done
         and not _mine(tokens)
         and not _dated_be(root)
+        and not _placed_be(root, subject)
         and not _weekly(tokens, root)
         and not _moved_to_a_day(root)
         # "Passport expires in August", "car insurance renews on the 3rd": a thing's date
@@ -2447,6 +2448,27 @@ def _dated_be(root: Token | None) -> bool:
         for c in root.children
         if c.dep_ in ("prep", "npadvmod")
         for t in c.subtree
+    )
+
+
+def _placed_be(root: Token | None, subject: Token) -> bool:
+    """ "Band practice is at the scout hut", "Book club is in the back room of the Crown":
+    a thing of one's week, named bare with the word that tells it apart, said to be at a
+    place (not "The queue is at the door": no such word)."""
+    if root is None or root.lemma_.lower() != "be" or subject.head.i != root.i:
+        return False
+    if not any(c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN") for c in subject.children):
+        return False
+    if any(c.dep_ in ("det", "poss") for c in subject.children):
+        return False
+    return any(
+        c.dep_ == "prep"
+        and c.lower_ in ("at", "in")
+        and any(
+            g.dep_ == "pobj" and g.pos_ in ("NOUN", "PROPN") and g.ent_type_ not in ("DATE", "TIME")
+            for g in c.children
+        )
+        for c in root.children
     )
 
 
