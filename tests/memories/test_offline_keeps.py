@@ -1221,3 +1221,11 @@ def test_a_thing_of_my_week_said_at_a_place_is_kept_and_asked_where(api, say):
     job = say("Band practice is at the scout hut.", "Cool.", "The queue is long today.")
     assert "Band practice is at the scout hut." in bodies(api)
     assert "where is the band practice" in all_cues(api, job)
+
+
+def test_a_clause_whose_verb_stands_in_for_the_one_before_is_said_with_it(api, say):
+    job = say("I don't drive but my wife does.", "Handy.", "I can't swim but Tom can.")
+    stored = bodies(api)
+    assert "My wife does." not in stored and "Tom can." not in stored, stored
+    assert "I don't drive but my wife does." in stored, stored
+    assert "do I drive" in all_cues(api, job)

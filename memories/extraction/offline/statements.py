@@ -844,6 +844,9 @@ def _from_text(
                 # "a Brompton in racing green, I ride it to work": the thing named first
                 # is what "it" is, said in one statement
                 clause = list(clause[0].doc[ahead[0].i : clause[-1].i + 1])
+            if n > 0 and _verb_left_out(clause):
+                # "I don't drive but my wife does": what she does is the clause before's
+                clause = _trim(list(sent)) or clause
             statement = _statement(clause, day, kind="hedge" if hedged else "fact")
             out.append(statement)
             previous = statement
@@ -969,6 +972,8 @@ def _described_here(tokens: list[Token]) -> bool:
 _TALK_VERBS = _NOT_STATING | word_set(
     "know care mind remember understand get see mean believe bother matter agree worry "
     "feel recall reckon blame go do"
+    # and what no one means plainly ("I don't sleep lol")
+    " sleep eat breathe exist stop"
 )
 
 
@@ -2448,6 +2453,20 @@ def _dated_be(root: Token | None) -> bool:
         for c in root.children
         if c.dep_ in ("prep", "npadvmod")
         for t in c.subtree
+    )
+
+
+def _verb_left_out(clause: list[Token]) -> bool:
+    """ "my wife does", "Tom can", "my sister is": a clause whose verb stands in for the
+    one before it, with nothing after it."""
+    words = [t for t in clause if not t.is_punct]
+    if len(words) < 2 or words[-1].lemma_.lower() not in ("do", "can", "will", "be", "have"):
+        return False
+    last = words[-1]
+    return (
+        last.tag_ in ("VBZ", "VBP", "VBD", "MD")
+        and any(c.dep_ == "nsubj" for c in last.children)
+        and not any(c.dep_ in ("dobj", "attr", "acomp", "xcomp", "prep") for c in last.children)
     )
 
 
