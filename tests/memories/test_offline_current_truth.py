@@ -24,6 +24,30 @@ def superseded_by(api, job) -> list[str]:
 # (said first, said later, what it supersedes, a question, what its top answer holds)
 CHANGES = [
     pytest.param(
+        "My car's a blue Corsa.",
+        "Got rid of the Corsa, I've got a Yaris now.",
+        ["My car's a blue Corsa.", "My car's a blue Corsa."],
+        "what car do I have",
+        "rid of the Corsa",  # what is current comes first, never "a blue Corsa"
+        id="got-rid-of-a-thing-of-mine",
+    ),
+    pytest.param(
+        "My gym is PureGym on Deansgate.",
+        "Moved gyms, I'm at The Gym Group now.",
+        ["My gym is PureGym on Deansgate."],
+        "what gym do I go to",
+        "Gym Group",
+        id="moved-one-of-a-kind",
+    ),
+    pytest.param(
+        "My physio is Ines at the Northside clinic.",
+        "New physio, a guy called Jordi, much better.",
+        ["My physio is Ines at the Northside clinic."],
+        "who is my physio",
+        "Jordi",
+        id="a-new-one-named-without-a-verb",
+    ),
+    pytest.param(
         "My spin class is on Tuesdays at 6.",
         "Spin's on Thursdays now.",
         ["My spin class is on Tuesdays at 6."],

@@ -115,6 +115,7 @@ def cues_for(
         cues.extend(_shape_questions(list(sent), who))
         cues.extend(_named_aside(list(sent), who))
         cues.extend(_new_amount(list(sent), who))
+        cues.extend(_new_one(list(sent), who))
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
             me, do, _ = _subject_words(who, "i")
             cues.append(f"where {do} {me} live")
@@ -174,6 +175,24 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+def _new_one(tokens: list[Token], who: str | None) -> list[str]:
+    """ "New physio, a guy called Jordi": who my physio is now ("New phone, a Pixel 8":
+    what my phone is)."""
+    words = [t for t in tokens if not (t.is_punct or t.pos_ == "INTJ")]
+    if len(words) < 3 or words[0].lower_ != "new" or words[1].pos_ != "NOUN":
+        return []
+    if words[1].lemma_.lower() in VAGUE_NOUNS or words[1].dep_ != "ROOT":
+        return []
+    person = any(
+        t.ent_type_ == "PERSON"
+        or t.lower_ in ("called", "named")
+        or t.lower_.rstrip(".") in _TITLES
+        for t in words[2:]
+    )
+    _, _, my = _subject_words(who, "i")
+    return [f"{'who' if person else 'what'} is {my} {words[1].lemma_.lower()}"]
 
 
 _CHANGES = word_set("rise increase drop fall go put bump cut raise reduce lower change")

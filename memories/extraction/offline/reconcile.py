@@ -206,11 +206,18 @@ def _ends_my_thing(new: Reading, old: Reading) -> bool:
         given_up = lemma == "give" and any(
             c.dep_ == "prt" and c.lower_ == "up" for c in verb.children
         )
-        if verb.pos_ != "VERB" or not (lemma in _GIVEN_UP or given_up):
+        if verb.pos_ != "VERB" or not (lemma in _GIVEN_UP or given_up or lemma == "rid"):
             continue
         subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         if subject is not None and subject.lower_ not in ("i", "we"):
             continue
+        if lemma == "rid" and any(
+            g.dep_ == "pobj" and g.lemma_.lower() in before
+            for c in verb.children
+            if c.dep_ == "prep" and c.lower_ == "of"
+            for g in c.children
+        ):
+            return True  # "Got rid of the Corsa"
         # ("Dropped French": the small parser may hang the name on the verb as an adverb;
         # "dropped my phone" is a fall, not an ending: what is dropped is no thing of mine)
         if any(
@@ -295,6 +302,8 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if _switched_kind(new, old):
         return True
+    if _new_one(new, old):
+        return True
     if any(
         f.attribute == b.attribute and f.value != b.value
         for f in new.facets
@@ -374,6 +383,25 @@ def _compounds(reading: Reading, *, bare: bool = False) -> set[str]:
         if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")
         for form in (c.lemma_.lower(), c.lower_)
     }
+
+
+def _new_one(new: Reading, old: Reading) -> bool:
+    """ "New physio, a guy called Jordi" after "My physio is Ines": a new one of a thing I
+    called mine, said without a verb, naming who or what it is now."""
+    root = next((t for t in new.doc if t.dep_ == "ROOT"), None)
+    if root is None or root.pos_ != "NOUN" or root.i != _first_word(new.doc).i + 1:
+        return False
+    if not any(c.dep_ == "amod" and c.lower_ == "new" for c in root.children):
+        return False
+    named = any(t.pos_ == "PROPN" or t.like_num for t in root.subtree if t.i != root.i)
+    mine = any(
+        t.lemma_.lower() == root.lemma_.lower() and _owned_by_me(t) for t, _, _ in _role_tokens(old)
+    )
+    return named and mine
+
+
+def _first_word(doc) -> Token:
+    return next((t for t in doc if not (t.is_punct or t.pos_ == "INTJ")), doc[0])
 
 
 def _switched_kind(new: Reading, old: Reading) -> bool:

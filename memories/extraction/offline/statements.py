@@ -872,6 +872,11 @@ def _from_text(
             if whole:
                 trace("kept-first-person", "keep", words)
                 out.append(_statement(whole, day, kind="fact"))
+        elif now == said_before and not decided and _new_thing(list(sent)):
+            # "New physio, a guy called Jordi", "New phone, a Pixel 8": a new one of
+            # a thing of mine, named; kept whole, as said
+            trace("kept-new-thing", "keep", words)
+            out.append(_statement(_trim(list(sent)) or list(sent), day, kind="fact"))
         elif now == said_before and not decided and _not_my_habit(list(sent)):
             # "I don't drive, never learned", "we don't smoke": what one never does is a
             # fact of one's life, said without a thing
@@ -2453,6 +2458,19 @@ def _dated_be(root: Token | None) -> bool:
         for c in root.children
         if c.dep_ in ("prep", "npadvmod")
         for t in c.subtree
+    )
+
+
+def _new_thing(tokens: list[Token]) -> bool:
+    """ "New physio, a guy called Jordi": a sentence opening on "new" and a noun, with a
+    name or a number said of it."""
+    words = [t for t in tokens if not (t.is_punct or t.pos_ == "INTJ")]
+    return (
+        len(words) >= 3
+        and words[0].lower_ == "new"
+        and words[1].pos_ == "NOUN"
+        and words[1].lemma_.lower() not in VAGUE_NOUNS
+        and any(_specific(t) for t in words[2:])
     )
 
 

@@ -111,7 +111,7 @@ MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
 # what one eats, said as what one is: "I'm vegetarian", "pescatarian now"
 DIETS = word_set("vegetarian veggie vegan pescatarian pescetarian flexitarian carnivore keto paleo")
 # "Switched dentists, ...", "changed banks, ...": one of a kind swapped for another
-SWITCHED_FORMS = word_set("switched changed swapped switching changing swapping")
+SWITCHED_FORMS = word_set("switched changed swapped moved switching changing swapping moving")
 # the homes one lives in, rents or owns: "a flat in Hackney" says where home is
 DWELLINGS = word_set(
     "flat apartment house home studio condo bungalow cottage bedsit one-bedroom bedroom"
