@@ -21,6 +21,7 @@ from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
 from memories.extraction.offline.language import dictionary_word, known_noun
 from memories.extraction.offline.words import (
     BUILT_PLACES,
+    DAY_PREPOSITIONS,
     MOVE_VERBS,
     RELATIONS,
     STATUS_CHANGES,
@@ -288,10 +289,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         return asked_done or [f"what {asked} {done.lower_}"]
     if obj is None and lemma in _LIGHT_VERBS and not passive and not particle:
         return []  # "I'll do it after work": nothing a question could ask after
-    if obj is not None and not passive:
-        if obj.lower_ == "one":
-            pass  # "Already got one": a thing said before, no sum
-        elif obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
+    if obj is not None and not passive and obj.lower_ != "one":  # "Already got one": no sum
+        if obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
             out.append(f"how much {asked}")
         elif obj.pos_ == "NOUN" and obj.lemma_.lower() not in VAGUE_NOUNS:
             out.append(f"what {_kind(obj)} {asked}")  # "what quote did the plumber give"
@@ -478,7 +477,7 @@ def _day_of_every_month(token: Token) -> bool:
         and token.lower_[:-2].isdigit()
         and token.i >= 2
         and doc[token.i - 1].lower_ == "the"
-        and doc[token.i - 2].lower_ in ("on", "by", "from", "until", "till", "before", "after")
+        and doc[token.i - 2].lower_ in DAY_PREPOSITIONS
     )
 
 

@@ -205,23 +205,14 @@ def _new_amount(tokens: list[Token], who: str | None) -> list[str]:
     if root is None or root.lemma_.lower() not in _CHANGES:
         return []
     doc = root.doc
-    to = next(
-        (
-            t
-            for t in tokens
-            if t.lower_ == "to"
-            and t.i > root.i
-            and (doc[t.i - 1].lower_ in ("up", "down") or t.head.i == root.i)
-            and any(
-                any(ch.isdigit() for ch in doc[j].text)
-                for j in range(t.i + 1, t.i + 3)
-                if j < len(doc)
-            )
-        ),
-        None,
-    )
-    if to is None:
-        return []
+    if not any(
+        t.lower_ == "to"
+        and t.i > root.i
+        and (doc[t.i - 1].lower_ in ("up", "down") or t.head.i == root.i)
+        and any(any(ch.isdigit() for ch in w.text) for w in doc[t.i + 1 : t.i + 3])
+        for t in tokens
+    ):
+        return []  # "to" a figure, after "up"/"down" or on the verb itself
     thing = next((c for c in root.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
     if thing is None:
         thing = next((c for c in root.children if c.dep_ == "nsubj"), None)

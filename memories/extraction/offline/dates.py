@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from spacy.tokens import Span, Token
 
-from memories.extraction.offline.words import MOVE_VERBS, PARTS_OF_DAY, word_set
+from memories.extraction.offline.words import DAY_PREPOSITIONS, MOVE_VERBS, PARTS_OF_DAY, word_set
 
 _WEEKDAYS = [d.lower() for d in calendar.day_name]
 WEEKDAYS = frozenset(_WEEKDAYS)  # "monday" ... "sunday", for the statements' own checks
@@ -732,18 +732,7 @@ def _ordinal_day(ent: Span) -> bool:
         return False
     if ent.start < 2 or doc[ent.start - 1].lower_ != "the":
         return False
-    if doc[ent.start - 2].lower_ not in (
-        "on",
-        "by",
-        "until",
-        "till",
-        "from",
-        "to",
-        "for",
-        "before",
-        "after",
-        "since",
-    ):
+    if doc[ent.start - 2].lower_ not in DAY_PREPOSITIONS | {"for"}:
         return False
     after = doc[ent.end] if ent.end < len(doc) else None
     return after is None or after.pos_ not in ("NOUN", "PROPN", "ADJ")
@@ -765,7 +754,6 @@ def _range_end(doc, ent: Span, start: Resolved) -> bool:
     """ "to the 10th" right after "from the 3rd" was resolved: the range's end."""
     return (
         doc[ent.start - 2].lower_ in ("to", "till", "until")
-        and start.first is not None
         and 0 <= ent.start - 2 - start.end <= 1
         and any(doc[i].lower_ == "from" for i in range(max(0, start.end - 3), start.end))
     )

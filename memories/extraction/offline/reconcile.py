@@ -388,20 +388,17 @@ def _compounds(reading: Reading, *, bare: bool = False) -> set[str]:
 def _new_one(new: Reading, old: Reading) -> bool:
     """ "New physio, a guy called Jordi" after "My physio is Ines": a new one of a thing I
     called mine, said without a verb, naming who or what it is now."""
-    root = next((t for t in new.doc if t.dep_ == "ROOT"), None)
-    if root is None or root.pos_ != "NOUN" or root.i != _first_word(new.doc).i + 1:
+    words = [t for t in new.doc if not (t.is_punct or t.pos_ == "INTJ")]
+    if len(words) < 3 or words[0].lower_ != "new" or words[1].dep_ != "ROOT":
         return False
-    if not any(c.dep_ == "amod" and c.lower_ == "new" for c in root.children):
+    root = words[1]
+    if root.pos_ != "NOUN" or words[0].head.i != root.i:
         return False
     named = any(t.pos_ == "PROPN" or t.like_num for t in root.subtree if t.i != root.i)
     mine = any(
         t.lemma_.lower() == root.lemma_.lower() and _owned_by_me(t) for t, _, _ in _role_tokens(old)
     )
     return named and mine
-
-
-def _first_word(doc) -> Token:
-    return next((t for t in doc if not (t.is_punct or t.pos_ == "INTJ")), doc[0])
 
 
 def _switched_kind(new: Reading, old: Reading) -> bool:

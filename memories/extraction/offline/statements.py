@@ -45,6 +45,7 @@ from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     BUILT_PLACES,
     CORRECTION,
+    DAY_PREPOSITIONS,
     ENDING_PARTICLES,
     ENDING_VERBS,
     FEELINGS,
@@ -2766,13 +2767,10 @@ def _a_day_of_the_month(token: Token) -> bool:
     return (
         token.i >= 2
         and doc[token.i - 1].lower_ == "the"
-        and doc[token.i - 2].lower_ in _DAY_PREPS
+        and doc[token.i - 2].lower_ in DAY_PREPOSITIONS
         and any(c.isdigit() for c in token.text)
         and (token.i + 1 == len(doc) or doc[token.i + 1].pos_ not in ("NOUN", "PROPN"))
     )
-
-
-_DAY_PREPS = word_set("on by until till from to before after since")
 
 
 def _specific(token: Token) -> bool:

@@ -206,3 +206,6 @@ BUILT_PLACES = word_set(
     "hall church school station office centre center house flat road street park "
     "hospital library pub cafe shop studio gym pool surgery clinic airport club"
 )
+
+# the words before "the 3rd" that make it a day of the month ("from the 3rd", "on the 9th")
+DAY_PREPOSITIONS = word_set("on by until till from to before after since")
