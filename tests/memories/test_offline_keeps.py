@@ -1207,7 +1207,13 @@ def test_days_of_the_month_make_a_statement_a_fact(api, say):
 
 
 def test_what_i_never_do_is_kept_and_asked(api, say):
-    job = say("I don't drive, never learned.", "Fair enough.", "I don't know, maybe.")
+    job = say(
+        "I don't drive, never learned.",
+        "Fair enough.",
+        "I don't know, maybe.",
+        "Ok.",
+        "I don't sleep lol",
+    )
     assert bodies(api) == ["I don't drive, never learned."]
     assert "do I drive" in all_cues(api, job)
 

@@ -29,7 +29,6 @@ from memories.extraction.offline.language import (
     in_law,
     parse,
     with_apostrophes,
-    with_is,
     without_opener,
 )
 from memories.extraction.offline.words import (
@@ -185,12 +184,6 @@ def read(text: str) -> Reading:
     """The facets and endings of ``text`` (a statement or a memory's body)."""
     body = with_apostrophes(_QUOTED_CONTEXT.sub("", without_speaker(text)))
     doc = parse(body)
-    if "'s" in body or "’s" in body:
-        # "Yoga's on Wednesdays now": read as "Yoga is on ...", the small parser's
-        # possessive is a verb there
-        written = with_is(doc)
-        if written != body:
-            body, doc = written, parse(written)
     reading = Reading(text=body, doc=doc, marked=bool(CORRECTION.search(body)))
     for sent in doc.sents:
         tokens = list(sent)

@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from spacy.tokens import Span, Token
 
 from memories.extraction.offline.dates import WEEKDAYS
-from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names
+from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names, read
 from memories.extraction.offline.facets import without_speaker as speaker_free
-from memories.extraction.offline.language import new_amount, parse, switched_kind
+from memories.extraction.offline.language import new_amount, parse, switched_kind, with_is
 from memories.extraction.offline.respelling import looks_alike, respelt
 from memories.extraction.offline.words import (
     CORRECTION,
@@ -292,6 +292,7 @@ def changes(new: Reading, old: Reading) -> bool:
     been painting a lot now; the new canvas is huge" supersedes nothing about painting)."""
     if BOTH_HOLD.search(new.text):
         return False
+    new, old = _read_as_is(new), _read_as_is(old)
     if new.marked and (_retyped(new, old) or _moves_the_day(new, old)):
         return True
     if _new_figure(new, old):
@@ -399,6 +400,15 @@ def _new_one(new: Reading, old: Reading) -> bool:
         t.lemma_.lower() == root.lemma_.lower() and _owned_by_me(t) for t, _, _ in _role_tokens(old)
     )
     return named and mine
+
+
+def _read_as_is(reading: Reading) -> Reading:
+    """ "Spin's on Thursdays now" read as "Spin is on ...": the small parser takes the
+    "'s" for an owner's where no noun follows (``language.with_is``)."""
+    if "'s" not in reading.text and "’s" not in reading.text:
+        return reading
+    written = with_is(reading.doc)
+    return reading if written == reading.text else read(written)
 
 
 def _switched_kind(new: Reading, old: Reading) -> bool:
