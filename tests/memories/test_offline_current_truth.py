@@ -352,3 +352,11 @@ def test_a_thing_dropped_somewhere_or_a_fall_is_no_ending(api, say):
         when=LATER,
     )
     assert superseded_by(api, job) == []
+
+
+def test_a_stay_somewhere_for_a_named_time_is_no_new_home(api, say):
+    # it rewrote the home: "We're in Paris this weekend (…) (I live … with my partner)."
+    say("I live in Leeds with my partner.")
+    job = say("We're in Paris this weekend.", "Nice!", "I'm in Glasgow till Sunday.", when=LATER)
+    assert job["result"]["rewritten"] == [] and superseded_by(api, job) == []
+    assert "Leeds" in top(api, "where do I live")

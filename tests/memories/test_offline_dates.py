@@ -469,3 +469,12 @@ def test_a_day_of_a_named_month_is_that_months_day(api, say):
     say("Her birthday is on the 9th of June.", when=TUESDAY)
     birthday = next(b for b in bodies(api) if "birthday" in b)
     assert dates_in(birthday) == [], birthday  # every year's day, no one year's
+
+
+def test_a_span_of_weekdays_is_every_weeks_unless_a_week_is_named(api, say):
+    say("My shift pattern is Monday to Thursday.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == [], body  # it was "Monday (2026-03-16) to Thursday (2026-03-12)"
+    say("The office is shut from Monday to Wednesday next week.", when=TUESDAY)
+    shut = next(b for b in bodies(api) if "shut" in b)
+    assert dates_in(shut) == ["2026-03-16"], shut

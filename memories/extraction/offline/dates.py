@@ -119,6 +119,16 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         and (t.i == 0 or doc[t.i - 1].lower_ not in _NOT_BARE)
     ]
     timed = [t for t in weekdays if t.i + 1 < len(doc) and _CLOCK.match(doc[t.i + 1].text)]
+    # "Monday to Thursday", "Mon-Fri": the days of every week something spans, no one day
+    week_span = {
+        i
+        for t in weekdays
+        if t.i + 2 < len(doc)
+        and doc[t.i + 1].lower_ in ("to", "-", "–", "till", "through", "until", "thru")
+        and doc[t.i + 2].lower_ in _WEEKDAYS
+        and not _WEEK.search(t.sent.text)  # "Monday to Wednesday next week": those days
+        for i in (t.i, t.i + 2)
+    }
     days = {t.lower_ for t in weekdays}
     timetable = len(days) >= 3 or (len(days) >= 2 and len(timed) == len(weekdays))
     schedule = schedule or timetable
@@ -167,6 +177,8 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue  # "the bins go out wednesday": every Wednesday, or this one? No date
         if timetable and ent[0].lower_ in _WEEKDAYS:
             continue  # "Wednesday 11:30" of a timetable: every Wednesday's
+        if any(t.i in week_span for t in ent):
+            continue  # "My shift pattern is Monday to Thursday": every week's
         before = span.doc[ent.start - 1] if ent.start > 0 else None
         if before is not None and before.lower_ in ("every", "each"):
             continue  # "every Tuesday evening": a habit, not one day

@@ -198,6 +198,19 @@ def read(text: str) -> Reading:
     return reading
 
 
+def _a_stay(tokens: list[Token], lemmas: set[str]) -> bool:
+    """ "We're in Paris this weekend", "I'm in Glasgow till Sunday": being somewhere for a
+    time that is named (not how long: "been in Leeds for 5 years" is a home), a stay."""
+    if lemmas & {"live", "move", "relocate", "settle", "base"}:
+        return False
+    first, last = tokens[0].i, tokens[-1].i
+    return any(
+        e.label_ in ("DATE", "TIME") and not _DURATION.search(e.text)
+        for e in tokens[0].doc.ents
+        if first <= e.start <= last
+    )
+
+
 def _titled_verb(token: Token) -> bool:
     """ "I loved 'Becoming Nicole'": a capitalised or quoted "verb" is a title's first
     word, not a liking for doing something."""
@@ -338,8 +351,10 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             "live" in lemmas or "move" in lemmas or "relocate" in lemmas or job is None
         ):
             home = value_of(_PLACE_LABELS, ("in", "to"), _HOME_VERBS)
-            if home is not None and not (
-                lemmas & {"fly", "drive", "travel", "visit", "go", "trip"}
+            if (
+                home is not None
+                and not (lemmas & {"fly", "drive", "travel", "visit", "go", "trip"})
+                and not _a_stay(tokens, lemmas)
             ):
                 found.append(Facet("i", "home", home[0], home[1]))
         diet = next(
