@@ -7,7 +7,7 @@ conversation is our own, through POST /v1/memories; jobs run inline.
 
 import re
 
-from tests.memories.test_offline_extractor import bodies, memory, top
+from tests.memories.test_offline_extractor import all_cues, bodies, memory, top
 
 # 2026-03-10 is a Tuesday
 TUESDAY = "2026-03-10T18:00:00Z"
@@ -478,3 +478,11 @@ def test_a_span_of_weekdays_is_every_weeks_unless_a_week_is_named(api, say):
     say("The office is shut from Monday to Wednesday next week.", when=TUESDAY)
     shut = next(b for b in bodies(api) if "shut" in b)
     assert dates_in(shut) == ["2026-03-16"], shut
+
+
+def test_a_day_moved_to_lies_ahead_and_the_day_moved_from_is_in_doubt(api, say):
+    # said on Tuesday 10 March: the 9th has gone, so April's; the 3rd, March's or April's?
+    job = say("My appointment got moved from the 3rd to the 9th.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-04-09"], body
+    assert not any("live" in c for c in all_cues(api, job))  # an appointment lives nowhere

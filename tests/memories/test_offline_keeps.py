@@ -1235,3 +1235,8 @@ def test_a_clause_whose_verb_stands_in_for_the_one_before_is_said_with_it(api, s
     assert "My wife does." not in stored and "Tom can." not in stored, stored
     assert "I don't drive but my wife does." in stored, stored
     assert "do I drive" in all_cues(api, job)
+
+
+def test_a_fact_before_a_verdict_on_it_is_kept_without_the_verdict(api, say):
+    say("The wedding was on Saturday, it was amazing.", "Lovely!", "Work was busy, it was awful.")
+    assert bodies(api) == ["The wedding was on Saturday (2026-03-07)."]

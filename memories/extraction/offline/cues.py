@@ -1250,8 +1250,10 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             if (
                 lemma in ("move", "relocate", "emigrate")
                 and "to" in preps
-                # ("Choir's moved to the library": a word typed capitalised, no one)
+                # ("Choir's moved to the library": a word typed capitalised, no one;
+                # "My appointment got moved to the 9th": no one either)
                 and not (subject.is_sent_start and dictionary_word(subject.text))
+                and (subject.pos_ == "PROPN" or subject.lemma_.lower() in RELATIONS)
             ):
                 out.append(f"where does {other} live")  # "my brother Tom moved to Vancouver"
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":

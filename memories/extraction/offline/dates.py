@@ -160,7 +160,13 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue
         if ent.label_ == "ORDINAL" and _ordinal_day(ent):
             # "on the 4th": tagged a rank, said as a day
-            past = _past(ent)
+            said_before = doc[ent.start - 2]
+            moved = any(t.lemma_.lower() in MOVE_VERBS for t in ent.sent)
+            if moved and said_before.lower_ == "from":
+                continue  # "moved from the 3rd to the 9th": the old day, gone or not? No date
+            # "moved to the 9th", "off till the 22nd": the day something lasts or moves to
+            # lies ahead
+            past = False if said_before.lower_ in ("to", "until", "till") else _past(ent)
             found_day = None if past is None else _day_of_month(int(ent.text[:-2]), day, past)
             if found and _range_end(doc, ent, found[-1]):
                 # "from the 3rd to the 10th": the first of that day's month after it

@@ -888,6 +888,11 @@ def _from_text(
             # "she" is was said in the same sentence; kept whole, as said
             trace("kept-described", "keep", words)
             out.append(_statement(_trim(list(sent)) or list(sent), day, kind="fact"))
+        elif now == said_before and not decided and (fact := _before_verdict(list(sent))):
+            # "The wedding was on Saturday, it was amazing": the parser made the verdict
+            # the sentence's root; the fact before it is kept, the verdict is tone
+            trace("kept-before-verdict", "keep", words)
+            out.append(_statement(fact, day, kind="fact"))
         elif now == said_before and not decided:
             trace("uninformative", "drop", words)
         announced = sent if now == said_before and _announces(sent) else None
@@ -2473,6 +2478,25 @@ def _new_thing(tokens: list[Token]) -> bool:
         and words[1].lemma_.lower() not in VAGUE_NOUNS
         and any(_specific(t) for t in words[2:])
     )
+
+
+def _before_verdict(tokens: list[Token]) -> list[Token]:
+    """ "The wedding was on Saturday" of "The wedding was on Saturday, it was amazing":
+    the clause before a comma and "it"/"that" + "be" + a quality that ends the sentence,
+    when it states something; [] otherwise."""
+    words = [t for t in tokens if not (t.is_punct and t.text != ",")]
+    for k, comma in enumerate(words):
+        rest = words[k + 1 :]
+        if comma.text != "," or len(rest) < 3 or len(rest) > 5:
+            continue
+        if rest[0].lower_ not in ("it", "that", "which") or rest[1].lemma_ != "be":
+            continue
+        if rest[-1].pos_ != "ADJ":
+            continue
+        lead = _trim(list(tokens[0].doc[tokens[0].i : comma.i]))
+        if lead and _informative(lead):
+            return lead
+    return []
 
 
 def _verb_left_out(clause: list[Token]) -> bool:
