@@ -1240,3 +1240,12 @@ def test_a_clause_whose_verb_stands_in_for_the_one_before_is_said_with_it(api, s
 def test_a_fact_before_a_verdict_on_it_is_kept_without_the_verdict(api, say):
     say("The wedding was on Saturday, it was amazing.", "Lovely!", "Work was busy, it was awful.")
     assert bodies(api) == ["The wedding was on Saturday (2026-03-07)."]
+
+
+def test_his_after_one_named_with_named_is_that_one(api, say):
+    # a name given with "named" is one "his" can mean; the statement stays its own
+    say("I have a dog named Biscuit. His favourite colour is green.")
+    assert sorted(bodies(api)) == [
+        "His (Biscuit's) favourite colour is green.",
+        "I have a dog named Biscuit.",
+    ]

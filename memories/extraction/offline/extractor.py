@@ -577,6 +577,9 @@ def _names_newcomer(text: str, before: str) -> bool:
     )
 
 
+_NAMED_ONE = re.compile(r"\b(?:named|called)\s+([A-Z][\w'’-]+)")
+
+
 def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
     """The people a message's statements name: names, and "my <relation>"."""
     found: list[str] = []
@@ -587,6 +590,8 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
         # "Mum lives in Galway": a relation said as a name is a person too
         found += [m.group(0) for m in _KIN_AS_NAME.finditer(statement.plain)]
         named = {m.group("name") for m in relations}
+        # "I have a dog named Biscuit": one "his" can mean next
+        found += [m.group(1) for m in _NAMED_ONE.finditer(statement.plain)]
         found += [
             name
             for e in parse(statement.plain).ents
