@@ -230,6 +230,24 @@ def test_a_pronoun_gets_no_person_of_the_other_gender(api, say):
     assert "I took her (Hattie) some flowers." in stored, stored
 
 
+def test_a_pronoun_after_two_names_gets_no_person(api, say):
+    # two people "she" or "he" could mean, one of whom the small tagger takes for a
+    # place or a firm: no note names either; what was said stays readable, as said
+    say(
+        "My cousin Leila introduced me to her flatmate Sofia. She's a vet.",
+        "Nice!",
+        "Rose and Mark are coming for dinner. She is vegan.",
+        "Yum.",
+        "They moved Oscar to Mr. Reyes's group. He's allergic to peanuts.",
+    )
+    stored = bodies(api)
+    for name in ("Leila", "Sofia", "Rose", "Mark", "Reyes", "Oscar"):
+        assert not any(f"({name}" in b for b in stored), stored
+    assert any("She's a vet" in b for b in stored), stored
+    assert any("She is vegan" in b for b in stored), stored
+    assert any("allergic to peanuts" in b for b in stored), stored
+
+
 def test_what_follows_a_plan_and_each_helper_of_a_list_are_kept(api, say):
     say(
         "planning my mum's 60th, she's obsessed with gardening and hates seafood",

@@ -206,7 +206,9 @@ class OfflineExtractor:
                     genders.update(_genders(said[n - 1].plain))
                     if _names_newcomer(said[n].plain, said[n - 1].plain):
                         continue  # "My son has a new teacher. His name is ...": not my son's
-                    meant = _with_referent(said[n], "", _people(said[:n], self._speakers), genders)
+                    meant = _with_referent(
+                        said[n], "", _maybe_people(said[:n], self._speakers), genders
+                    )
                     said[n] = replace(meant, leans=False) if meant is not said[n] else meant
                 # a "she ..." whose person cannot be said is said with the statement before
                 said = rejoined(said)
@@ -227,7 +229,7 @@ class OfflineExtractor:
                     named[n] = named_one
             # "he works nights as a paramedic" names no one new: the one "he" meant is
             # still the one the next message's "he" means
-            people[speaker] = _people(said, self._speakers) or (
+            people[speaker] = _maybe_people(said, self._speakers) or (
                 people.get(speaker, []) if any(_HE_OR_SHE.match(x.plain) for x in said) else []
             )
             if named:  # "His name is Pablo": the next "he" is Pablo
@@ -603,6 +605,53 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
             and (name := _person_name(e))
         ]
     return list(dict.fromkeys(found))
+
+
+def _maybe_people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
+    """The people a message's statements name (``_people``) and every other name a
+    later "he" or "she" could mean, which the small tagger may have taken for a place
+    ("moved Aidan to Mr. Romero's class", "Ben and Callum came round", "her flatmate
+    Sofia"): with two, a pronoun after them is in doubt and gets no note."""
+    found = _people(said, speakers)
+    known = {word.casefold() for name in found for word in name.split()}
+    for statement in said:
+        for token in parse(statement.plain):
+            if token.text.casefold() in known or not _could_be_someone(token):
+                continue
+            known.add(token.text.casefold())
+            found.append(token.text)
+    return found
+
+
+def _could_be_someone(token: Token) -> bool:
+    """A capitalised name standing where a person can: after a noun that says who ("her
+    flatmate Sofia"), one of a pair of names ("Rose and Mark"); or, when no dictionary
+    knows the word, a subject, an object, with "with" or "for". Not "a Skoda", not a
+    day or month, not "at Lidl" or "to Leeds"."""
+    if not (token.pos_ == "PROPN" and token.text[:1].isupper() and token.is_alpha):
+        return False
+    if token.lower_ in _DAYS_AND_MONTHS or token.dep_ == "compound":
+        return False
+    if any(c.dep_ == "det" for c in token.children):
+        return False
+    before = token.doc[token.i - 1] if token.i else None
+    if before is not None and before.dep_ in ("compound", "amod") and before.head == token:
+        return True  # "her flatmate Sofia" (the tagger may take "flatmate" for an adjective)
+    if (token.dep_ == "conj" and token.head.pos_ == "PROPN") or any(
+        c.dep_ == "conj" and c.pos_ == "PROPN" for c in token.children
+    ):
+        return True  # "Ben and Callum", "Rose and Mark"
+    if dictionary_word(token.text):
+        return False
+    if token.dep_ == "pobj":
+        return token.head.lower_ in ("with", "for", "by")
+    return token.dep_ in ("nsubj", "nsubjpass", "dobj", "appos", "poss")
+
+
+_DAYS_AND_MONTHS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april"
+    " may june july august september october november december".split()
+)
 
 
 def _person_name(ent: Span) -> str:
