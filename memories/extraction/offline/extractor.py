@@ -27,6 +27,7 @@ offline one (``name == "offline"``; jobs and commits carry that name).
 
 from __future__ import annotations
 
+import calendar
 import logging
 import re
 from collections import Counter
@@ -38,6 +39,7 @@ from spacy.tokens import Doc, Span, Token
 
 from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
+from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import (
     PRONOUN,
     Facet,
@@ -648,10 +650,7 @@ def _could_be_someone(token: Token) -> bool:
     return token.dep_ in ("nsubj", "nsubjpass", "dobj", "appos", "poss")
 
 
-_DAYS_AND_MONTHS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april"
-    " may june july august september october november december".split()
-)
+_DAYS_AND_MONTHS = WEEKDAYS | {m.lower() for m in calendar.month_name if m}
 
 
 def _person_name(ent: Span) -> str:
