@@ -768,3 +768,10 @@ def test_a_need_is_asked_nothing_of_the_needing(api, say):
 
 def dates_in_any(texts):
     return [d for t in texts for d in re.findall(r"\(\d{4}-\d{2}", t)]
+
+
+def test_an_age_said_with_a_pronoun_is_asked_of_the_one_it_means(api, say):
+    job = say("We adopted a rescue greyhound called Pip last weekend. She is 4.")
+    cues = all_cues(api, job)
+    assert "how old is Pip" in cues, cues
+    assert not any(re.match(r"how old is (she|he)\b", c, re.IGNORECASE) for c in cues), cues

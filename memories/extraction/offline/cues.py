@@ -1024,7 +1024,7 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
         # "Maya is 8", "Arjun is 6 now": a name and a bare count of years is an age
         verb.lemma_ == "be"
         and (subject.text[:1].isupper() or kin)
-        and subject.lower_ != "i"
+        and subject.pos_ != "PRON"  # "She's 4": whose age is the note's (cues_for's asked_as)
         and aged
         and aged[0].text.isdigit()
         and int(aged[0].text) <= 120
