@@ -1267,3 +1267,18 @@ def test_his_after_one_named_with_named_is_that_one(api, say):
         "His (Biscuit's) favourite colour is green.",
         "I have a dog named Biscuit.",
     ]
+
+
+def test_a_quality_written_with_a_hyphen_is_kept_and_asked_whole(api, say):
+    # "free" alone is a feeling ("I'm free on Friday"); "gluten-free" is a fact
+    job = say(
+        "My friend Ottilie is coming over on Saturday.",
+        "Lovely, what will you cook?",
+        "Not sure yet. She is gluten-free.",
+        "Good to know.",
+        "Im dairy-free these days too",
+    )
+    stored = bodies(api)
+    assert any("She (Ottilie) is gluten-free" in b for b in stored), stored
+    assert "am I dairy-free" in all_cues(api, job), all_cues(api, job)
+    assert "dairy-free" in top(api, "am I dairy-free")

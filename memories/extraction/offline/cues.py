@@ -31,6 +31,7 @@ from memories.extraction.offline.language import (
     clauses_of_their_own,
     dictionary_word,
     home_place,
+    hyphenated,
     in_law,
     known_noun,
     name_given,
@@ -794,7 +795,14 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 ),
                 None,
             )
-        if acomp is not None and acomp.lower_ not in FEELINGS:
+        # "I'm dairy-free", "she is gluten-free": the whole word, whatever its parts' tags
+        joined = next(
+            (w for c in verb.children if c.dep_ in ("acomp", "oprd") and (w := hyphenated(c))),
+            "",
+        )
+        if joined:
+            out.append(f"{be} {me} {joined}")
+        elif acomp is not None and acomp.lower_ not in FEELINGS:
             prep = next((c for c in acomp.children if c.dep_ == "prep"), None)
             pobj = next((g for g in prep.children if g.dep_ == "pobj"), None) if prep else None
             if prep is not None and pobj is not None and _partner_of(acomp, prep, pobj):

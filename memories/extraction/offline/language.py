@@ -233,6 +233,29 @@ def new_amount(tokens: Sequence[Token]) -> Token | None:
     return rest[0] if rest and rest[0].like_num else None
 
 
+def hyphenated(token: Token) -> str:
+    """The whole word a token is part of when it was written with hyphens, which the
+    tagger splits ("gluten-free", "tongue-tied", "left-handed"); "" when it was not."""
+    doc, start, end = token.doc, token.i, token.i
+    while (
+        start >= 2
+        and doc[start - 1].text == "-"
+        and not doc[start - 1].whitespace_
+        and not doc[start - 2].whitespace_
+        and doc[start - 2].is_alpha
+    ):
+        start -= 2
+    while (
+        end + 2 < len(doc)
+        and doc[end + 1].text == "-"
+        and not doc[end].whitespace_
+        and not doc[end + 1].whitespace_
+        and doc[end + 2].is_alpha
+    ):
+        end += 2
+    return doc[start : end + 1].text.lower() if end > start else ""
+
+
 def known_noun(word: str) -> bool:
     """The lemmatizer's tables know the word (lower case) as a noun ("mechanic", not
     "lovely")."""

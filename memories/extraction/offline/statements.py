@@ -35,6 +35,7 @@ from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import (
     dictionary_word,
     home_place,
+    hyphenated,
     known_verb,
     new_amount,
     parse,
@@ -2986,7 +2987,7 @@ def _content(token: Token) -> bool:
     if _noun_in_use(token):
         return token.lemma_.lower() not in VAGUE_NOUNS and token.lower_ not in VAGUE_NOUNS
     if token.pos_ == "ADJ" and token.dep_ in ("acomp", "attr", "oprd", "ROOT"):
-        return token.lower_ not in FEELINGS
+        return token.lower_ not in FEELINGS or bool(hyphenated(token))
     if token.tag_ == "VBN" and token.lower_ in _STATE_PARTICIPLES:
         return True  # "I'm getting married in June": a life event, said by its verb
     if token.tag_ == "VBG" and token.dep_ in ("xcomp", "dobj", "pcomp", "ccomp"):
