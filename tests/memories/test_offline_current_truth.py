@@ -218,6 +218,14 @@ CHANGES = [
         "train",
         id="a-new-way-to-work",
     ),
+    pytest.param(
+        "My GP is Dr Shah at the Elm Street practice.",
+        "I've got a new GP, Dr Okafor, she's lovely.",
+        ["My GP is Dr Shah at the Elm Street practice."],
+        "who is my GP",
+        "Okafor",
+        id="a-new-one-i-got-named-beside-it",
+    ),
 ]
 
 
@@ -237,6 +245,9 @@ def test_someone_elses_change_to_the_same_kind_of_thing_supersedes_nothing(api, 
     assert superseded_by(api, job) == []
     other = say("Tom's gym put its price up to £50.", when=LATER)
     assert superseded_by(api, other) == []
+    say("My dentist is Dr Patel.")
+    hers = say("My sister got a new dentist, Dr Ama.", when=LATER)
+    assert superseded_by(api, hers) == []
 
 
 def test_a_now_beside_my_place_is_no_new_value_of_it(api, say):

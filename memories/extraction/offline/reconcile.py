@@ -387,13 +387,27 @@ def _compounds(reading: Reading, *, bare: bool = False) -> set[str]:
 
 
 def _new_one(new: Reading, old: Reading) -> bool:
-    """ "New physio, a guy called Jordi" after "My physio is Ines": a new one of a thing I
-    called mine, said without a verb, naming who or what it is now."""
+    """ "New physio, a guy called Jordi", "I've got a new GP, Dr Okafor" after "My physio
+    is Ines", "My GP is Dr Shah": a new one of a thing I called mine, naming who or what
+    it is now; said without a verb, or got by me."""
     words = [t for t in new.doc if not (t.is_punct or t.pos_ == "INTJ")]
-    if len(words) < 3 or words[0].lower_ != "new" or words[1].dep_ != "ROOT":
+    if len(words) < 3:
         return False
-    root = words[1]
-    if root.pos_ != "NOUN" or words[0].head.i != root.i:
+    if words[0].lower_ == "new" and words[1].dep_ == "ROOT" and words[0].head.i == words[1].i:
+        root = words[1]
+    else:
+        root = next(
+            (
+                t
+                for t in new.doc
+                if t.dep_ == "dobj"
+                and t.head.lemma_.lower() in ("get", "find", "have")
+                and any(c.dep_ == "amod" and c.lower_ == "new" for c in t.children)
+                and _said_of_mine(t.head, "")
+            ),
+            None,
+        )
+    if root is None or root.pos_ != "NOUN":
         return False
     named = any(t.pos_ == "PROPN" or t.like_num for t in root.subtree if t.i != root.i)
     mine = any(
@@ -850,7 +864,8 @@ def heads(reading: Reading) -> set[str]:
             and root.lemma_.lower() not in _NOT_A_SUBJECT
             and root.lemma_.lower() not in STOPWORDS
             and not CORRECTION.fullmatch(root.lower_)
-            and len(root.text) > 2
+            # ("GP", "TV", "EE": two capitals name a thing as well as a word does)
+            and (len(root.text) > 2 or (len(root.text) == 2 and root.text.isupper()))
         ):
             found.add(root.lemma_.lower())
     return found
