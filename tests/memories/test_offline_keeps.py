@@ -248,6 +248,12 @@ def test_a_pronoun_after_two_names_gets_no_person(api, say):
     assert any("allergic to peanuts" in b for b in stored), stored
 
 
+def test_a_thing_named_beside_one_person_leaves_the_pronoun_theirs(api, say):
+    # "Minecraft" is played, no one "he" could mean
+    say("me and my son play Minecraft together most weekends", "Fun!", "he's 9, loves creepers")
+    assert any(b.startswith("He (my son)'s 9") for b in bodies(api)), bodies(api)
+
+
 def test_what_follows_a_plan_and_each_helper_of_a_list_are_kept(api, say):
     say(
         "planning my mum's 60th, she's obsessed with gardening and hates seafood",

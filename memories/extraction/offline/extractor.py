@@ -615,6 +615,8 @@ def _maybe_people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
     ("moved Aidan to Mr. Romero's class", "Ben and Callum came round", "her flatmate
     Sofia"): with two, a pronoun after them is in doubt and gets no note."""
     found = _people(said, speakers)
+    if not found:
+        return found  # no one a pronoun could be said to mean: none to doubt either
     known = {word.casefold() for name in found for word in name.split()}
     for statement in said:
         for token in parse(statement.plain):
@@ -647,7 +649,16 @@ def _could_be_someone(token: Token) -> bool:
         return False
     if token.dep_ == "pobj":
         return token.head.lower_ in ("with", "for", "by")
-    return token.dep_ in ("nsubj", "nsubjpass", "dobj", "appos", "poss")
+    if token.dep_ == "dobj":  # "moved Aidan", not "play Minecraft"
+        return token.head.lemma_.lower() in _DONE_TO_SOMEONE
+    return token.dep_ in ("nsubj", "nsubjpass", "appos", "poss")
+
+
+# verbs whose object is most often a person: "moved Aidan to ...", "met Jonas"
+_DONE_TO_SOMEONE = word_set(
+    """meet see call ring text phone email tell ask invite marry date move put pick drop hug
+    babysit help message introduce"""
+)
 
 
 _DAYS_AND_MONTHS = WEEKDAYS | {m.lower() for m in calendar.month_name if m}
