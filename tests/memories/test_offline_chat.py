@@ -482,3 +482,10 @@ def test_mine_after_a_question_naming_a_thing_is_that_thing_never_what_is_asked(
     stored = bodies(api)
     assert "Mine (a 2015 fabia) is at 140k km." in stored, stored
     assert not any("(what oil)" in b for b in stored), stored
+
+
+def test_an_it_opening_a_message_is_kept_with_what_the_speaker_said_before(api, say):
+    say("my sister just had her baby!", "Congrats!", "it's a boy, 8lb 2oz")
+    stored = bodies(api)
+    assert 'It\'s a boy, 8lb 2oz. — after "My sister just had her baby!"' in stored, stored
+    assert "boy" in top(api, "was my sister's baby a boy or a girl")

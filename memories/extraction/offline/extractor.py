@@ -281,6 +281,11 @@ class OfflineExtractor:
                     # sentence before was no fact of its own, but says what "it" is
                     text = resolved[0]
                     _context_first(context, n, dropped)
+                elif n == 0 and earlier and not question and _it_subject(reading.doc):
+                    # "It's a girl." after "My wife is pregnant, due in august!!": what
+                    # "it" is, the speaker's message before said
+                    text = f'{text} {CONTEXT_MARK} after "{_clip_cue(earlier)}"'
+                    context.setdefault(n, []).insert(0, earlier)
                 elif (
                     (replaced := earlier if n == 0 else said[n - 1].plain)
                     and INSTEAD.search(statement.plain)
