@@ -775,3 +775,18 @@ def test_an_age_said_with_a_pronoun_is_asked_of_the_one_it_means(api, say):
     cues = all_cues(api, job)
     assert "how old is Pip" in cues, cues
     assert not any(re.match(r"how old is (she|he)\b", c, re.IGNORECASE) for c in cues), cues
+
+
+def test_what_i_am_doing_these_days_and_what_i_am_on_are_asked(api, say):
+    job = say(
+        "Currently reading Wolf Hall, about halfway.",
+        "Good choice!",
+        "I'm on day shifts now, 7 till 7.",
+        "Nice.",
+        "I'm in a choir too, we sing at St Mark's on Thursdays.",
+    )
+    cues = all_cues(api, job)
+    assert "what am I reading" in cues, cues
+    assert "what shifts am I on" in cues, cues
+    assert "Wolf Hall" in top(api, "what am I reading at the moment")
+    assert "day shifts" in top(api, "what shifts am I on")

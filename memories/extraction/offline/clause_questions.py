@@ -82,7 +82,10 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     # and a habit is asked ("I swim at the leisure centre on Mondays": when do I swim):
     # what one does as a rule is a fact of one's life, not one day's doing
     helpers = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
-    habit = (verb.tag_ == "VBP" and not helpers) or (
+    # and what one is doing these days ("Currently reading Wolf Hall", "I'm doing nights
+    # at the moment"): going on now, said so, is no one day's doing either
+    ongoing = verb.tag_ == "VBG" and any(t.lower_ in _GOING_ON for t in verb.sent)
+    habit = ongoing or (verb.tag_ == "VBP" and not helpers) or (
         # "I get paid on the 28th": the same, said in the passive
         verb.tag_ == "VBN"
         and len(helpers) == 1
@@ -197,6 +200,9 @@ def _of_being(verb: Token, phrase: str, plural: bool, who: str | None = None) ->
             out.append(f"who {be} {phrase}")  # "a guy called Mo", "Dr Nkemelu"
         elif complement.ent_type_ not in _DATE_LABELS:
             out.append(f"what {be} {phrase}")
+    if complement is None and (member := _member_of(verb)):
+        # "I'm on day shifts now", "We're in a book club": what shifts am I on
+        out.append(f"what {member[1]} {be} {phrase} {member[0]}")
     if _dated(verb):
         # "I'm away from the 3rd": when am I away (what is said, not the day)
         out.append(f"when {be} {phrase}{_predicate(verb) if complement is None else ''}")
@@ -208,6 +214,27 @@ def _of_being(verb: Token, phrase: str, plural: bool, who: str | None = None) ->
     ):
         out.append(f"who {be} {phrase} with")  # "Our wifi is with BT"
     return out
+
+
+def _member_of(verb: Token) -> tuple[str, str] | None:
+    """(preposition, noun) of a "be" that puts its subject on or in a kind of thing that
+    is neither a place nor a day: "on day shifts", "in a choir", "on sertraline" is none
+    (a name: what it is, not which of a kind)."""
+    for prep in verb.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("on", "in"):
+            continue
+        noun = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if (
+            noun is not None
+            and noun.pos_ == "NOUN"
+            and noun.ent_type_ not in _DATE_LABELS
+            and noun.lemma_.lower() not in VAGUE_NOUNS | BUILT_PLACES
+            and known_noun(noun.lemma_.lower())
+            # one of a kind: "a choir", "day shifts"; "on sertraline" names a thing
+            and (noun.tag_ == "NNS" or any(c.dep_ == "det" for c in noun.children))
+        ):
+            return prep.lower_, noun.lower_
+    return None
 
 
 def owned_by_me(complement: Token | None, who: str | None) -> str:
@@ -383,6 +410,7 @@ def _have(phrase: str, plural: bool) -> str:
 _SPANS = word_set("year month week day hour")
 _STILL = word_set("now still")
 _MEASURED = ("how long", "how old", "how much", "what time")  # a measure is specific enough
+_GOING_ON = word_set("currently now atm nowadays moment")  # "at the moment"
 _PARTICLES = word_set("back away home off out up down over")
 
 
