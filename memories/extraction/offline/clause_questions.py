@@ -85,12 +85,16 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     # and what one is doing these days ("Currently reading Wolf Hall", "I'm doing nights
     # at the moment"): going on now, said so, is no one day's doing either
     ongoing = verb.tag_ == "VBG" and any(t.lower_ in _GOING_ON for t in verb.sent)
-    habit = ongoing or (verb.tag_ == "VBP" and not helpers) or (
-        # "I get paid on the 28th": the same, said in the passive
-        verb.tag_ == "VBN"
-        and len(helpers) == 1
-        and helpers[0].dep_ == "auxpass"
-        and helpers[0].tag_ == "VBP"
+    habit = (
+        ongoing
+        or (verb.tag_ == "VBP" and not helpers)
+        or (
+            # "I get paid on the 28th": the same, said in the passive
+            verb.tag_ == "VBN"
+            and len(helpers) == 1
+            and helpers[0].dep_ == "auxpass"
+            and helpers[0].tag_ == "VBP"
+        )
     )
     return [
         q
