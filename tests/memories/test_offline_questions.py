@@ -790,3 +790,14 @@ def test_what_i_am_doing_these_days_and_what_i_am_on_are_asked(api, say):
     assert "what shifts am I on" in cues, cues
     assert "Wolf Hall" in top(api, "what am I reading at the moment")
     assert "day shifts" in top(api, "what shifts am I on")
+
+
+def test_how_often_and_a_weekday_typed_lower_case_are_asked(api, say):
+    job = say(
+        "Mochi eats twice a day.",
+        "Noted!",
+        "Our quiz team? We meet first thursday of the month.",
+    )
+    cues = all_cues(api, job)
+    assert "how often does Mochi eat" in cues, cues
+    assert "when do we meet" in cues, cues

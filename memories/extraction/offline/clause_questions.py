@@ -347,11 +347,29 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     thing = _object_phrase(obj) if obj is not None and not passive else ""
     if _clock_time(verb):
         out.append(f"what time {asked}{thing}")  # "I usually get up at 5:30"
+    if _how_often(verb):
+        out.append(f"how often {asked}{thing}")  # "Nell eats twice a day"
     if _dated(verb):
         out.append(f"when {asked}{thing}")
     if _placed(verb):
         out.append(f"where {asked}{thing}")
     return out
+
+
+def _how_often(verb: Token) -> bool:
+    """ "twice a day", "3 times a week", "once a fortnight": how often, said of the verb
+    ("two coffees a day" is how many)."""
+    doc = verb.doc
+    for part in verb.subtree:
+        if part.lemma_.lower() not in _SPANS or not any(c.lower_ == "a" for c in part.children):
+            continue
+        before = doc[max(part.i - 3, verb.sent.start) : part.i]
+        if any(t.lower_ in ("once", "twice", "thrice", "times") for t in before):
+            return True
+    return False
+
+
+_SPANS = word_set("day week month year fortnight night")
 
 
 def _passive_prep(verb: Token) -> str:
@@ -413,7 +431,13 @@ def _have(phrase: str, plural: bool) -> str:
 
 _SPANS = word_set("year month week day hour")
 _STILL = word_set("now still")
-_MEASURED = ("how long", "how old", "how much", "what time")  # a measure is specific enough
+_MEASURED = (
+    "how long",
+    "how old",
+    "how much",
+    "what time",
+    "how often",
+)  # a measure is specific enough
 _GOING_ON = word_set("currently now atm nowadays moment")  # "at the moment"
 _PARTICLES = word_set("back away home off out up down over")
 
@@ -495,6 +519,8 @@ def names_a_day(tokens: list[Token]) -> bool:
         t.ent_type_ == "DATE"
         and (t.lower_ in _MONTHS or t.lower_.removesuffix("s") in WEEKDAYS)
         or _day_of_every_month(t)
+        # "meet first wednesday of the month": typed lower case, no tagger's date
+        or (t.lower_.removesuffix("s") in WEEKDAYS and t.dep_ in ("npadvmod", "pobj"))
         for t in tokens
     )
 
