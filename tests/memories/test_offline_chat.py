@@ -489,3 +489,15 @@ def test_an_it_opening_a_message_is_kept_with_what_the_speaker_said_before(api, 
     stored = bodies(api)
     assert 'It\'s a boy, 8lb 2oz. — after "My sister just had her baby!"' in stored, stored
     assert "boy" in top(api, "was my sister's baby a boy or a girl")
+
+
+def test_an_it_after_a_reply_that_names_something_is_not_given_my_message_before(api, say):
+    # "it" may be what the reply named: never put beside what I said before that
+    say(
+        "My brother moved to Lisbon last month.",
+        "Oh nice, I spent a summer in Porto years ago.",
+        "It's only 3 hours from Lisbon by train.",
+    )
+    stored = bodies(api)
+    assert "It's only 3 hours from Lisbon by train." in stored, stored
+    assert not any("after" in b for b in stored), stored

@@ -68,6 +68,7 @@ from memories.extraction.offline.statements import (
     there_of_mine,
 )
 from memories.extraction.offline.words import (
+    COURTESIES,
     FEMALE_KIN,
     INSTEAD,
     LIKING_OPENERS,
@@ -281,9 +282,16 @@ class OfflineExtractor:
                     # sentence before was no fact of its own, but says what "it" is
                     text = resolved[0]
                     _context_first(context, n, dropped)
-                elif n == 0 and earlier and not question and _it_subject(reading.doc):
-                    # "It's a girl." after "My wife is pregnant, due in august!!": what
-                    # "it" is, the speaker's message before said
+                elif (
+                    n == 0
+                    and earlier
+                    and not question
+                    and _it_subject(reading.doc)
+                    and _names_nothing(prior)
+                ):
+                    # "It's a girl." after "My wife is pregnant, due in august!!" and
+                    # "Congratulations!": what "it" is, the speaker's message before said
+                    # (a reply between that names something may be what "it" is)
                     text = f'{text} {CONTEXT_MARK} after "{_clip_cue(earlier)}"'
                     context.setdefault(n, []).insert(0, earlier)
                 elif (
@@ -1331,6 +1339,16 @@ _AFFIRMS = re.compile(
 
 
 _MAX_PICK_WORDS = 12
+
+
+def _names_nothing(message: str) -> bool:
+    """A short message naming no thing, person or number ("Congrats!", "Oh no, how
+    awful."): a reaction, nothing a later "it" could mean."""
+    words = [t for t in parse(message) if not t.is_punct]
+    return len(words) <= _MAX_PICK_WORDS and not any(
+        t.pos_ in ("NOUN", "PROPN", "NUM") and not (interjection(t.text) or t.lower_ in COURTESIES)
+        for t in words
+    )
 
 
 def _points_back(doc: Doc) -> bool:

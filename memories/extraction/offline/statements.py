@@ -46,6 +46,7 @@ from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
     BUILT_PLACES,
     CORRECTION,
+    COURTESIES,
     DAY_PREPOSITIONS,
     ENDING_PARTICLES,
     ENDING_VERBS,
@@ -277,7 +278,7 @@ def _plain_answer(content: str, day: date) -> list[Statement]:
     words = [t for t in first if not t.is_punct]
     if not words or len(words) > 12 or any(t.lower_ in _UNSURE for t in words):
         return []
-    if any(t.lower_ in FEELINGS or t.lemma_.lower() in _COURTESIES for t in words):
+    if any(t.lower_ in FEELINGS or t.lemma_.lower() in COURTESIES for t in words):
         return []
     named = [
         t
@@ -344,7 +345,7 @@ def _short_answer(
         # (the small tagger reads "Just shellfish." as a verb; no table knows it as one)
         and (head.pos_ == "NOUN" or head.tag_ == "VB" and not known_verb(head.lower_))
         and good_label(head.text)
-        and head.lemma_.lower() not in _COURTESIES
+        and head.lemma_.lower() not in COURTESIES
         and all(
             (t.pos_ in ("ADJ", "NOUN", "PROPN") or t is head) and t.lower_ not in FEELINGS
             for t in core
@@ -518,9 +519,6 @@ def _list_line(line: str) -> bool:
 
 _LIMITING = word_set("just only mainly mostly usually")
 _LABEL = re.compile(r"[\w'’&]+(?: [\w'’&]+){0,2}:\s")  # "Leo: ", "Both of them: "
-_COURTESIES = frozenset(
-    ["thank", "thanks", "cheers", "congrats", "congratulations", "problem", "pleasure", "luck"]
-)
 _SLASHES = re.compile(r"\s+/\s+")  # spaced: not "5/6" or "and/or"
 _ASIDE = re.compile(r"\[[^\[\]\n]{3,300}\]")
 
@@ -2289,7 +2287,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     # a fact, the need it leads to said after it)
     first_verb = next((t for t in _main_verbs(tokens) if t.pos_ in ("VERB", "AUX")), None)
     verbs = {first_verb.lemma_.lower()} if first_verb is not None else set()
-    if root is not None and root.lemma_.lower() in _COURTESIES:
+    if root is not None and root.lemma_.lower() in COURTESIES:
         return False  # "Thank youuu": a courtesy (not "..., weds nothing thank god, ...")
     # "I need a bakery recommendation": a request, not a fact; "i want to buy a
     # campervan" is a plan of the speaker's, with what it is about

@@ -146,6 +146,10 @@ INTERJECTIONS = word_set(
 _WORD = re.compile(r"[\w’'&-]+", re.UNICODE)
 
 
+# what thanks or good wishes are said with ("Thanks so much!", "Congrats!", "Good luck")
+COURTESIES = word_set("thank thanks cheers congrats congratulations problem pleasure luck")
+
+
 def interjection(word: str) -> bool:
     """ "soooo", "yesss", "ooooh": an interjection however long it is drawn out."""
     key = word.casefold()
