@@ -1288,3 +1288,17 @@ def test_a_quality_written_with_a_hyphen_is_kept_and_asked_whole(api, say):
     assert any("She (Ottilie) is gluten-free" in b for b in stored), stored
     assert "am I dairy-free" in all_cues(api, job), all_cues(api, job)
     assert "dairy-free" in top(api, "am I dairy-free")
+
+
+def test_a_fact_with_a_relative_clause_is_kept_as_mine(api, say):
+    # the "which" of a relative clause is no subject the fact is said of
+    say(
+        "Insured with Aviva at about £640 a year which feels steep.",
+        "That is a lot.",
+        "Bought a sofa which arrives on Friday.",
+        when="2026-03-11T10:00:00Z",
+    )
+    stored = bodies(api)
+    assert "Insured with Aviva at about £640 a year which feels steep." in stored, stored
+    assert "Bought a sofa which arrives on Friday (2026-03-13)." in stored, stored
+    assert "Aviva" in top(api, "who am I insured with")

@@ -2190,6 +2190,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not any(c.dep_ == "mark" for c in t.head.children)
         # ("Hosting lunch for Tobi's birthday, he's vegan": "he" is the next clause's)
         and not any(u.text == "," for u in tokens if first.i < u.i < t.i)
+        # ("Insured with Aviva at £640 a year which feels steep": a relative clause's)
+        and t.head.dep_ != "relcl"
         for t in tokens
     )  # (the subject of "because we're going ..." is not the opening verb's)
     done = _done_thing(tokens)
@@ -2238,7 +2240,11 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _been_for(first, tokens)
     ):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
-    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+    # (not a relative clause's: "Bought a sofa which arrives on Friday" is said of me)
+    subject = next(
+        (t for t in tokens if t.dep_ in ("nsubj", "nsubjpass", "expl") and t.head.dep_ != "relcl"),
+        None,
+    )
     root = next(
         (t for t in tokens if t.head.i == t.i or t.head.i not in {u.i for u in tokens}), None
     )
