@@ -1302,3 +1302,18 @@ def test_a_fact_with_a_relative_clause_is_kept_as_mine(api, say):
     assert "Insured with Aviva at about £640 a year which feels steep." in stored, stored
     assert "Bought a sofa which arrives on Friday (2026-03-13)." in stored, stored
     assert "Aviva" in top(api, "who am I insured with")
+
+
+def test_a_visit_arranged_for_a_day_is_kept_whoever_is_coming(api, say):
+    say(
+        "I have someone coming round on the 19th to measure up for blinds.",
+        "Great.",
+        "We've got a guy coming Thursday.",
+        "Okay!",
+        "We've got a guy coming.",  # no day: nothing to keep
+        when="2026-03-11T10:00:00Z",
+    )
+    stored = bodies(api)
+    assert any(b.startswith("I have someone coming round on the 19th (2026-03-19)") for b in stored)
+    assert "We've got a guy coming Thursday (2026-03-12)." in stored, stored
+    assert "We've got a guy coming." not in stored, stored

@@ -2220,7 +2220,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False  # "Thinking about home gym stuff.": a musing, not a fact
     content = [t for t in tokens if _content(t)]
     if not content:
-        return False
+        return _someone_coming(tokens)
     specific = any(_specific(t) for t in tokens)
     if (
         any(t.lower_ in ("pls", "please", "plz") for t in tokens)
@@ -2587,6 +2587,21 @@ def _listed_things(tokens: list[Token]) -> int:
 def _day_word(token: Token) -> bool:
     """A word that names a day: a weekday, "tomorrow", "tonight"."""
     return token.lower_.rstrip("s") in WEEKDAYS or token.lower_ in ("tomorrow", "tonight")
+
+
+def _someone_coming(tokens: list[Token]) -> bool:
+    """ "We've got a guy coming Thursday", "I have someone coming round on the 9th": a
+    visit arranged for a day, whoever is coming (a word that names no one in particular)."""
+    return any(
+        t.tag_ == "VBG"
+        and t.lemma_.lower() in ("come", "visit", "pop")
+        and t.dep_ == "acl"
+        and t.head.dep_ == "dobj"
+        and t.head.head.lemma_.lower() in ("have", "get")
+        and any(c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in t.head.head.children)
+        and any(u.ent_type_ in ("DATE", "TIME") for u in t.subtree)
+        for t in tokens
+    )
 
 
 def _arranged(tokens: list[Token]) -> bool:
