@@ -371,3 +371,18 @@ def test_a_stay_somewhere_for_a_named_time_is_no_new_home(api, say):
     job = say("We're in Paris this weekend.", "Nice!", "I'm in Glasgow till Sunday.", when=LATER)
     assert job["result"]["rewritten"] == [] and superseded_by(api, job) == []
     assert "Leeds" in top(api, "where do I live")
+
+
+def test_a_value_put_right_in_the_next_message_replaces_it_and_says_what_it_corrects(api, say):
+    job = say("my rent is £950", "Got it.", "sorry £975, it went up in January")
+    stored = bodies(api)
+    fixed = '£975, it went up in January (2026-01). — correcting "My rent is £950."'
+    assert fixed in stored, stored
+    assert "£975" in top(api, "how much is my rent")
+    assert superseded_by(api, job) == ["My rent is £950."]
+
+
+def test_an_actually_that_adds_a_thing_corrects_nothing(api, say):
+    job = say("I have a dog called Rex", "Cute!", "Actually I also have a cat called Tom.")
+    assert superseded_by(api, job) == []
+    assert not any("correcting" in b for b in bodies(api)), bodies(api)

@@ -57,7 +57,7 @@ from memories.extraction.offline.language import (
     with_apostrophes,
     with_contractions,
 )
-from memories.extraction.offline.reconcile import heads, reconcile
+from memories.extraction.offline.reconcile import SUPERSEDES, heads, reconcile, value_kinds
 from memories.extraction.offline.respelling import Respelling, mistyped, respelling, respelt
 from memories.extraction.offline.statements import (
     Statement,
@@ -126,6 +126,7 @@ class OfflineExtractor:
         # are in nearly every memory of a conversation, so they link nothing.
         self._speakers: set[str] = set()
         self._readings: dict[str, Reading] = {}
+        self._corrects: dict[str, str] = {}
 
     def extract(self, *, messages: Sequence[Message], now: datetime) -> tuple[list[Draft], Usage]:
         drafts: list[Draft] = []
@@ -144,6 +145,8 @@ class OfflineExtractor:
         offered_by = ""  # the message before, as said: what a short reply may pick from
         genders: dict[str, str] = {}  # "my sister Eilidh": Eilidh is no "he"
         just_said: dict[str, str] = {}  # each speaker's last message's last statement, if any
+        last_key: dict[str, str] = {}  # each speaker's latest memory (its draft's key)
+        self._corrects = {}  # a memory put right in the next message -> the one it corrects
         for message in messages:
             content = with_apostrophes(message.content)
             question, asked = asked, _last_question(content)
@@ -172,7 +175,8 @@ class OfflineExtractor:
                     content,
                     day=spoken_day,
                     speakers=frozenset(self._speakers),
-                    answers=bool(answered),
+                    # "no wait, the 15th": a bare value putting right what was just said
+                    answers=bool(answered) or bool(retracts and last_key.get(message.name or "")),
                     # a question that makes no cue may still be answered by a name ("Are
                     # you working towards anything?" "the Gloucester 10k")
                     asked=bool(question and not retracts),
@@ -265,7 +269,16 @@ class OfflineExtractor:
                     and _it_subject(reading.doc)
                     and not _IT.search(said[n - 1].plain)
                 )
-                if (replying and leans_on_question(reading.doc)) or later_it:
+                corrected = _corrected(
+                    reading,
+                    last_key.get(speaker, "") if n == 0 and retracts else "",
+                    self._readings,
+                )
+                if corrected:
+                    # "sorry £975, it went up in January" after "my rent is £950": the
+                    # value put right, said with what it corrects
+                    text = f'{text} {CONTEXT_MARK} correcting "{_clip_cue(earlier)}"'
+                elif (replying and leans_on_question(reading.doc)) or later_it:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
@@ -377,10 +390,16 @@ class OfflineExtractor:
                 referent = _one_of(reading, things)
                 # "actually it's £1,530": asked what the memory it corrects was asked
                 inherited = _corrected_cues(reading, drafts, self._readings)
+                if corrected:
+                    self._corrects[f"n{len(drafts) + 1}"] = corrected
+                    inherited += [
+                        c for d in drafts if d.key == corrected for c in d.cues if c[:1].islower()
+                    ]
                 things.extend(_objects(reading))
                 key = f"n{len(drafts) + 1}"
                 self._readings[key] = reading
                 by_body[body.casefold()] = len(drafts)
+                last_key[speaker] = key
                 tier = _tier(statement, reading, spoken_day)
                 drafts.append(
                     Draft(
@@ -460,6 +479,17 @@ class OfflineExtractor:
         rewrites, supersedes = reconcile(
             drafts=drafts, candidates=candidates, candidates_for=candidates_for, readings=readings
         )
+        # a value put right in the next message replaces what it corrects
+        keys = {d.key for d in drafts}
+        said = {(s.source, s.target) for s in supersedes}
+        supersedes = [
+            *supersedes,
+            *(
+                DraftLink(source=later, target=earlier, type=SUPERSEDES)
+                for later, earlier in self._corrects.items()
+                if later in keys and earlier in keys and (later, earlier) not in said
+            ),
+        ]
         # a supersedes link replaces any other link between the same pair
         replaced = {(s.source, s.target) for s in supersedes}
         links = [
@@ -1339,6 +1369,16 @@ _AFFIRMS = re.compile(
 
 
 _MAX_PICK_WORDS = 12
+
+
+def _corrected(reading: Reading, key: str, readings: Mapping[str, Reading]) -> str:
+    """``key`` when the statement puts right a value of the memory it names: a message
+    opening "sorry", "wait" or "actually" on a value of the same kind with no subject
+    of its own ("sorry £975, it went up in January" after "my rent is £950"); "" when
+    it is no such correction ("Actually I also have a cat")."""
+    if not key or not leans_on_question(reading.doc):
+        return ""
+    return key if value_kinds(reading.doc) & value_kinds(readings[key].doc) else ""
 
 
 def _names_nothing(message: str) -> bool:

@@ -343,13 +343,13 @@ def changes(new: Reading, old: Reading) -> bool:
             and _my_thing_changed(token, new.doc[clause], old)
             # a day for a day, a place for a place ("My football boots are Nike" is no
             # football that moved to Thursdays)
-            and bool(_value_kinds(new.doc[clause].subtree) & _value_kinds(old.doc))
+            and bool(value_kinds(new.doc[clause].subtree) & value_kinds(old.doc))
         )
         for token, lemma, clause in _role_tokens(new)
     )
 
 
-def _value_kinds(tokens) -> set[str]:
+def value_kinds(tokens) -> set[str]:
     """The kinds of value the words give: a day or time, a figure, a place (a name or a
     built place after at/in/to), another name."""
     kinds = set()
@@ -515,8 +515,8 @@ def _my_thing_changed(token: Token, verb: Token, old: Reading) -> bool:
     ]
     if _changing_verb(verb):
         # "moved to the library": a place it moved to, if a place was said of it before
-        moved_to = verb.lemma_.lower() in MOVE_VERBS and "place" in _value_kinds(verb.subtree)
-        return bool(values) or (moved_to and "place" in _value_kinds(old.doc))
+        moved_to = verb.lemma_.lower() in MOVE_VERBS and "place" in value_kinds(verb.subtree)
+        return bool(values) or (moved_to and "place" in value_kinds(old.doc))
     # "Tennis is Thursdays now" after "I play tennis on Tuesdays": a "be" of my thing
     # with "now", whose value is of the kind the older one's was (a day for a day)
     if verb.lemma_.lower() != "be" or token.dep_ != "nsubj" or token.head.i != verb.i:
