@@ -61,6 +61,22 @@ def test_a_month_booked_in_the_past_is_not_dated_in_the_past(api, say):
     assert "2026-09" not in body, body
 
 
+def test_years_or_months_ago_name_a_year_or_a_month_not_a_day(api, say):
+    # "3 years ago" is no day three years back: the year, as "in two years" is
+    say(
+        "We moved here 3 years ago.",
+        "Nice.",
+        "I quit smoking about 5 years ago.",
+        "Well done!",
+        "Started my job 2 months ago.",
+        when="2026-03-11T10:00:00Z",
+    )
+    stored = bodies(api)
+    assert "We moved here 3 years ago (2023)." in stored, stored
+    assert any("5 years ago (2021)" in b for b in stored), stored
+    assert any("2 months ago (2026-01)" in b for b in stored), stored
+
+
 def test_a_plan_in_a_month_without_a_year_is_its_next_occurrence(api, say):
     say("My daughter Ines starts nursery in February.", when="2026-12-02T10:00:00Z")
     [body] = bodies(api)

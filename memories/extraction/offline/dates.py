@@ -79,6 +79,10 @@ _IN_MONTHS = re.compile(
     r"^in\s+(?P<n>a|an|one|two|three|four|five|six|\d{1,2})\s+(?P<unit>months?|years?)"
     r"(?:\s+time)?$"
 )
+_MONTHS_AGO = re.compile(
+    r"^(?:(?:about|around|roughly|nearly|almost|over|like)\s+)?"
+    r"(?P<n>a|an|one|two|three|four|five|six|\d{1,2})\s+(?P<unit>months?|years?)\s+ago$"
+)
 _WEEK_ON = re.compile(
     r"^(?P<n>a|one|two|\d)\s+weeks?\s+(?:from|on|after)\s+(?:(?P<which>this|next|coming)\s+)?"
     r"(?P<day>" + "|".join(_WEEKDAYS) + r")$"
@@ -546,6 +550,14 @@ def resolve_phrase(phrase: str, day: date, *, past: bool) -> tuple[date, str] | 
         if m.group("unit").startswith("year"):
             return date(day.year + count, 1, 1), str(day.year + count)
         index = day.year * 12 + day.month - 1 + count
+        first = date(index // 12, index % 12 + 1, 1)
+        return first, f"{first:%Y-%m}"
+    if (m := _MONTHS_AGO.match(lowered)) is not None:
+        # "3 years ago": about a year, not the day three years back ("2 months ago": a month)
+        count = _COUNTS.get(m.group("n")) or int(m.group("n"))
+        if m.group("unit").startswith("year"):
+            return date(day.year - count, 1, 1), str(day.year - count)
+        index = day.year * 12 + day.month - 1 - count
         first = date(index // 12, index % 12 + 1, 1)
         return first, f"{first:%Y-%m}"
     if (m := _WEEK_ON.match(lowered)) is not None:
