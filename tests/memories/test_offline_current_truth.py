@@ -386,3 +386,16 @@ def test_an_actually_that_adds_a_thing_corrects_nothing(api, say):
     job = say("I have a dog called Rex", "Cute!", "Actually I also have a cat called Tom.")
     assert superseded_by(api, job) == []
     assert not any("correcting" in b for b in bodies(api)), bodies(api)
+
+
+def test_a_typo_put_right_in_an_address_respells_no_name(api, say):
+    # "4D" holds no name: "Rd" of the address must stay as said
+    say(
+        "Need to give couriers my address, pls remember: 12 Hill Rd, flat 4B",
+        "Noted! 12 Hill Rd, flat 4B.",
+        "wait typo, I meant flat 4D",
+    )
+    stored = bodies(api)
+    assert not any("Hill D," in b for b in stored), stored
+    assert "I meant flat 4D." in stored and "wait typo." not in stored, stored
+    assert "4D" in top(api, "what is my flat number")

@@ -175,8 +175,7 @@ class OfflineExtractor:
                     content,
                     day=spoken_day,
                     speakers=frozenset(self._speakers),
-                    # "no wait, the 15th": a bare value putting right what was just said
-                    answers=bool(answered) or bool(retracts and last_key.get(message.name or "")),
+                    answers=bool(answered),
                     # a question that makes no cue may still be answered by a name ("Are
                     # you working towards anything?" "the Gloucester 10k")
                     asked=bool(question and not retracts),
@@ -188,6 +187,16 @@ class OfflineExtractor:
                 logger.exception("offline statements failed on message %s; kept whole", message.id)
                 whole = " ".join(content.split())
                 said = [Statement(plain=whole, text=whole)] if whole else []
+            if not said and retracts and last_key.get(message.name or ""):
+                # "no wait, the 15th": a bare value putting right what was just said, kept
+                # as a short answer is (only its statements with a figure or a day)
+                said = [
+                    s
+                    for s in statements(
+                        content, day=spoken_day, speakers=frozenset(self._speakers), answers=True
+                    )
+                    if _DIGIT.search(s.plain)
+                ]
             if not said and answered and _AFFIRMS.match(content):
                 # "Is Kez your partner?" "yeah": a yes to a question naming someone or
                 # something says what the question says; kept beside the question
@@ -1371,14 +1380,20 @@ _AFFIRMS = re.compile(
 _MAX_PICK_WORDS = 12
 
 
+_DIGIT = re.compile(r"\d")
+_I_MEANT = re.compile(r"\W*i\s+meant\b", re.IGNORECASE)  # "I meant flat 4D"
+
+
 def _corrected(reading: Reading, key: str, readings: Mapping[str, Reading]) -> str:
     """``key`` when the statement puts right a value of the memory it names: a message
     opening "sorry", "wait" or "actually" on a value of the same kind with no subject
     of its own ("sorry £975, it went up in January" after "my rent is £950"); "" when
     it is no such correction ("Actually I also have a cat")."""
-    if not key or not leans_on_question(reading.doc):
+    if not key or not (leans_on_question(reading.doc) or _I_MEANT.match(reading.text)):
         return ""
-    return key if value_kinds(reading.doc) & value_kinds(readings[key].doc) else ""
+    # a figure or a day, not a word the small tagger takes for a name ("wait typo")
+    kinds = value_kinds(reading.doc) & value_kinds(readings[key].doc) & {"figure", "when"}
+    return key if kinds else ""
 
 
 def _names_nothing(message: str) -> bool:

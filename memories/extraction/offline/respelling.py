@@ -22,7 +22,8 @@ _TYPO = re.compile(
     rf"|\bi meant\s+\*?{_NAME}\*?\W*$",
     re.IGNORECASE,
 )
-_WORD = re.compile(rf"\*?({_NAME})\*?")
+# a whole word: not the letter of "flat 4D" or "#08-121"
+_WORD = re.compile(rf"(?<![\w#])\*?({_NAME})\*?(?![\d])")
 _NOT = re.compile(rf"\bnot\s+({_NAME})", re.IGNORECASE)
 _NAME_NOT_NAME = re.compile(rf"\b(?P<name>[A-Z]{_NAME}),? not (?P<wrong>[A-Z]{_NAME})\b")
 _MAX_WORDS = 12  # "Tomas* sorry, autocorrect hates polish names lol"
@@ -64,6 +65,7 @@ def _respelling(text: str) -> Respelling | None:
         m.group(1)
         for m in _WORD.finditer(text)
         if m.group(1)[:1].isupper()
+        and len(m.group(1)) > 1
         and m.group(1) != wrong
         and m.group(1).lower() not in ("i", "sorry", "typo", "autocorrect", "meant", "not")
         # a capital inside the sentence makes a name of a word the tables know too
