@@ -376,9 +376,10 @@ def test_a_stay_somewhere_for_a_named_time_is_no_new_home(api, say):
 def test_a_value_put_right_in_the_next_message_replaces_it_and_says_what_it_corrects(api, say):
     job = say("my rent is £950", "Got it.", "sorry £975, it went up in January")
     stored = bodies(api)
-    fixed = '£975, it went up in January (2026-01). — correcting "My rent is £950."'
+    fixed = '£975, it went up in January (2026-01). — correcting "My rent is …"'
     assert fixed in stored, stored
     assert "£975" in top(api, "how much is my rent")
+    assert not any("£950" in b and "£975" in b for b in stored), stored  # the old value once
     assert superseded_by(api, job) == ["My rent is £950."]
 
 

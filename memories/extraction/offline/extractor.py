@@ -286,7 +286,9 @@ class OfflineExtractor:
                 if corrected:
                     # "sorry £975, it went up in January" after "my rent is £950": the
                     # value put right, said with what it corrects
-                    text = f'{text} {CONTEXT_MARK} correcting "{_clip_cue(earlier)}"'
+                    # (the old value left out: the memory says only the value now)
+                    was = _clip_cue(_value_left_out(self._readings[corrected].doc))
+                    text = f'{text} {CONTEXT_MARK} correcting "{was}"'
                 elif (replying and leans_on_question(reading.doc)) or later_it:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
@@ -1394,6 +1396,31 @@ def _corrected(reading: Reading, key: str, readings: Mapping[str, Reading]) -> s
     # a figure or a day, not a word the small tagger takes for a name ("wait typo")
     kinds = value_kinds(reading.doc) & value_kinds(readings[key].doc) & {"figure", "when"}
     return key if kinds else ""
+
+
+def _value_left_out(doc: Doc) -> str:
+    """The statement with each figure, sum or day it gives as "…" ("My rent is £950."
+    -> "My rent is …."): what a correction corrects, without the value it replaces."""
+    out, gap = "", False
+    for t in doc:
+        value = (
+            t.like_num
+            or t.ent_type_ in ("MONEY", "DATE", "TIME", "CARDINAL")
+            or (t.is_currency or t.text in "#-/")
+            and (gap or t.i + 1 < len(doc) and doc[t.i + 1].like_num)
+            or any(ch.isdigit() for ch in t.text)
+        )
+        if value:
+            if not gap:
+                out += "…"
+            gap = True
+            trailing = t.whitespace_
+            continue
+        if gap:
+            out += trailing
+        gap = False
+        out += t.text_with_ws
+    return re.sub(r"…\s*\.$", "…", out.strip())
 
 
 def _names_nothing(message: str) -> bool:
