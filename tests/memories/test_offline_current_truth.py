@@ -400,3 +400,11 @@ def test_a_typo_put_right_in_an_address_respells_no_name(api, say):
     assert not any("Hill D," in b for b in stored), stored
     assert "I meant flat 4D." in stored and "wait typo." not in stored, stored
     assert "4D" in top(api, "what is my flat number")
+
+
+def test_a_provider_ditched_is_ended(api, say):
+    say("My broadband is with Sky, about £45 a month.")
+    job = say("Ditched Sky last week, way too pricey.", when=LATER)
+    assert superseded_by(api, job) == ["My broadband is with Sky, about £45 a month."]
+    theirs = say("My sister ditched Vodafone.", when=LATER)
+    assert superseded_by(api, theirs) == []

@@ -123,6 +123,7 @@ DWELLINGS = word_set(
 INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
 ENDING_VERBS = word_set(
     "leave quit resign divorce sell lose split break retire withdraw cancel trade nick steal scrap"
+    " ditch dump"
 )
 # Verbs under which an ending is only wanted, planned or tried ("Zoe wants to quit
 # judo", "I'm thinking of selling the van"): nothing has ended yet.
