@@ -408,3 +408,9 @@ def test_a_provider_ditched_is_ended(api, say):
     assert superseded_by(api, job) == ["My broadband is with Sky, about £45 a month."]
     theirs = say("My sister ditched Vodafone.", when=LATER)
     assert superseded_by(api, theirs) == []
+
+
+def test_a_name_in_capitals_the_tagger_takes_for_a_modifier_is_ended_too(api, say):
+    say("My car insurance is with RACV, £90 a month.")
+    job = say("I ditched RACV.", when=LATER)
+    assert superseded_by(api, job) == ["My car insurance is with RACV, £90 a month."]

@@ -735,11 +735,15 @@ def _endings(tokens: list[Token]) -> set[str]:
             c
             for c in token.children
             if c.dep_ in ("dobj", "nsubj", "nsubjpass", "conj", "prep", "prt")
+            # "I ditched NRMA": the small tagger takes a word of capitals for a modifier
+            or (c.i > token.i and c.is_upper and c.is_alpha and len(c.text) > 1)
         ]
         for item in (t for c in related for t in c.subtree):
             # a name typed in lower case ("pulled out of the bristol half") still names
             # what the older memory capitalised; names() of that memory is what it meets
-            if item.pos_ in ("PROPN", "NOUN"):
+            if item.pos_ in ("PROPN", "NOUN") or (
+                item.is_upper and item.is_alpha and len(item.text) > 1
+            ):
                 names.add(item.lower_)
     return names
 
