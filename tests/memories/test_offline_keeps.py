@@ -1317,3 +1317,9 @@ def test_a_visit_arranged_for_a_day_is_kept_whoever_is_coming(api, say):
     assert any(b.startswith("I have someone coming round on the 19th (2026-03-19)") for b in stored)
     assert "We've got a guy coming Thursday (2026-03-12)." in stored, stored
     assert "We've got a guy coming." not in stored, stored
+
+
+def test_a_word_of_capitals_a_dictionary_knows_still_names_a_thing(api, say):
+    # "MBA" is in the dictionary as a word: still what the plan is about
+    say("One day I want to do an MBA.")
+    assert any("MBA" in b for b in bodies(api)), bodies(api)

@@ -3001,9 +3001,13 @@ def _content(token: Token) -> bool:
         return False  # "Soooo excited"
     if not any(c.isalnum() for c in token.text):
         return False  # "cant wait 🌞": the small tagger reads an emoji as a noun or name
-    if token.is_upper and token.is_alpha and len(token.text) > 1:
-        # "I ditched RACV": a name in capitals, whatever the tag ("I'm SO DONE" says words)
-        return not dictionary_word(token.text)
+    if (
+        token.is_upper
+        and token.is_alpha
+        and len(token.text) > 1
+        and not dictionary_word(token.text)
+    ):
+        return True  # "I ditched RACV": a name in capitals, whatever the tag ("SO DONE" is no name)
     if token.pos_ in ("PROPN", "NUM"):
         return token.lower_ not in VAGUE_NOUNS
     if _noun_in_use(token):
