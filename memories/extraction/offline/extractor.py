@@ -1400,13 +1400,13 @@ def _corrected(reading: Reading, key: str, readings: Mapping[str, Reading]) -> s
 
 def _value_left_out(doc: Doc) -> str:
     """The statement with each figure, sum or day it gives as "…" ("My rent is £950."
-    -> "My rent is …."): what a correction corrects, without the value it replaces."""
+    -> "My rent is …"): what a correction corrects, without the value it replaces."""
     out, gap = "", False
     for t in doc:
         value = (
             t.like_num
             or t.ent_type_ in ("MONEY", "DATE", "TIME", "CARDINAL")
-            or (t.is_currency or t.text in "#-/")
+            or (t.is_currency or t.text in ("#", "-", "/"))
             and (gap or t.i + 1 < len(doc) and doc[t.i + 1].like_num)
             or any(ch.isdigit() for ch in t.text)
         )
