@@ -414,3 +414,12 @@ def test_a_name_in_capitals_the_tagger_takes_for_a_modifier_is_ended_too(api, sa
     say("My car insurance is with RACV, £90 a month.")
     job = say("I ditched RACV.", when=LATER)
     assert superseded_by(api, job) == ["My car insurance is with RACV, £90 a month."]
+
+
+def test_a_value_then_actually_puts_right_what_was_just_said(api, say):
+    job = say("My daughter is 5.", "Lovely age!", "6 actually, she had her birthday last week")
+    assert superseded_by(api, job) == ["My daughter is 5."]
+    assert "6 actually" in top(api, "how old is my daughter")
+    assert any('— correcting "My daughter is …"' in b for b in bodies(api)), bodies(api)
+    other = say("I have 2 cats.", "Nice.", "Rex actually is the dog's name.", when=LATER)
+    assert superseded_by(api, other) == []

@@ -1323,3 +1323,30 @@ def test_a_word_of_capitals_a_dictionary_knows_still_names_a_thing(api, say):
     # "MBA" is in the dictionary as a word: still what the plan is about
     say("One day I want to do an MBA.")
     assert any("MBA" in b for b in bodies(api)), bodies(api)
+
+
+def test_a_fact_whose_verb_the_tagger_reads_as_a_noun_is_kept(api, say):
+    # "nursery costs" read as one noun phrase with an object: no noun takes one
+    say(
+        "Kai's nursery costs £1,200 a month which is insane.",
+        "That is a lot.",
+        "Maya's piano teacher charges £30 an hour.",
+    )
+    stored = bodies(api)
+    assert "Kai's nursery costs £1,200 a month which is insane." in stored, stored
+    assert "Maya's piano teacher charges £30 an hour." in stored, stored
+    assert "£1,200" in top(api, "how much does the nursery cost")
+
+
+def test_a_yes_with_a_time_of_day_answers_the_question_before_it(api, say):
+    say(
+        "my flight got cancelled ugh",
+        "Oh no! Did they rebook you?",
+        "yeah onto the 7am tomorrow",
+        "Did they give you a voucher?",
+        "yeah tomorrow",  # a day alone says nothing of its own
+        when="2026-03-11T10:00:00Z",
+    )
+    stored = bodies(api)
+    assert 'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?"' in stored
+    assert not any(b.startswith("Yeah tomorrow") for b in stored), stored

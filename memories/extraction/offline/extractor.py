@@ -92,7 +92,10 @@ MAX_MEMORY_CUES = 12  # memories.extraction.pipeline keeps this many
 _TOPIC_LABELS = ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "LOC", "WORK_OF_ART", "EVENT", "NORP")
 # a liking is read from the parse (a like:<thing> facet); these words say it outright
 _RETRACTS = re.compile(
-    r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b", re.I
+    r"^\W*(?:(?:oh|ok|um|uh)\W+)?(?:wait|actually|sorry|correction|scratch that|no wait)\b"
+    # "6 actually, she had her birthday last week", "£975 actually": a value, then "actually"
+    r"|^\W*(?:the\s+)?[£$€]?\d[\w,.:/]*(?:\s?(?:am|pm))?\W+actually\b",
+    re.I,
 )
 # "my partner's grandad's name" names the grandad's name, not my partner: an owner
 # ("'s") is no person a later "he" could mean

@@ -79,6 +79,13 @@ def _opening_verbs(doc: Doc) -> Doc:
             and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in token.children)
         ):
             token.tag_ = "NN"
+        elif _verb_read_as_noun(token, verbs):
+            # and the other way: "Kai's nursery costs £1,200 a month" read as one noun
+            # phrase "nursery costs" with an object: no noun takes an object
+            token.tag_ = "VBZ"
+            for child in token.children:
+                if child.dep_ == "compound" and child.i < token.i:
+                    child.dep_ = "nsubj"
     for token in doc[1:]:
         # "got my first piercing", "our wedding": an "-ing" word a possessive owns is a
         # thing, not a verb
@@ -150,6 +157,21 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
             # preposition has no object is said of the noun before it, not a sentence
             token.is_sent_start = False
     return doc
+
+
+def _verb_read_as_noun(token: Token, verbs: frozenset[str]) -> bool:
+    """A subject-less sentence head tagged a plural noun, a verb's "-s" form, with an
+    object and the noun before it hung on as a compound."""
+    word = token.lower_
+    return (
+        token.dep_ == "ROOT"
+        and token.tag_ == "NNS"
+        and word.endswith("s")
+        and (word[:-1] in verbs or word.endswith("es") and word[:-2] in verbs)
+        and any(c.dep_ == "dobj" for c in token.children)
+        and any(c.dep_ == "compound" and c.i < token.i for c in token.children)
+        and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in token.children)
+    )
 
 
 def _ing_verb(word: str, verbs: frozenset[str]) -> bool:

@@ -328,8 +328,10 @@ def _short_answer(
         and not how_long
         and not any(
             _specific(t)
-            and t.ent_type_ not in ("DATE", "TIME")
             and (t.pos_ == "PROPN" or t.like_num)
+            # "yeah onto the 7am tomorrow" to "Did they rebook you?": a time of day names
+            # one; a day alone ("yeah tomorrow") is no answer of its own
+            and (t.ent_type_ != "DATE" and (t.ent_type_ != "TIME" or _clock(t)))
             for t in words
         )
     ):
@@ -1350,6 +1352,17 @@ def _answers(tokens: list[Token]) -> bool:
     )
     often = any(t.lower_ in ("once", "twice", "every", "daily", "weekly") for t in tokens)
     return dated or often or any(_content(t) for t in tokens)
+
+
+_CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})(?:am|pm)?|\d{1,2}(?:am|pm)", re.IGNORECASE)
+
+
+def _clock(token: Token) -> bool:
+    """A time of day: "7:30", "7am", or "7" before "am"/"pm"."""
+    after = token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
+    return bool(_CLOCK.fullmatch(token.text)) or (
+        token.text.isdigit() and after in ("am", "pm", "a.m.", "p.m.")
+    )
 
 
 def _value_fragment(tokens: list[Token]) -> bool:
