@@ -502,3 +502,16 @@ def test_a_day_moved_to_lies_ahead_and_the_day_moved_from_is_in_doubt(api, say):
     [body] = bodies(api)
     assert dates_in(body) == ["2026-04-09"], body
     assert not any("live" in c for c in all_cues(api, job))  # an appointment lives nowhere
+
+
+def test_a_day_number_before_a_month_is_that_day(api, say):
+    # the tagger tags "May" alone and "20" a count: the checkup is on the 20th
+    say("Dentist is Dr Patel at Smile Dental, next checkup 20 May.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-05-20"], body
+
+
+def test_the_day_of_coming_back_follows_the_day_of_going(api, say):
+    say("Flying out 3 July, back the 17th.", when=TUESDAY)
+    [body] = bodies(api)
+    assert dates_in(body) == ["2026-07-03", "2026-07-17"], body  # not March's 17th

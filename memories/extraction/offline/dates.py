@@ -227,7 +227,19 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
             continue  # "Mum's birthday is November 2nd": every year's, no one year's
         if _titled(ent):
             continue  # "my place, Tomorrow and Tomorrow and Tomorrow": a title, not a day
-        if before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase):
+        if (
+            before is not None
+            and _BARE_MONTH.match(phrase)
+            and before.text.isdigit()
+            and 1 <= int(before.text) <= 31
+            # ("I have 3 May bookings": a count of the month's things)
+            and not (ent.end < len(doc) and doc[ent.end].pos_ in ("NOUN", "PROPN"))
+        ):
+            # "next checkup 20 May": the tagger tagged the month alone, the day its number
+            phrase = f"{before.text} {phrase}"
+        elif (
+            before is not None and before.lower_ == "in" and re.match(r"(?:a|an|\w+|\d+)\s", phrase)
+        ):
             phrase = f"in {phrase}"  # "in two weeks": the entity leaves out its preposition
         doc = span.doc
         from_today = (
@@ -240,6 +252,9 @@ def resolve_dates(span: Span, day: date, *, schedule: bool = False) -> list[Reso
         elif (counted := _weeks_before(doc, ent)) is not None:
             phrase, past = f"{counted} {phrase}", False  # "a week" "from" "this saturday"
         resolved = _day_beyond(span.doc, ent, phrase, day) or resolve_phrase(phrase, day, past=past)
+        if (bare := _BARE_DAY.match(phrase)) and found and _range_end(doc, ent, found[-1]):
+            # "Flying out 3 July, back the 17th": the first such day after the going
+            resolved = _day_of_month(int(bare["day"]), found[-1].first, past=False)
         if _after_next(doc, ent):
             # "the Tuesday after next": the one after the next; of anything but a
             # weekday the words say too little, and no date is written
@@ -781,10 +796,16 @@ def _of_month(ent: Span) -> Token | None:
 
 
 def _range_end(doc, ent: Span, start: Resolved) -> bool:
-    """ "to the 10th" right after "from the 3rd" was resolved: the range's end."""
-    return (
-        doc[ent.start - 2].lower_ in ("to", "till", "until")
-        and 0 <= ent.start - 2 - start.end <= 1
+    """ "to the 10th" right after "from the 3rd" was resolved: the range's end; or
+    "back the 17th" after a day of going in the same sentence ("Flying out 3 July,
+    back the 17th": July's 17th)."""
+    said_before = doc[ent.start - 2 if doc[ent.start - 1].lower_ == "the" else ent.start - 1]
+    returning = said_before.lower_ in ("back", "home", "returning") and (
+        start.end < ent.start and doc[start.end].sent == ent.sent
+    )
+    return returning or (
+        said_before.lower_ in ("to", "till", "until")
+        and 0 <= said_before.i - start.end <= 1
         and any(doc[i].lower_ == "from" for i in range(max(0, start.end - 3), start.end))
     )
 
