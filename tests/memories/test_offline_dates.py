@@ -515,3 +515,10 @@ def test_the_day_of_coming_back_follows_the_day_of_going(api, say):
     say("Flying out 3 July, back the 17th.", when=TUESDAY)
     [body] = bodies(api)
     assert dates_in(body) == ["2026-07-03", "2026-07-17"], body  # not March's 17th
+
+
+def test_a_month_typed_short_with_its_stop_gets_its_date_before_the_stop(api, say):
+    say("got the job!! start 1st Feb.", "Congrats!", "Moving on 3 Sept.", when=TUESDAY)
+    stored = bodies(api)
+    assert "Start 1st Feb (2027-02-01)." in stored, stored  # not "Feb. (2027-02-01)."
+    assert "Moving on 3 Sept (2026-09-03)." in stored, stored

@@ -26,6 +26,7 @@ _WEEKDAYS = [d.lower() for d in calendar.day_name]
 WEEKDAYS = frozenset(_WEEKDAYS)  # "monday" ... "sunday", for the statements' own checks
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m and m != "May"})
+_MONTHS["sept"] = 9  # as typed in Britain ("3 Sept")
 _ANCHOR = re.compile(
     r"\b(?:ago|yesterday|today|tonight|tomorrow|last|next|this|coming|past|in\s+(?:a|an|one|"
     r"two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|\d+)\s+\w+|"

@@ -3078,7 +3078,13 @@ def _render(tokens: list[Token], dates: list[Resolved]) -> str:
         if n + 1 < len(tokens) and tokens[n + 1].i != token.i + 1:
             ws = " "  # a shared verb joined to the second object
         note = notes.get(token.i)
-        parts.append(f"{token.text} ({note}){ws}" if note else f"{token.text}{ws}")
+        text = token.text
+        if note and n + 1 == len(tokens) and len(text) > 1 and text.endswith("."):
+            # "Start 1st Feb.": the abbreviation's stop ends the sentence, after the note
+            text, ws = text[:-1], f".{ws}"
+            parts.append(f"{text} ({note}){ws}")
+            continue
+        parts.append(f"{text} ({note}){ws}" if note else f"{text}{ws}")
     return _finish("".join(parts))
 
 
