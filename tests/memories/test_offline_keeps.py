@@ -1350,3 +1350,31 @@ def test_a_yes_with_a_time_of_day_answers_the_question_before_it(api, say):
     stored = bodies(api)
     assert 'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?"' in stored
     assert not any(b.startswith("Yeah tomorrow") for b in stored), stored
+
+
+def test_whom_i_see_and_how_often_is_kept_with_who_it_is(api, say):
+    job = say(
+        "my therapist is called Ines, I see her every other Thursday",
+        "Good to know.",
+        "My gran is in a home in Kent. We visit her once a month.",
+    )
+    stored = bodies(api)
+    assert "I see her (Ines) every other Thursday." in stored, stored
+    # "Kent", which the tagger takes for a person's name, is where the home is
+    assert "We visit her (my gran) once a month." in stored, stored
+    assert "once a month" in top(api, "how often do we visit my gran")
+    assert not any(c.startswith("where do I live") for c in all_cues(api, job))
+
+
+def test_a_place_answering_whereabouts_is_kept_with_the_question(api, say):
+    # the small tagger reads "Algarve" opening the reply as a verb: a request, then
+    say(
+        "We've decided on Portugal for the honeymoon",
+        "Lovely, whereabouts?",
+        "Algarve mostly, maybe a few nights in Lisbon",
+    )
+    stored = bodies(api)
+    assert any(
+        b.startswith('Algarve mostly, maybe a few nights in Lisbon. — answering "Whereabouts?"')
+        for b in stored
+    ), stored

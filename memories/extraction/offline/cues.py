@@ -424,7 +424,10 @@ def _introduces(reading: Reading) -> bool:
 
 LEAD_IN = re.compile(
     r"^(?:(?:also|and|so|but|of course|sure thing|got it|great|perfect|nice|cool|absolutely|"
-    r"definitely|no problem|" + "|".join(sorted(INTERJECTIONS)) + r")[,!.]?\s+)+",
+    r"definitely|no problem|lovely|wonderful|amazing|awesome|fantastic|brilliant|excellent|"
+    r"how exciting|how lovely|congrats|congratulations|noted|understood|okay|ok|"
+    + "|".join(sorted(INTERJECTIONS))
+    + r")[,!.]?\s+)+",
     re.IGNORECASE,
 )
 

@@ -661,6 +661,8 @@ def _people(said: Sequence[Statement], speakers: set[str]) -> list[str]:
             and e.text not in named
             # "at Aga Khan hospital", "St Mary's school": a name that names a place
             and not (e.root.dep_ == "compound" and e.root.head.pos_ == "NOUN")
+            # "a home in Kent" (tagged a person's name): no one lives in a person
+            and not (e.root.dep_ == "pobj" and e.root.head.lower_ in ("in", "near", "outside"))
             and (name := _person_name(e))
         ]
     return list(dict.fromkeys(found))

@@ -60,6 +60,18 @@ def _opening_verbs(doc: Doc) -> Doc:
         ):
             token.tag_ = "NN"
         elif (
+            # "Algarve mostly, maybe a few nights in Lisbon" read as an imperative: a
+            # capitalised word no table or dictionary knows, before no object, is a name
+            token.is_sent_start
+            and token.tag_ == "VB"
+            and token.is_alpha
+            and token.text[:1].isupper()
+            and token.lower_ not in verbs
+            and not dictionary_word(token.text)
+            and doc[token.i + 1].tag_ in ("RB", ",", ".", "CC", "IN", ":")
+        ):
+            token.tag_ = "NNP"
+        elif (
             # "Planting tomatoes, chillies and basil this year": an "-ing" word the
             # tagger took for a noun opens a sentence with no other verb; it is that verb
             token.is_sent_start
@@ -320,6 +332,11 @@ def home_place(tokens) -> object | None:
         prep, place = token.doc[token.i + 1], token.doc[token.i + 2]
         if prep.lower_ not in ("to", "in") or not place.is_alpha or place.is_stop:
             continue
+        if any(
+            c.dep_ == "det" or (c.dep_ == "poss" and c.lower_ not in ("my", "our"))
+            for c in token.children
+        ):
+            continue  # "My gran is in a home in Kent": a home, someone else's
         if (
             place.pos_ == "PROPN"
             or place.ent_type_ in ("GPE", "LOC")

@@ -2233,7 +2233,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False  # "Thinking about home gym stuff.": a musing, not a fact
     content = [t for t in tokens if _content(t)]
     if not content:
-        return _someone_coming(tokens)
+        return _someone_coming(tokens) or _someone_seen_regularly(tokens)
     specific = any(_specific(t) for t in tokens)
     if (
         any(t.lower_ in ("pls", "please", "plz") for t in tokens)
@@ -2613,6 +2613,22 @@ def _someone_coming(tokens: list[Token]) -> bool:
         and t.head.head.lemma_.lower() in ("have", "get")
         and any(c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in t.head.head.children)
         and any(u.ent_type_ in ("DATE", "TIME") for u in t.subtree)
+        for t in tokens
+    )
+
+
+_EVERY = word_set("every each once twice")
+
+
+def _someone_seen_regularly(tokens: list[Token]) -> bool:
+    """ "I see her every other Thursday", "We call him once a week": whom the speaker
+    sees, calls or visits, and how often (a habit of the speaker's life)."""
+    return any(
+        t.pos_ == "VERB"
+        and t.tag_ in ("VBP", "VBZ")
+        and any(c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in t.children)
+        and any(c.dep_ == "dobj" and c.lower_ in ("him", "her", "them") for c in t.children)
+        and any(u.lower_ in _EVERY and u.i > t.i for u in t.subtree)
         for t in tokens
     )
 
