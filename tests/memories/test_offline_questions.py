@@ -801,3 +801,25 @@ def test_how_often_and_a_weekday_typed_lower_case_are_asked(api, say):
     cues = all_cues(api, job)
     assert "how often does Mochi eat" in cues, cues
     assert "when do we meet" in cues, cues
+
+
+def test_a_dislike_said_without_i_or_as_not_a_fan_is_asked_as_one(api, say):
+    job = say(
+        "honestly cant stand mushrooms",
+        "Noted.",
+        "Not a fan of horror films tbh",
+        "Okay.",
+        "My brother is a huge fan of Arsenal.",
+    )
+    cues = all_cues(api, job)
+    assert {"what don't I like", "do I like horror films"} <= cues, cues
+    assert "what do I hate" in cues, cues
+    assert "do I like Arsenal" not in cues, cues  # my brother's liking, not mine
+    assert "horror" in top(api, "what films don't I like")
+
+
+def test_a_thing_said_bare_is_asked_as_what_not_as_one_of_a_kind(api, say):
+    job = say("I hate coriander lol", "Noted.", "I started a pottery class.")
+    cues = all_cues(api, job)
+    assert "what do I hate" in cues and "what coriander do I hate" not in cues, cues
+    assert "what pottery class did I start" in cues, cues

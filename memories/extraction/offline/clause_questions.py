@@ -324,7 +324,10 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         if obj.ent_type_ == "MONEY" or (obj.like_num and obj.ent_type_ != "DATE"):
             out.append(f"how much {asked}")
         elif obj.pos_ == "NOUN" and obj.lemma_.lower() not in VAGUE_NOUNS:
-            out.append(f"what {_kind(obj)} {asked}")  # "what quote did the plumber give"
+            # "what quote did the plumber give"; but a thing said bare ("I hate coriander",
+            # "we play tennis") is no one of a kind: "what do I hate"
+            bare = not any(c.dep_ in ("det", "poss", "nummod", "compound") for c in obj.children)
+            out.append(f"what {asked}" if bare else f"what {_kind(obj)} {asked}")
         elif obj.pos_ == "PROPN":
             out.append(f"what {asked}")
     elif obj is not None and passive:

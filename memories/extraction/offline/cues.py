@@ -98,6 +98,11 @@ def cues_for(
             # "Turns out I'm allergic to cats": asked as what was found out
             inner = cues_for(read(reported), who=who)
             cues.extend(c for c in inner if c not in (reported, f"{who}: {reported}"))
+        fan = _fan_of(list(sent), who)
+        if fan:
+            # "Not a fan of horror films tbh": a liking, asked as one
+            cues.extend(fan)
+            continue
         denied = _denied(list(sent), who)
         if denied is not None:
             # "I don't eat pork": asked as said, never "what do I eat"
@@ -363,9 +368,16 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
     if verb is None or not any(c.dep_ == "neg" and c.i < verb.i for c in verb.children):
         return None
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subject is None or subject.lower_ not in ("i", "we") or verb.lemma_ in ("be", "have"):
+    # "honestly cant stand mushrooms": the "I" left out, the denied verb opening the clause
+    left_out = subject is None and all(
+        t.is_punct or t.pos_ in ("ADV", "INTJ", "AUX", "PART") or t.dep_ == "neg"
+        for t in tokens
+        if t.i < verb.i
+    )
+    said = "i" if left_out else subject.lower_ if subject is not None else ""
+    if said not in ("i", "we") or verb.lemma_ in ("be", "have"):
         return []
-    me, do, _ = _subject_words(who, subject.lower_)
+    me, do, _ = _subject_words(who, said)
     lemma = verb.lemma_.lower()
     if can_not_bear(verb):
         return [f"what {do}n't {me} like", f"what {do} {me} hate"]  # and "do I like olives"
@@ -378,6 +390,27 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
     ):
         out.append(f"{do} {me} {lemma}")  # "I don't drive": do I drive
     return out
+
+
+def _fan_of(tokens: list[Token], who: str | None) -> list[str]:
+    """ "I'm not a fan of horror films", "Big fan of jazz": the speaker's liking or
+    dislike of the thing ("what don't I like", "do I like horror films"); [] for
+    anyone else's ("My brother is a huge fan of Arsenal")."""
+    fan = next((t for t in tokens if t.lemma_.lower() == "fan"), None)
+    of = next((c for c in fan.children if c.lower_ == "of"), None) if fan else None
+    thing = next((c for c in of.children if c.dep_ == "pobj"), None) if of else None
+    if thing is None:
+        return []
+    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.i < fan.i), None)
+    if subject is not None and subject.lower_ not in ("i", "we"):
+        return []
+    me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
+    said = " ".join(
+        t.text if t.pos_ == "PROPN" else t.lower_ for t in thing.subtree if not t.is_punct
+    )
+    denied = any(t.lower_ in ("not", "n't", "nt", "no", "never") for t in tokens if t.i < fan.i)
+    doing = f"{do}n't" if denied else do
+    return [f"what {doing} {me} like", f"{do} {me} like {said}"]
 
 
 def _kin_couple(tokens: list[Token]) -> str | None:
@@ -713,8 +746,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
                 out.append(f"what {be} {me} doing {when}" if doing else f"what {do} {me} do {when}")
         if obj is not None:
             noun = _noun_phrase(obj)
+            # ("I hate coriander": a thing said bare is no one of a kind, "what do I hate")
+            bare = not any(c.dep_ in ("det", "poss", "nummod", "compound") for c in obj.children)
             if lemma not in ("name", "call", "do"):  # "what did we name the kitten" instead
-                out.append(f"what {noun} {do} {me} {lemma}")
+                out.append(f"what {do} {me} {lemma}" if bare else f"what {noun} {do} {me} {lemma}")
             for prep in (c for c in verb.children if c.dep_ == "prep"):
                 pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
                 if pobj is None:
