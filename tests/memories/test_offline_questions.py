@@ -823,3 +823,17 @@ def test_a_thing_said_bare_is_asked_as_what_not_as_one_of_a_kind(api, say):
     cues = all_cues(api, job)
     assert "what do I hate" in cues and "what coriander do I hate" not in cues, cues
     assert "what pottery class did I start" in cues, cues
+
+
+def test_what_i_train_sign_up_or_save_for_is_asked(api, say):
+    job = say(
+        "I'm training for the Manchester marathon, aiming for sub 4.",
+        "Good luck!",
+        "We're saving for a deposit.",
+        "Nice.",
+        "I trained for two hours yesterday.",  # a while, no aim
+    )
+    cues = all_cues(api, job)
+    assert {"what am I training for", "what are we saving for"} <= cues, cues
+    assert not any(c.startswith("what did I train") for c in cues), cues
+    assert "Manchester marathon" in top(api, "what race am I training for")

@@ -96,10 +96,19 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
             and helpers[0].tag_ == "VBP"
         )
     )
+    # and an aim ("I'm training for the Manchester marathon"): what a stretch of life is for
+    aim = verb.lemma_.lower() in GOAL_VERBS
     return [
         q
         for q in dict.fromkeys(out)
-        if _asks_something(q) and (not mine or standing or habit or q.startswith(_MEASURED))
+        if _asks_something(q)
+        and (
+            not mine
+            or standing
+            or habit
+            or q.startswith(_MEASURED)
+            or (aim and q.startswith("what ") and q.endswith((" for", " to", " onto")))
+        )
     ][:MAX_QUESTIONS]
 
 
@@ -339,6 +348,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         out.append(asked)  # "I got promoted": did I get promoted
     elif passive and phrase.islower() and phrase != "we" and any(a.tag_ == "VBD" for a in auxes):
         out.append(f"what happened to {phrase}")  # "My bike got nicked" (done, not going on)
+    if lemma in GOAL_VERBS and not passive and (goal := _goal(verb)):
+        out.append(f"what {asked} {goal}")  # "I'm training for the Manchester marathon"
     if auxes and (
         any(c.dep_ == "prep" and c.lower_ == "since" for c in verb.children) or _lasting(verb)
     ):
@@ -357,6 +368,29 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if _placed(verb):
         out.append(f"where {asked}{thing}")
     return out
+
+
+# verbs whose "for" names an aim: what one trains, signs up, saves or studies for
+GOAL_VERBS = word_set(
+    "train sign register enter enrol enroll save study revise prepare apply audition"
+)
+
+
+def _goal(verb: Token) -> str:
+    """ "for" (or "to", "onto") before the thing a goal verb aims at, a thing and not a
+    day, a sum or a person ("signed up for the Toronto half", "saving for a deposit")."""
+    for prep in verb.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("for", "to", "onto"):
+            continue
+        aim = next((g for g in prep.children if g.dep_ == "pobj"), None)
+        if (
+            aim is not None
+            and aim.pos_ in ("NOUN", "PROPN")
+            and aim.ent_type_ not in ("DATE", "TIME", "MONEY", "PERSON")
+            and aim.lemma_.lower() not in RELATIONS
+        ):
+            return prep.lower_
+    return ""
 
 
 def _how_often(verb: Token) -> bool:
