@@ -837,3 +837,22 @@ def test_what_i_train_sign_up_or_save_for_is_asked(api, say):
     assert {"what am I training for", "what are we saving for"} <= cues, cues
     assert not any(c.startswith("what did I train") for c in cues), cues
     assert "Manchester marathon" in top(api, "what race am I training for")
+
+
+def test_someone_of_my_someone_is_asked_as_theirs_not_mine(api, say):
+    job = say(
+        "My sister's husband Tom is a chef.",
+        "Nice.",
+        "my flatmate's cat is called Pickle",
+    )
+    cues = all_cues(api, job)
+    assert "who is my sister's husband" in cues, cues
+    assert "who is my husband" not in cues and "who is my cat" not in cues, cues
+    assert "Tom" in top(api, "who is my sister's husband")
+
+
+def test_an_activity_someone_has_at_a_time_is_asked_when_not_where(api, say):
+    job = say("Lily has swimming on Saturdays at 9.")
+    cues = all_cues(api, job)
+    assert "when does Lily have swimming" in cues, cues
+    assert not any(c.startswith("where") for c in cues), cues

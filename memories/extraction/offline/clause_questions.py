@@ -293,6 +293,10 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         if first.tag_ == "VBN":  # "Been learning ...": its "have" left out
             head, rest = _have(phrase, plural), [first.lower_, *rest]
         asked = " ".join([head, phrase, *rest, verb.lower_ + particle])
+        if first.lemma_ == "have" and not rest and verb.tag_ == "VBG":
+            # "Lily has swimming on Saturdays": a thing she has, read as "has" + a verb
+            does = "did" if first.tag_ == "VBD" else ("do" if plural or phrase == "I" else "does")
+            asked = f"{does} {phrase} have {verb.lower_}"
         if first.lemma_ == "get":  # "got nicked": did ... get nicked ("get paid": do)
             does = "did" if first.tag_ == "VBD" else ("do" if plural or phrase == "I" else "does")
             asked = f"{does} {phrase} get {verb.lower_}{particle}"

@@ -1286,7 +1286,11 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             if obj is not None and obj.lemma_.lower() not in VAGUE_NOUNS:
                 out.append(f"what {does} {other} {lemma}")
             if any(
-                p in preps and not any(g.ent_type_ in ("DATE", "TIME") for g in preps[p].children)
+                p in preps
+                # ("Lily has swimming on Saturdays at 9": a time, no place)
+                and not any(
+                    g.ent_type_ in ("DATE", "TIME") or g.like_num for g in preps[p].children
+                )
                 for p in ("at", "in")
             ) or any(
                 g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ not in ("DATE", "TIME")
@@ -1659,7 +1663,20 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
         and (t.ent_type_ == "PERSON" or (relation and t.dep_ == "appos" and t.head.i == subject.i))
     ]
     owner = "my" if not who else f"{who}'s"
-    mine = any(t.lower_ in ("my", "our") for t in subject.subtree)
+    mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children)
+    # "my flatmate's cat": the cat is my flatmate's, asked as such (never "my cat")
+    kin = next(
+        (
+            c
+            for c in subject.children
+            if c.dep_ == "poss"
+            and c.lemma_.lower() in RELATIONS
+            and any(g.dep_ == "poss" and g.lower_ in ("my", "our") for g in c.children)
+        ),
+        None,
+    )
+    if relation and kin is not None:
+        relation, mine = f"{kin.lemma_.lower()}'s {relation}", True
     if relation and mine:
         out.append(f"who is {owner} {relation}")
         if names:
