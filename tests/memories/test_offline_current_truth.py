@@ -423,3 +423,28 @@ def test_a_value_then_actually_puts_right_what_was_just_said(api, say):
     assert any('— correcting "My daughter is …"' in b for b in bodies(api)), bodies(api)
     other = say("I have 2 cats.", "Nice.", "Rex actually is the dog's name.", when=LATER)
     assert superseded_by(api, other) == []
+
+
+def test_a_place_instead_takes_the_place_of_the_plan_before_it(api, say):
+    # "Sicily" is read by the tagger as an "-ly" adverb: it was dropped as naming nothing
+    job = say(
+        "We were going to Crete in June", "Sounds lovely", "change of plan, doing Sicily instead"
+    )
+    assert superseded_by(api, job) == ["We were going to Crete in June (2026-06)."]
+    assert any(b.startswith("Change of plan, doing Sicily instead.") for b in bodies(api))
+    other = say(
+        "My sister is coming for Christmas.",
+        "Lovely",
+        "we're doing a turkey crown instead",
+        when=LATER,
+    )
+    assert superseded_by(api, other) == []  # what the crown replaces was never said
+
+
+def test_a_new_figure_for_it_now_replaces_the_one_just_said(api, say):
+    job = say("Gym membership is £35 a month at PureGym", "noted", "they put it up, it's £40 now")
+    assert superseded_by(api, job) == ["Gym membership is £35 a month at PureGym."]
+    assert "£40" in top(api, "how much is my gym membership")
+    chat = say("I have 2 cats", "nice", "it's 9pm now, gotta go", when=LATER)
+    assert superseded_by(api, chat) == []
+    assert not any("9pm" in b for b in bodies(api)), bodies(api)  # the time, said in passing

@@ -273,6 +273,7 @@ class OfflineExtractor:
                 # the sentence typed just before the message's first statement, which no
                 # statement holds: what its "it" may be
                 dropped = _sentence_before(content, statement.plain) if n == 0 else ""
+                instead_of = ""  # the memory an "instead" takes the place of
                 later_it = (
                     n > 0
                     and question
@@ -332,6 +333,7 @@ class OfflineExtractor:
                     # "Doing Seville instead.": what it replaces, the statement before said
                     text = f'{text} {CONTEXT_MARK} after "{_clip_cue(replaced)}"'
                     context.setdefault(n, []).insert(0, replaced)
+                    instead_of = _replaced_key(reading, last_key.get(speaker, ""), self._readings)
                 elif went_on:
                     text = f'{text} {CONTEXT_MARK} after "{_clip_cue(went_on)}"'
                     context.setdefault(n, []).insert(0, went_on)
@@ -404,6 +406,16 @@ class OfflineExtractor:
                 referent = _one_of(reading, things)
                 # "actually it's £1,530": asked what the memory it corrects was asked
                 inherited = _corrected_cues(reading, drafts, self._readings)
+                # "they put it up, it's £40 now" after "Gym membership is £35 a month":
+                # a new value of the "it" just said takes its place
+                instead_of = instead_of or (
+                    ""
+                    if corrected
+                    else _updated(reading, last_key.get(speaker, ""), self._readings)
+                )
+                if instead_of:
+                    # "change of plan, doing Sicily instead" takes the place of Crete
+                    self._corrects[f"n{len(drafts) + 1}"] = instead_of
                 if corrected:
                     self._corrects[f"n{len(drafts) + 1}"] = corrected
                     inherited += [
@@ -1400,6 +1412,33 @@ def _corrected(reading: Reading, key: str, readings: Mapping[str, Reading]) -> s
         return ""
     # a figure or a day, not a word the small tagger takes for a name ("wait typo")
     kinds = value_kinds(reading.doc) & value_kinds(readings[key].doc) & {"figure", "when"}
+    return key if kinds else ""
+
+
+def _updated(reading: Reading, key: str, readings: Mapping[str, Reading]) -> str:
+    """``key`` when the statement gives "it" a figure "now" and the statement ``key``
+    gave a figure too ("it's £40 now" after "Gym membership is £35 a month")."""
+    if not key or key not in readings:
+        return ""
+    doc = reading.doc
+    if not any(t.lower_ == "now" for t in doc) or not any(
+        t.lower_ == "it" and t.dep_ in ("nsubj", "nsubjpass") for t in doc
+    ):
+        return ""
+    kinds = value_kinds(doc) & value_kinds(readings[key].doc) & {"figure"}
+    return key if kinds else ""
+
+
+def _replaced_key(reading: Reading, key: str, readings: Mapping[str, Reading]) -> str:
+    """``key`` when the "instead" statement gives a value of a kind the statement it
+    follows gave too (a place for a place: "doing Sicily instead" after "going to Crete
+    in June"); "" when they share none ("we're doing a turkey crown instead" after "my
+    sister is coming for Christmas" replaces something unsaid)."""
+    if not key or key not in readings:
+        return ""
+    # (a name or a place: "doing Sicily" names the place "going to Crete" did)
+    named = {"place", "name"}
+    kinds = value_kinds(reading.doc) & named and value_kinds(readings[key].doc) & named
     return key if kinds else ""
 
 

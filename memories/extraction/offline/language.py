@@ -106,7 +106,7 @@ def _opening_verbs(doc: Doc) -> Doc:
             before -= 1
         if token.tag_ == "VBG" and doc[before].tag_ == "PRP$":
             token.tag_ = "NN"
-        elif (
+        elif _name_read_as_adverb(token) or (
             # "I drive to Reading now", "my parents live in Dorking": a capitalised word
             # inside a sentence, right after a preposition, is a place's name, not a verb
             token.tag_.startswith("VB")
@@ -169,6 +169,19 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
             # preposition has no object is said of the noun before it, not a sentence
             token.is_sent_start = False
     return doc
+
+
+def _name_read_as_adverb(token: Token) -> bool:
+    """ "doing Sicily instead", "with Emily": a capitalised word inside a sentence read
+    as an "-ly" adverb is a name (no adverb is typed with a capital there)."""
+    return (
+        token.tag_ == "RB"
+        and not token.is_sent_start
+        and token.lower_.endswith("ly")
+        and token.text[:1].isupper()
+        and token.text[1:].islower()
+        and token.doc[token.i - 1].text not in (":", "-", "–", "—", '"', "“", "(")
+    )
 
 
 def _verb_read_as_noun(token: Token, verbs: frozenset[str]) -> bool:

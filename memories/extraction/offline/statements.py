@@ -2262,6 +2262,14 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         (t for t in tokens if t.head.i == t.i or t.head.i not in {u.i for u in tokens}), None
     )
     if (
+        subject is not None
+        and subject.lower_ == "it"
+        and root is not None
+        and root.lemma_ == "be"
+        and _time_of_day_said(tokens, root)
+    ):
+        return False  # "it's 9pm now, gotta go": the time of day, said in passing
+    if (
         not allow_pronoun
         and subject is not None
         and subject.lower_ in ("that", "this", "it", "there")
@@ -2614,6 +2622,20 @@ def _someone_coming(tokens: list[Token]) -> bool:
         and any(c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in t.head.head.children)
         and any(u.ent_type_ in ("DATE", "TIME") for u in t.subtree)
         for t in tokens
+    )
+
+
+def _time_of_day_said(tokens: list[Token], root: Token) -> bool:
+    """ "it's 9pm now", "it's nearly 2am": all the "is" says, up to a comma, is a clock time."""
+    said = []
+    for t in tokens:
+        if t.i <= root.i:
+            continue
+        if t.text in (",", ".", "!", "?", ";"):
+            break
+        said.append(t)
+    return any(t.like_num and t.ent_type_ == "TIME" for t in said) and all(
+        t.ent_type_ == "TIME" or t.pos_ == "ADV" for t in said
     )
 
 
