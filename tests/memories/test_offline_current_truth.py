@@ -448,3 +448,11 @@ def test_a_new_figure_for_it_now_replaces_the_one_just_said(api, say):
     chat = say("I have 2 cats", "nice", "it's 9pm now, gotta go", when=LATER)
     assert superseded_by(api, chat) == []
     assert not any("9pm" in b for b in bodies(api)), bodies(api)  # the time, said in passing
+
+
+def test_a_new_amount_said_bare_says_of_what_and_replaces_it_once_done(api, say):
+    wish = say("I drink about 4 coffees a day", "That's a lot!", "trying to cut down to 2")
+    assert 'Trying to cut down to 2. — after "I drink about 4 coffees a day."' in bodies(api)
+    assert superseded_by(api, wish) == []  # tried, not done: still 4 a day
+    done = say("I smoke 10 a day", "ok", "down to 3 a day now!", when=LATER)
+    assert superseded_by(api, done) == ["I smoke 10 a day."]

@@ -856,3 +856,24 @@ def test_an_activity_someone_has_at_a_time_is_asked_when_not_where(api, say):
     cues = all_cues(api, job)
     assert "when does Lily have swimming" in cues, cues
     assert not any(c.startswith("where") for c in cues), cues
+
+
+def test_what_was_done_to_his_own_is_not_asked_of_me(api, say):
+    job = say(
+        "Dad had a fall last week",
+        "Oh no, is he ok?",
+        "broke his wrist but he's fine, cast for 6 weeks",
+        when="2026-03-11T10:00:00Z",
+    )
+    cues = all_cues(api, job)
+    assert not any("I break" in c or "my wrist" in c for c in cues), cues
+
+
+def test_a_part_at_a_wedding_is_no_job(api, say):
+    job = say(
+        "my sister's wedding is on 12 September",
+        "Exciting! Are you in the wedding party?",
+        "yes I'm a bridesmaid, the dress is sage green",
+    )
+    cues = all_cues(api, job)
+    assert "what do I do for work" not in cues and "what is my job" not in cues, cues

@@ -123,6 +123,11 @@ def _subject(
     if subject is None:
         if _first_word(tokens).pos_ not in ("VERB", "AUX"):
             return None
+        if any(
+            t.dep_ == "poss" and t.lower_ in ("his", "her", "their") and t.head.dep_ == "dobj"
+            for t in tokens
+        ):
+            return None  # "Broke his wrist": said of him, not of the speaker
         return (who or "I"), not who  # "Been learning Italian": I, said without
     low = subject.lower_
     if low in ("i", "me"):

@@ -392,6 +392,16 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
     return out
 
 
+def _done_to_their_own(verb: Token) -> bool:
+    """ "Broke his wrist but he's fine" (to "Is he ok?"): a verb said without its subject
+    whose object is his, her or their own is said of that person, not of the speaker."""
+    return any(
+        c.dep_ == "dobj"
+        and any(g.dep_ == "poss" and g.lower_ in ("his", "her", "their") for g in c.children)
+        for c in verb.children
+    )
+
+
 def _fan_of(tokens: list[Token], who: str | None) -> list[str]:
     """ "I'm not a fan of horror films", "Big fan of jazz": the speaker's liking or
     dislike of the thing ("what don't I like", "do I like horror films"); [] for
@@ -692,6 +702,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         subject is None
         and tokens[0].i == verb.i
         and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
+        and not _done_to_their_own(verb)
     )
     # "Me and my friend Fiona are going to Lisbon", "Tom and I moved": we
     together = subject is not None and (

@@ -337,6 +337,18 @@ class OfflineExtractor:
                 elif went_on:
                     text = f'{text} {CONTEXT_MARK} after "{_clip_cue(went_on)}"'
                     context.setdefault(n, []).insert(0, went_on)
+                elif (
+                    (before_key := last_key.get(speaker, ""))
+                    and (amount := _bare_amount(reading.doc)) is not None
+                    and any(t.like_num for t in self._readings[before_key].doc)
+                ):
+                    # "trying to cut down to 2" after "I drink about 4 coffees a day": 2 of
+                    # what, the statement before said; done ("down to 2 now"), it replaces it
+                    said_before = self._readings[before_key].text
+                    text = f'{text} {CONTEXT_MARK} after "{_clip_cue(said_before)}"'
+                    context.setdefault(n, []).insert(0, said_before)
+                    if not _wished(amount):
+                        instead_of = before_key
                 elif n > 0 and "there (" not in text and there_of_mine(list(reading.doc)):
                     # "We swim there most weekends.": "there" is what the statement
                     # before named ("My brother has a pool."), no place to put beside it
@@ -1413,6 +1425,29 @@ def _corrected(reading: Reading, key: str, readings: Mapping[str, Reading]) -> s
     # a figure or a day, not a word the small tagger takes for a name ("wait typo")
     kinds = value_kinds(reading.doc) & value_kinds(readings[key].doc) & {"figure", "when"}
     return key if kinds else ""
+
+
+def _bare_amount(doc: Doc) -> Token | None:
+    """The number of "cut down to 2", "up to 3 a week now": a new amount said without
+    what it counts (no noun after it), or None."""
+    for t in doc:
+        if not (t.like_num and t.i >= 2 and doc[t.i - 1].lower_ == "to"):
+            continue
+        if doc[t.i - 2].lower_ not in ("down", "up", "back"):
+            continue
+        after = doc[t.i + 1] if t.i + 1 < len(doc) else None
+        if after is None or after.is_punct or after.lower_ in ("a", "per", "now", "each", "every"):
+            return t
+    return None
+
+
+def _wished(token: Token) -> bool:
+    """The words say it is wanted or tried, not done ("trying to cut down to 2")."""
+    return any(
+        t.lemma_.lower() in ("try", "want", "hope", "aim", "plan", "need", "wish")
+        for t in token.doc
+        if t.i < token.i
+    )
 
 
 def _updated(reading: Reading, key: str, readings: Mapping[str, Reading]) -> str:

@@ -46,7 +46,8 @@ STATUS_CHANGES = word_set(
 NO_JOBS = word_set(
     """vegan vegetarian veggie pescatarian smoker nonsmoker vaper drinker teetotaller twin
     diabetic coeliac celiac insomniac person owl bird lark fan lover nerd geek foodie
-    fanatic enthusiast addict newbie"""
+    fanatic enthusiast addict newbie beginner member regular
+    bridesmaid groomsman usher godmother godfather godparent witness guest host"""
 )
 
 # Lasting states of a person said with what they are about ("allergic to", "fluent in"),
