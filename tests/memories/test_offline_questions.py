@@ -877,3 +877,14 @@ def test_a_part_at_a_wedding_is_no_job(api, say):
     )
     cues = all_cues(api, job)
     assert "what do I do for work" not in cues and "what is my job" not in cues, cues
+
+
+def test_an_introduction_is_asked_for_what_it_lists_beside_the_name(api, say):
+    job = say(
+        "Hi, I'm Tomás, 41, electrician in Cork.",
+        "Nice to meet you!",
+        "I'm training for the Cork marathon.",
+    )
+    cues = all_cues(api, job)
+    assert {"how old am I", "what do I do for work", "where do I live"} <= cues, cues
+    assert "electrician" in top(api, "what do I do for work")

@@ -156,6 +156,7 @@ def cues_for(
         # "Hi, I'm Marta.": a name said of oneself answers what one is called
         my = f"{who}'s" if who else "my"
         cues.extend([f"what is {my} name", f"who is {who}" if who else "who am I"])
+        cues.extend(_introduced_as(reading.doc, who))
     if all(_IDENTITY.fullmatch(c) for c in cues):
         # no rule knows the statement's shape (or asks only who someone is): plain
         # questions of its clauses' parts
@@ -389,6 +390,35 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
         c.dep_ in ("dobj", "acomp", "attr", "ccomp", "xcomp", "prep") for c in verb.children
     ):
         out.append(f"{do} {me} {lemma}")  # "I don't drive": do I drive
+    return out
+
+
+def _introduced_as(doc, who: str | None) -> list[str]:
+    """ "I'm Tomás, 41, electrician in Cork": what an introduction lists beside the name,
+    asked as the speaker would ask it (an age, a job, where one lives or is from)."""
+    me, do, my = _subject_words(who, "i")
+    am = "is" if who else "am"
+    out: list[str] = []
+    for name in doc:
+        if name.pos_ != "PROPN" or name.dep_ not in ("attr", "acomp", "ROOT"):
+            continue
+        for part in (c for c in name.children if c.dep_ == "appos"):
+            if part.like_num and part.text.isdigit() and int(part.text) <= 120:
+                out.append(f"how old {am} {me}")
+            elif (
+                part.pos_ == "NOUN"
+                and part.lemma_.lower() not in NO_JOBS | RELATIONS | VAGUE_NOUNS
+                and not part.like_num
+                and part.tag_ == "NN"
+                and known_noun(part.lemma_.lower())
+            ):
+                out += [f"what {do} {me} do for work", f"what is {my} job"]
+                for prep in (c for c in part.children if c.dep_ == "prep"):
+                    if prep.lower_ == "in":
+                        out.append(f"where {do} {me} live")
+                    elif prep.lower_ == "from":
+                        out.append(f"where {am} {me} from")
+        break
     return out
 
 
