@@ -888,3 +888,11 @@ def test_an_introduction_is_asked_for_what_it_lists_beside_the_name(api, say):
     cues = all_cues(api, job)
     assert {"how old am I", "what do I do for work", "where do I live"} <= cues, cues
     assert "electrician" in top(api, "what do I do for work")
+
+
+def test_a_name_ending_in_ly_opening_a_sentence_is_its_subject(api, say):
+    # the tagger reads "Tully" as an "-ly" adverb: the age was asked "how old am I"
+    job = say("Tully is 4.", "Cute!", "Molly eats twice a day.")
+    cues = all_cues(api, job)
+    assert {"how old is Tully", "how often does Molly eat"} <= cues, cues
+    assert "how old am I" not in cues, cues

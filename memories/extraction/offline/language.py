@@ -98,6 +98,10 @@ def _opening_verbs(doc: Doc) -> Doc:
             for child in token.children:
                 if child.dep_ == "compound" and child.i < token.i:
                     child.dep_ = "nsubj"
+    for token in doc:
+        if _name_read_as_adverb(token, nouns):
+            token.tag_ = "NNP"
+            _as_subject(token)
     for token in doc[1:]:
         # "got my first piercing", "our wedding": an "-ing" word a possessive owns is a
         # thing, not a verb
@@ -106,7 +110,7 @@ def _opening_verbs(doc: Doc) -> Doc:
             before -= 1
         if token.tag_ == "VBG" and doc[before].tag_ == "PRP$":
             token.tag_ = "NN"
-        elif _name_read_as_adverb(token) or (
+        elif (
             # "I drive to Reading now", "my parents live in Dorking": a capitalised word
             # inside a sentence, right after a preposition, is a place's name, not a verb
             token.tag_.startswith("VB")
@@ -171,17 +175,28 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
     return doc
 
 
-def _name_read_as_adverb(token: Token) -> bool:
+def _name_read_as_adverb(token: Token, nouns: frozenset[str]) -> bool:
     """ "doing Sicily instead", "with Emily": a capitalised word inside a sentence read
-    as an "-ly" adverb is a name (no adverb is typed with a capital there)."""
-    return (
-        token.tag_ == "RB"
-        and not token.is_sent_start
-        and token.lower_.endswith("ly")
-        and token.text[:1].isupper()
-        and token.text[1:].islower()
-        and token.doc[token.i - 1].text not in (":", "-", "–", "—", '"', "“", "(")
-    )
+    as an "-ly" adverb is a name (no adverb is typed with a capital there); opening
+    one, when the tables know it as a noun ("Tully is 4": no "-ly" adverb is a noun)."""
+    if token.tag_ != "RB" or not token.lower_.endswith("ly") or not token.is_title:
+        return False
+    if token.is_sent_start:
+        return token.lower_ in nouns
+    return token.doc[token.i - 1].text not in (":", "-", "–", "—", '"', "“", "(")
+
+
+def _as_subject(token: Token) -> None:
+    """A name the parser hung on the verb after it as an adverb is that verb's subject,
+    when it has none ("Tully is 4")."""
+    head = token.head
+    if (
+        token.dep_ == "advmod"
+        and token.i < head.i
+        and head.tag_.startswith("VB")
+        and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children)
+    ):
+        token.dep_ = "nsubjpass" if any(c.dep_ == "auxpass" for c in head.children) else "nsubj"
 
 
 def _verb_read_as_noun(token: Token, verbs: frozenset[str]) -> bool:
