@@ -456,3 +456,12 @@ def test_a_new_amount_said_bare_says_of_what_and_replaces_it_once_done(api, say)
     assert superseded_by(api, wish) == []  # tried, not done: still 4 a day
     done = say("I smoke 10 a day", "ok", "down to 3 a day now!", when=LATER)
     assert superseded_by(api, done) == ["I smoke 10 a day."]
+
+
+def test_a_shop_named_by_a_plural_is_a_workplace_a_new_one_replaces(api, say):
+    # "Boots" was read as a plural noun: no job, so nothing for "Superdrug now" to replace
+    say("I work at Boots on the high street.")
+    job = say("I work at Superdrug now.", when=LATER)
+    answer = top(api, "where do I work")
+    assert "Superdrug" in answer, answer
+    assert job["result"]["rewritten"] or superseded_by(api, job), job["result"]

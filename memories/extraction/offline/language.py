@@ -110,7 +110,7 @@ def _opening_verbs(doc: Doc) -> Doc:
             before -= 1
         if token.tag_ == "VBG" and doc[before].tag_ == "PRP$":
             token.tag_ = "NN"
-        elif (
+        elif _firm_read_as_plural(token) or (
             # "I drive to Reading now", "my parents live in Dorking": a capitalised word
             # inside a sentence, right after a preposition, is a place's name, not a verb
             token.tag_.startswith("VB")
@@ -197,6 +197,20 @@ def _as_subject(token: Token) -> None:
         and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children)
     ):
         token.dep_ = "nsubjpass" if any(c.dep_ == "auxpass" for c in head.children) else "nsubj"
+
+
+def _firm_read_as_plural(token: Token) -> bool:
+    """ "I work at Boots", "I'm with Monzo": a capitalised plural inside a sentence,
+    right after "at" or "with", is a shop's or a firm's name."""
+    before = token.doc[token.i - 1] if token.i else None
+    return (
+        token.tag_ == "NNS"
+        and not token.is_sent_start
+        and token.is_title
+        and before is not None
+        and before.lower_ in ("at", "with")
+        and before.tag_ == "IN"
+    )
 
 
 def _verb_read_as_noun(token: Token, verbs: frozenset[str]) -> bool:
