@@ -522,3 +522,11 @@ def test_a_month_typed_short_with_its_stop_gets_its_date_before_the_stop(api, sa
     stored = bodies(api)
     assert "Start 1st Feb (2027-02-01)." in stored, stored  # not "Feb. (2027-02-01)."
     assert "Moving on 3 Sept (2026-09-03)." in stored, stored
+
+
+def test_a_present_passive_on_a_weekday_is_never_a_day_gone(api, say):
+    # said on Tuesday: "is closed on Sunday" was dated last Sunday
+    say("The shop is closed on Sunday.", "Ok.", "The party is planned for Saturday.", when=TUESDAY)
+    stored = bodies(api)
+    assert "The shop is closed on Sunday." in stored, stored  # this Sunday or every one
+    assert "The party is planned for Saturday (2026-03-14)." in stored, stored

@@ -896,3 +896,10 @@ def test_a_name_ending_in_ly_opening_a_sentence_is_its_subject(api, say):
     cues = all_cues(api, job)
     assert {"how old is Tully", "how often does Molly eat"} <= cues, cues
     assert "how old am I" not in cues, cues
+
+
+def test_a_role_opening_a_sentence_is_no_name(api, say):
+    job = say("Dentist is Dr Patel at Smile Dental.", "Noted.", "Apple sent me a new phone.")
+    cues = all_cues(api, job)
+    assert "who is the dentist" in cues and "who is Dentist" not in cues, cues
+    assert "Patel" in top(api, "who is my dentist")

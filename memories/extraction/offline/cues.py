@@ -497,10 +497,11 @@ def _introduces(reading: Reading) -> bool:
 
 LEAD_IN = re.compile(
     r"^(?:(?:also|and|so|but|of course|sure thing|got it|great|perfect|nice|cool|absolutely|"
-    r"definitely|no problem|lovely|wonderful|amazing|awesome|fantastic|brilliant|excellent|"
-    r"how exciting|how lovely|congrats|congratulations|noted|understood|okay|ok|"
-    + "|".join(sorted(INTERJECTIONS))
-    + r")[,!.]?\s+)+",
+    r"definitely|no problem|" + "|".join(sorted(INTERJECTIONS)) + r")[,!.]?\s+"
+    # "Lovely, whereabouts?": praise or a nod, set off by its comma ("Congrats on Noodle!"
+    # keeps what it congratulates)
+    r"|(?:lovely|wonderful|amazing|awesome|fantastic|brilliant|excellent|how exciting|"
+    r"how lovely|congrats|congratulations|noted|understood|okay|ok)[,!.]\s+)+",
     re.IGNORECASE,
 )
 

@@ -664,11 +664,15 @@ def _past(ent: Span) -> bool | None:
             return False  # "I've got an interview on Friday": have
         if any(h.tag_ == "VBG" for h in helpers) and not any(h.tag_ == "VBD" for h in helpers):
             return False  # "My cousin is getting married in June": what is going on, ahead
+        before = sent.doc[ent.start - 1] if ent.start > sent.start else None
         if not helpers:
             # "Started at Monzo in March", "sold the car in May": done; but "for" a day
             # is what something is set for ("tickets sorted for June")
-            before = sent.doc[ent.start - 1] if ent.start > sent.start else None
             return before is None or before.lower_ != "for"
+        if all(h.lemma_ == "be" and h.tag_ in ("VBZ", "VBP") for h in helpers):
+            # "The party is planned for Saturday": set for a day ahead; "The shop is
+            # closed on Sunday": this Sunday or every one? Never one gone
+            return False if before is not None and before.lower_ == "for" else None
         return any(h.tag_ in ("VBD", "VBZ", "VBP") for h in helpers)
     if verb.tag_ == "VB" and verb.i == sent.start and not _has_subject(verb):
         # a sentence opening on a bare verb: a request ("Call me on Friday") or casual

