@@ -903,3 +903,19 @@ def test_a_role_opening_a_sentence_is_no_name(api, say):
     cues = all_cues(api, job)
     assert "who is the dentist" in cues and "who is Dentist" not in cues, cues
     assert "Patel" in top(api, "who is my dentist")
+
+
+def test_ages_firms_and_medication_are_asked_as_a_user_would(api, say):
+    job = say(
+        "the kids are 7 and 10, both mad about Minecraft",
+        "Nice.",
+        "My mortgage is with Nationwide, fixed till 2028.",
+        "Ok.",
+        "so my gp put me on sertraline 50mg last month",
+        "Ok.",
+        "My favourite restaurant is Dishoom.",
+    )
+    cues = all_cues(api, job)
+    assert {"how old are my kids", "who is my mortgage with", "what am I on"} <= cues, cues
+    assert "who is my restaurant" not in cues and "what is my kid" not in cues, cues
+    assert "sertraline" in top(api, "what medication am I on")

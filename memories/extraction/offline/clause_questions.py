@@ -194,7 +194,10 @@ def _of_being(verb: Token, phrase: str, plural: bool, who: str | None = None) ->
         complement is not None
         and complement.text.isdigit()
         and int(complement.text) <= 120
-        and not list(complement.children)
+        # ("The kids are 7 and 10": an age each)
+        and all(
+            c.dep_ == "cc" or c.dep_ == "conj" and c.text.isdigit() for c in complement.children
+        )
     ):
         return [f"how old {be} {phrase}"]  # "I'm 34, turning 35 in March"
     mine = owned_by_me(complement, who) if phrase not in ("I", "we") else ""

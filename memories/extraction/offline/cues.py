@@ -28,6 +28,7 @@ from memories.extraction.offline.facets import (
     wished_for,
 )
 from memories.extraction.offline.language import (
+    ROLE_ENDINGS,
     clauses_of_their_own,
     dictionary_word,
     home_place,
@@ -119,6 +120,7 @@ def cues_for(
         cues.extend(_wish_questions(list(sent), who))
         cues.extend(_switched_questions(list(sent), who))
         cues.extend(_shape_questions(list(sent), who))
+        cues.extend(_put_me_on(list(sent), who))
         cues.extend(_named_aside(list(sent), who))
         cues.extend(_new_amount(list(sent), who))
         cues.extend(_new_one(list(sent), who))
@@ -1085,6 +1087,32 @@ _CLOCK = re.compile(r"^\d{1,2}(?:[:.]\d{2})(?:am|pm)?$|^\d{1,2}(?:am|pm)$", re.I
 _MONEY_SIGNS = frozenset("£$€₹¥") | {"R$", "A$", "C$", "NZ$", "HK$", "S$"}
 
 
+_CHILDREN = word_set("kid child boy girl twin grandkid grandchild")
+
+
+def _put_me_on(tokens: list[Token], who: str | None) -> list[str]:
+    """ "My GP put me on sertraline", "they've started me on insulin": what the speaker
+    is on now, asked as "what am I on" and "am I on sertraline"."""
+    me = who or "I"
+    am = "is" if who else "am"
+    for verb in tokens:
+        if verb.lemma_.lower() not in ("put", "start", "switch", "move") or verb.pos_ != "VERB":
+            continue
+        if not any(c.dep_ == "dobj" and c.lower_ == "me" for c in verb.children):
+            continue
+        for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "on"):
+            thing = next((g for g in prep.children if g.dep_ == "pobj"), None)
+            if (
+                thing is not None
+                and thing.pos_ in ("NOUN", "PROPN")
+                and thing.ent_type_ not in ("DATE", "TIME")
+                # ("She put me on the spot": an idiom, nothing one is on)
+                and not any(c.dep_ == "det" and c.lower_ == "the" for c in thing.children)
+            ):
+                return [f"what {am} {me} on", f"{am} {me} on {thing.lower_}"]
+    return []
+
+
 def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
     """Questions the sentence's shape asks, whatever its words: a thing's figure ("Rent
     is R$ 3.900": how much is my rent; "Pickup is 7:40": what time is pickup), what a
@@ -1108,6 +1136,8 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
     kin = subject.lower_ in RELATIONS and (
         subject.text[:1].isupper() or any(c.lower_ in ("my", "our") for c in subject.children)
     )
+    # "The kids are 7 and 10": the children's ages, asked as "how old are the kids"
+    young = subject.tag_ == "NNS" and subject.lemma_.lower() in _CHILDREN
     if (
         # "Maya is 8", "Arjun is 6 now": a name and a bare count of years is an age
         verb.lemma_ == "be"
@@ -1120,6 +1150,15 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
     ):
         # "Gran is 94", "my nan is 90": asked as mine
         return [f"how old is {f'my {subject.lower_}' if kin else subject.text}"]
+    if (
+        verb.lemma_ == "be"
+        and young
+        and aged
+        and aged[0].text.isdigit()
+        and int(aged[0].text) <= 18
+    ):
+        whose = next((c.lower_ for c in subject.children if c.dep_ == "poss"), "the")
+        return [f"how old are {whose} {subject.lower_}", f"how old are {my} {subject.lower_}"]
     # "Dentist is next tuesday at 9:40": a word at the sentence's start may be tagged a name
     thing_like = subject.pos_ == "NOUN" or (
         subject.pos_ == "PROPN" and subject.i == tokens[0].i and dictionary_word(subject.text)
@@ -1369,6 +1408,14 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             and not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in value.children)
             and not any(c.like_num for c in value.subtree)
             and subject.lemma_.lower() not in BUILT_PLACES
+            # a person by what they are to me ("My favourite restaurant is Dishoom" is
+            # no one), or a name with a title
+            and (
+                subject.lemma_.lower() in RELATIONS
+                or subject.lower_.endswith(ROLE_ENDINGS)
+                or any(t.lower_.rstrip(".") in _TITLES for t in value.subtree)
+                or subject.is_upper
+            )
         ):
             out.append(f"who is {owned}")  # "My landlord is Mr Patel"
     return out

@@ -107,8 +107,9 @@ _ENDURE = word_set("stand bear abide stomach")
 
 
 def _provider(tokens: list[Token], at: int) -> bool:
-    """ "with Vodafone for my phone", "with Aviva for the car": the company is who a
-    thing of mine is with."""
+    """ "with Vodafone for my phone", "with Aviva for the car", "with Monzo for
+    banking": the company is who a thing of mine is with (not "with Deloitte for 6
+    years": how long)."""
     doc = tokens[0].doc
     if doc[at].lower_ != "with":
         return False
@@ -116,7 +117,10 @@ def _provider(tokens: list[Token], at: int) -> bool:
         t.dep_ == "prep"
         and t.lower_ == "for"
         and any(
-            g.dep_ == "pobj" and any(d.dep_ in ("poss", "det") for d in g.children)
+            g.dep_ == "pobj"
+            and g.pos_ == "NOUN"
+            and g.ent_type_ not in ("DATE", "TIME")
+            and (any(d.dep_ in ("poss", "det") for d in g.children) or g.tag_ in ("NN", "VBG"))
             for g in t.children
         )
         for t in tokens

@@ -207,7 +207,7 @@ def _as_subject(token: Token) -> None:
         token.dep_ = "nsubjpass" if any(c.dep_ == "auxpass" for c in head.children) else "nsubj"
 
 
-_ROLE_ENDINGS = ("ist", "er", "or", "ian", "ant", "lord", "lady", "ee")
+ROLE_ENDINGS = ("ist", "er", "or", "ian", "lord", "lady", "ee")
 
 
 def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
@@ -222,7 +222,7 @@ def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
         and token.lower_ in nouns
         and token.lower_ not in FEMALE_KIN | MALE_KIN | RELATIONS
         # a person by what they do ("Apple sent me a phone" is a firm's name)
-        and token.lower_.endswith(_ROLE_ENDINGS)
+        and token.lower_.endswith(ROLE_ENDINGS)
         and token.dep_ in ("nsubj", "nsubjpass")
         and after is not None
         and (after.tag_.startswith("VB") or after.tag_ == "MD")
@@ -230,11 +230,12 @@ def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
 
 
 def _firm_read_as_plural(token: Token) -> bool:
-    """ "I work at Boots", "I'm with Monzo": a capitalised plural inside a sentence,
-    right after "at" or "with", is a shop's or a firm's name."""
+    """ "I work at Boots", "My mortgage is with Nationwide": a capitalised plural,
+    adverb or adjective inside a sentence, right after "at" or "with", is a shop's or a
+    firm's name."""
     before = token.doc[token.i - 1] if token.i else None
     return (
-        token.tag_ == "NNS"
+        token.tag_ in ("NNS", "RB", "JJ")
         and not token.is_sent_start
         and token.is_title
         and before is not None
