@@ -465,3 +465,25 @@ def test_a_shop_named_by_a_plural_is_a_workplace_a_new_one_replaces(api, say):
     answer = top(api, "where do I work")
     assert "Superdrug" in answer, answer
     assert job["result"]["rewritten"] or superseded_by(api, job), job["result"]
+
+
+def test_an_instead_or_a_now_of_someone_else_replaces_nothing(api, say):
+    rome = say(
+        "My sister lives in Leeds.", "Nice.", "We're going to Rome instead of Paris this year."
+    )
+    assert superseded_by(api, rome) == []
+    assert not any("— after" in b for b in bodies(api) if "Rome" in b), bodies(api)
+    amy = say(
+        "My daughter goes to St Mary's.",
+        "ok",
+        "Her friend Amy goes to Oakfield instead.",
+        when=LATER,
+    )
+    assert superseded_by(api, amy) == []
+    phone = say(
+        "I pay £40 for my phone.",
+        "ok",
+        "my brother pays £20, it's cheaper now with Three",
+        when=LATER,
+    )
+    assert superseded_by(api, phone) == []

@@ -326,6 +326,8 @@ class OfflineExtractor:
                     (replaced := earlier if n == 0 else said[n - 1].plain)
                     and INSTEAD.search(statement.plain)
                     and not INSTEAD.search(replaced)
+                    # "going to Rome instead of Paris": what it replaces, it names itself
+                    and not _INSTEAD_OF.search(statement.plain)
                     # "Cancelled Smart Fit and joined CrossFit Ilha instead": what it
                     # replaces is said in the statement itself
                     and sum(t.pos_ == "VERB" for t in reading.doc) < 2
@@ -1456,12 +1458,31 @@ def _updated(reading: Reading, key: str, readings: Mapping[str, Reading]) -> str
     if not key or key not in readings:
         return ""
     doc = reading.doc
-    if not any(t.lower_ == "now" for t in doc) or not any(
-        t.lower_ == "it" and t.dep_ in ("nsubj", "nsubjpass") for t in doc
+    it = next((t for t in doc if t.lower_ == "it" and t.dep_ in ("nsubj", "nsubjpass")), None)
+    if it is None:
+        return ""
+    clause = list(it.head.subtree)
+    if not any(t.lower_ == "now" for t in clause):
+        return ""
+    # no one else's ("my brother pays £20, it's cheaper now"): only "it" and the speaker
+    if any(
+        t.dep_ in ("nsubj", "nsubjpass") and t.lower_ not in ("it", "they", "i", "we") for t in doc
     ):
         return ""
-    kinds = value_kinds(doc) & value_kinds(readings[key].doc) & {"figure"}
+    kinds = value_kinds(clause) & value_kinds(readings[key].doc) & {"figure"}
     return key if kinds else ""
+
+
+_INSTEAD_OF = re.compile(r"\binstead of\b", re.IGNORECASE)
+
+
+def _subject_of(doc: Doc) -> str:
+    """Who the statement's first clause is said of: "i" for the speaker (I, we, me, or
+    no subject at all: "doing Sicily instead"), else the subject's head word."""
+    subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or subject.lower_ in ("i", "we", "me"):
+        return "i"
+    return subject.lemma_.lower()
 
 
 def _replaced_key(reading: Reading, key: str, readings: Mapping[str, Reading]) -> str:
@@ -1471,6 +1492,8 @@ def _replaced_key(reading: Reading, key: str, readings: Mapping[str, Reading]) -
     sister is coming for Christmas" replaces something unsaid)."""
     if not key or key not in readings:
         return ""
+    if _subject_of(reading.doc) != _subject_of(readings[key].doc):
+        return ""  # "Her friend Amy goes to Oakfield instead": not what my daughter does
     # (a name or a place: "doing Sicily" names the place "going to Crete" did)
     named = {"place", "name"}
     kinds = value_kinds(reading.doc) & named and value_kinds(readings[key].doc) & named
