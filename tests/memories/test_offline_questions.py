@@ -919,3 +919,14 @@ def test_ages_firms_and_medication_are_asked_as_a_user_would(api, say):
     assert {"how old are my kids", "who is my mortgage with", "what am I on"} <= cues, cues
     assert "who is my restaurant" not in cues and "what is my kid" not in cues, cues
     assert "sertraline" in top(api, "what medication am I on")
+
+
+def test_how_long_something_has_gone_on_is_asked(api, say):
+    job = say(
+        "I've been learning the piano for about 6 months",
+        "Nice!",
+        "I've been at Tesco since 2019.",
+    )
+    cues = all_cues(api, job)
+    assert {"how long have I been learning the piano", "how long have I been at Tesco"} <= cues
+    assert "2019" in top(api, "how long have I been at Tesco")

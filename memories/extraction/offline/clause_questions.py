@@ -492,12 +492,16 @@ _PARTICLES = word_set("back away home off out up down over")
 
 
 def _lasting(verb: Token) -> bool:
-    """How long it has gone on is said: "nine years", "for six months"."""
+    """How long it has gone on is said: "nine years", "for six months", "since 2019"
+    ("4 years" the parser hangs on a name: "Been at Tesco 4 years")."""
     return any(
         t.lemma_.lower() in _SPANS
         and (t.tag_ == "NNS" or any(c.dep_ == "nummod" for c in t.children))
-        and t.dep_ in ("npadvmod", "pobj", "dobj")
+        and t.dep_ in ("npadvmod", "pobj", "dobj", "appos")
         for t in verb.subtree
+    ) or any(
+        c.dep_ == "prep" and c.lower_ == "since" and any(g.dep_ == "pobj" for g in c.children)
+        for c in verb.children
     )
 
 

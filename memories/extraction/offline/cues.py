@@ -121,6 +121,9 @@ def cues_for(
         cues.extend(_switched_questions(list(sent), who))
         cues.extend(_shape_questions(list(sent), who))
         cues.extend(_put_me_on(list(sent), who))
+        # "I've been learning the piano for about 6 months": how long, whatever else is
+        # asked of it
+        cues.extend(q for q in clause_questions(list(sent), who) if q.startswith("how long"))
         cues.extend(_named_aside(list(sent), who))
         cues.extend(_new_amount(list(sent), who))
         cues.extend(_new_one(list(sent), who))
