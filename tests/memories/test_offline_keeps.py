@@ -1378,3 +1378,20 @@ def test_a_place_answering_whereabouts_is_kept_with_the_question(api, say):
         b.startswith('Algarve mostly, maybe a few nights in Lisbon. — answering "Whereabouts?"')
         for b in stored
     ), stored
+
+
+def test_a_due_date_said_after_the_news_is_kept_with_it(api, say):
+    say("my wife's pregnant!! due in october", when="2026-03-11T10:00:00Z")
+    assert bodies(api) == ["My wife's pregnant!! Due in october (2026-10)."], bodies(api)
+
+
+def test_a_question_asked_by_he_or_she_is_quoted_with_whom_it_asks_after(api, say):
+    say(
+        "the cat's been sick again, vet thinks it's her kidneys",
+        "Oh no, how old is she?",
+        "14, so not young",
+    )
+    assert (
+        '14, so not young. — answering "How old is she?" after "The cat\'s been sick again, '
+        "vet thinks it's her kidneys.\"" in bodies(api)
+    ), bodies(api)

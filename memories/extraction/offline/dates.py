@@ -341,8 +341,8 @@ def _generic(ent: Span) -> bool:
     sent = ent.sent
     if any(t.lower_ in _HABITUALLY for t in sent):
         return True
-    if any(t.lower_ in _FIRST_PERSON for t in sent):
-        return False
+    if any(t.lower_ in _FIRST_PERSON or t.lower_ == "due" for t in sent):
+        return False  # ("due in october": when one thing is due, not every October)
     head = ent.root.head.head if ent.root.head.dep_ == "prep" else ent.root.head
     if head.lemma_ == "be":  # "Toronto in January is ...", the month hung on "is"
         head = next((c for c in head.children if c.dep_ == "nsubj"), head)

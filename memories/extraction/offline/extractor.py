@@ -578,6 +578,10 @@ def _elliptical(question: str) -> bool:
     """ "What colour?", "Where?", "Which one?": a question of a few words that asks after
     what was just said without naming it."""
     words = re.findall(r"[\w'’]+", question)
+    if not any(w.casefold() in ("you", "your", "u") for w in words) and any(
+        w.casefold() in ("he", "she", "him", "her", "they", "them", "it") for w in words
+    ):
+        return True  # "How old is she?": who she is, the statement before said
     return 0 < len(words) <= 3 and not any(w.casefold() in ("you", "your", "u") for w in words)
 
 

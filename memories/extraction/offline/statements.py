@@ -816,9 +816,10 @@ def _from_text(
             ):
                 if n == 0 and _switch_of_kind(clause):
                     switched = clause
-                elif previous is not None and _value_fragment(clause):
-                    # "Booked flights to Oaxaca! Volaris, $412 each": the detail of the
-                    # statement before, said without a verb
+                elif previous is not None and (_value_fragment(clause) or _when_due(clause)):
+                    # "Booked flights to Oaxaca! Volaris, $412 each", "my wife's
+                    # pregnant!! due in october": the detail of the statement before,
+                    # said without a verb
                     _append(previous, clause, day, same_sentence=n > 0)
                 elif previous is None and _value_fragment(clause):
                     orphaned = _ORPHANS.get()
@@ -1362,6 +1363,17 @@ def _clock(token: Token) -> bool:
     after = token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
     return bool(_CLOCK.fullmatch(token.text)) or (
         token.text.isdigit() and after in ("am", "pm", "a.m.", "p.m.")
+    )
+
+
+def _when_due(tokens: list[Token]) -> bool:
+    """ "due in october", "due end of May": when something is due, said without a verb."""
+    words = [t for t in tokens if not t.is_punct]
+    return (
+        bool(words)
+        and words[0].lower_ == "due"
+        and not any(t.pos_ in ("VERB", "AUX") for t in words)
+        and any(t.ent_type_ == "DATE" for t in words)
     )
 
 
