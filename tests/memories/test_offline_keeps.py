@@ -1395,3 +1395,10 @@ def test_a_question_asked_by_he_or_she_is_quoted_with_whom_it_asks_after(api, sa
         '14, so not young. — answering "How old is she?" after "The cat\'s been sick again, '
         "vet thinks it's her kidneys.\"" in bodies(api)
     ), bodies(api)
+
+
+def test_a_thing_of_mine_had_done_is_kept_whatever_the_parser_hangs_my_on(api, say):
+    say("Just had my wisdom tooth out, face like a hamster lol", "Ouch!", "Just had my lunch")
+    stored = bodies(api)
+    assert any(b.startswith("Just had my wisdom tooth out") for b in stored), stored
+    assert not any("lunch" in b for b in stored), stored

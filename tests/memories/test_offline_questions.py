@@ -930,3 +930,16 @@ def test_how_long_something_has_gone_on_is_asked(api, say):
     cues = all_cues(api, job)
     assert {"how long have I been learning the piano", "how long have I been at Tesco"} <= cues
     assert "2019" in top(api, "how long have I been at Tesco")
+
+
+def test_a_kind_of_person_is_asked_whether_and_a_kind_of_diet_is_no_count(api, say):
+    job = say(
+        "I'm a type 2 diabetic, diagnosed last year",
+        "Noted.",
+        "I'm on a 5:2 diet at the moment",
+        "Ok.",
+        "I'm a night owl, rarely in bed before 2",
+    )
+    cues = all_cues(api, job)
+    assert {"am I a diabetic", "what diet am I on", "am I a night owl"} <= cues, cues
+    assert not any(c.startswith("how many") for c in cues), cues

@@ -867,6 +867,10 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
             and any(e.label_ == "ORG" for e in ents)
         ):
             out.append(f"what is {my} job")
+        kind = _kind_of_person(attr)
+        if kind:
+            # "I'm a type 2 diabetic", "I'm a night owl": a kind of person, asked whether
+            out.append(f"{be} {me} {'an' if kind[:1] in 'aeiou' else 'a'} {kind}")
         if acomp is None:
             # "I'm vegan", "I'm coeliac": a bare word says what I am, as "vegetarian" does
             acomp = next(
@@ -1091,6 +1095,18 @@ _MONEY_SIGNS = frozenset("£$€₹¥") | {"R$", "A$", "C$", "NZ$", "HK$", "S$"}
 
 
 _CHILDREN = word_set("kid child boy girl twin grandkid grandchild")
+
+
+def _kind_of_person(attr: Token | None) -> str:
+    """ "night owl" of "a night owl", "diabetic" of "a type 2 diabetic" (the small parser
+    hangs it on "type"): a kind of person by habit or health (``NO_JOBS``), or ""."""
+    if attr is None or not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in attr.children):
+        return ""
+    for noun in (attr, *(c for c in attr.children if c.dep_ == "appos")):
+        if noun.lemma_.lower() in NO_JOBS - {"person", "fan", "lover", "member", "guest"}:
+            nouns = [c.lower_ for c in noun.children if c.dep_ == "compound" and c.pos_ == "NOUN"]
+            return " ".join([*nouns, noun.lower_])
+    return ""
 
 
 def _put_me_on(tokens: list[Token], who: str | None) -> list[str]:
@@ -1587,6 +1603,10 @@ def _counted_named_dated(
             and counted.lower_ not in ("one", "1")
             and len(noun.text) > 2
             and counted.whitespace_ != ""  # "50m": a figure typed onto its unit
+            # a count is of things: "a 5:2 diet", "a type 2 diabetic" name a kind
+            and noun.tag_ == "NNS"
+            and counted.i < noun.i
+            and not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children)
         ):
             have = "have" if lemma in ("have", "keep", "own", "be") else lemma
             out.append(f"how many {_noun_phrase(noun, plural=True)} {do} {me} {have}")

@@ -2761,12 +2761,19 @@ _CHANGED_TO = word_set("switch swap change convert upgrade downgrade transfer")
 def _had_done(verb: Token) -> bool:
     """ "had my second covid jab", "had my wisdom tooth out": a thing of mine done, named
     with more than its noun ("had my lunch" is no milestone)."""
-    out = any(c.dep_ == "prt" or c.lower_ in ("out", "done", "removed") for c in verb.children)
+    out = any(
+        c.dep_ == "prt" or c.lower_ in ("out", "done", "removed")
+        for c in (
+            *verb.children,
+            *(g for o in verb.children if o.dep_ == "dobj" for g in o.children),
+        )
+    )
     return any(
         c.dep_ == "dobj"
         and c.pos_ == "NOUN"
         and _content(c)
-        and any(d.dep_ == "poss" and d.lower_ in ("my", "our") for d in c.children)
+        # (the small parser may hang "my" on the noun before: "my wisdom tooth")
+        and any(d.dep_ == "poss" and d.lower_ in ("my", "our") for d in c.subtree if d.i < c.i)
         and (out or any(d.dep_ in ("amod", "compound", "nummod") for d in c.children))
         for c in verb.children
     )
@@ -2787,7 +2794,17 @@ def _milestone(tokens: list[Token]) -> bool:
     :data:`_MILESTONE_VERBS` and its object a noun of content ("got my coffee" is
     small talk all the same: only the verb and a real object count, not a reaction);
     "Just got engaged!": a change of standing (:func:`_status_change`)."""
-    verb = next((t for t in tokens if t.pos_ == "VERB"), None)
+    verb = next(
+        (
+            t
+            for t in tokens
+            if t.pos_ == "VERB"
+            # ("Just had my wisdom tooth out": the small tagger may call "had" a helper)
+            or t.lower_ == "had"
+            and t.dep_ == "ROOT"
+        ),
+        None,
+    )
     if verb is not None and _status_change(verb):
         return True
     if verb is not None and verb.lemma_.lower() in _CHANGED_TO:
