@@ -530,3 +530,16 @@ def test_a_present_passive_on_a_weekday_is_never_a_day_gone(api, say):
     stored = bodies(api)
     assert "The shop is closed on Sunday." in stored, stored  # this Sunday or every one
     assert "The party is planned for Saturday (2026-03-14)." in stored, stored
+
+
+def test_a_doing_stopped_in_a_month_is_the_month_gone(api, say):
+    # the nearest verb, "drinking", said nothing of when: it was dated next January
+    say(
+        "I stopped drinking in January.",
+        "Good for you!",
+        "I love going to Spain in June.",
+        when=TUESDAY,
+    )
+    stored = bodies(api)
+    assert "I stopped drinking in January (2026-01)." in stored, stored
+    assert "I love going to Spain in June." in stored, stored  # any June of a liking

@@ -1402,3 +1402,17 @@ def test_a_thing_of_mine_had_done_is_kept_whatever_the_parser_hangs_my_on(api, s
     stored = bodies(api)
     assert any(b.startswith("Just had my wisdom tooth out") for b in stored), stored
     assert not any("lunch" in b for b in stored), stored
+
+
+def test_a_doing_taken_up_or_given_up_is_kept(api, say):
+    say(
+        "I've started running again",
+        "Great!",
+        "Stopped drinking in January",
+        "Nice.",
+        "It started raining",
+    )
+    stored = bodies(api)
+    assert "I've started running again." in stored, stored
+    assert any(b.startswith("Stopped drinking in January") for b in stored), stored
+    assert not any("raining" in b for b in stored), stored

@@ -943,3 +943,9 @@ def test_a_kind_of_person_is_asked_whether_and_a_kind_of_diet_is_no_count(api, s
     cues = all_cues(api, job)
     assert {"am I a diabetic", "what diet am I on", "am I a night owl"} <= cues, cues
     assert not any(c.startswith("how many") for c in cues), cues
+
+
+def test_a_colour_is_never_asked_the_colour_of(api, say):
+    job = say("I finally bought a car", "What did you get?", "a 2019 Toyota Yaris hybrid in grey")
+    cues = all_cues(api, job)
+    assert "what colour is the grey" not in cues, cues

@@ -638,6 +638,11 @@ def _past(ent: Span) -> bool | None:
             return False if thing and _BARE_WEEKDAY.match(text.removeprefix("this ")) else None
     if verb is None:
         return False
+    if verb.tag_ == "VBG" and verb.dep_ in ("xcomp", "dobj") and verb.head.pos_ == "VERB":
+        # "I stopped drinking in January": the tense is the verb the doing hangs on
+        verb = verb.head
+        if verb.lemma_.lower() in ("love", "like", "enjoy", "hate", "prefer", "adore"):
+            return None  # "I love going to Spain in June": any June of a liking
     if verb.lower_ in ("will", "'ll", "gonna", "going", "shall"):
         return False
     if (

@@ -708,6 +708,7 @@ def _referent(tokens: list[Token], subject: Token | None) -> str | None:
             if (
                 CORRECTION.fullmatch(lemma)
                 or lemma in VAGUE_NOUNS
+                or lemma in COLOURS  # "a 2019 Yaris hybrid in grey": the colour, no thing
                 or lemma
                 in (
                     "one",

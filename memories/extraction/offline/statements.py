@@ -2245,7 +2245,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False  # "Thinking about home gym stuff.": a musing, not a fact
     content = [t for t in tokens if _content(t)]
     if not content:
-        return _someone_coming(tokens) or _someone_seen_regularly(tokens)
+        return _someone_coming(tokens) or _someone_seen_regularly(tokens) or _took_up(tokens)
     specific = any(_specific(t) for t in tokens)
     if (
         any(t.lower_ in ("pls", "please", "plz") for t in tokens)
@@ -2263,6 +2263,7 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not (first.tag_ == "VBG" and _listed_things(tokens) >= 2)
         and not _ends_a_thing(first)
         and not _been_for(first, tokens)
+        and not _took_up(tokens)
     ):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     # (not a relative clause's: "Bought a sofa which arrives on Friday" is said of me)
@@ -2648,6 +2649,31 @@ def _time_of_day_said(tokens: list[Token], root: Token) -> bool:
         said.append(t)
     return any(t.like_num and t.ent_type_ == "TIME" for t in said) and all(
         t.ent_type_ == "TIME" or t.pos_ == "ADV" for t in said
+    )
+
+
+_TAKING_UP = word_set("start begin stop quit resume restart")
+
+
+def _took_up(tokens: list[Token]) -> bool:
+    """ "I've started running again", "stopped drinking in January": a doing of mine
+    begun or given up (the speaker's, said or left out), a habit of their life."""
+    return any(
+        t.lemma_.lower() in _TAKING_UP
+        and t.pos_ == "VERB"
+        and all(c.lower_ in ("i", "we") for c in t.children if c.dep_ in ("nsubj", "nsubjpass"))
+        and any(c.dep_ in ("xcomp", "dobj") and c.tag_ == "VBG" for c in t.children)
+        # for good, not for a moment ("I started laughing"): since, again, or on a day
+        and (
+            any(c.dep_ == "aux" and c.lemma_ == "have" for c in t.children)
+            or any(
+                u.lower_ in ("again", "now", "recently")
+                or u.ent_type_ == "DATE"
+                and u.lower_ not in ("today", "tonight")
+                for u in tokens
+            )
+        )
+        for t in tokens
     )
 
 
