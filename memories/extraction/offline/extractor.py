@@ -297,7 +297,7 @@ class OfflineExtractor:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
-                    if n == 0 and earlier and _elliptical(asked_as, earlier):
+                    if n == 0 and earlier and _elliptical(asked_as):
                         # "What colour?" asks after what the speaker said just before
                         text = f'{text} after "{_clip_cue(earlier)}"'
                         context.setdefault(n, []).insert(0, earlier)
@@ -574,18 +574,10 @@ def _clip_cue(text: str) -> str:
     return text if len(text) <= MAX_CUE_CHARS else text[:MAX_CUE_CHARS].rsplit(" ", 1)[0]
 
 
-def _elliptical(question: str, earlier: str = "") -> bool:
+def _elliptical(question: str) -> bool:
     """ "What colour?", "Where?", "Which one?": a question of a few words that asks after
-    what was just said without naming it; or one asked by "he", "she" or "it" after a
-    statement with no figure (a figure quoted in another memory would outlive its
-    correction there)."""
+    what was just said without naming it."""
     words = re.findall(r"[\w'’]+", question)
-    if (
-        not _DIGIT.search(earlier)
-        and not any(w.casefold() in ("you", "your", "u") for w in words)
-        and any(w.casefold() in ("he", "she", "him", "her", "they", "them", "it") for w in words)
-    ):
-        return True  # "How old is she?": who she is, the statement before said
     return 0 < len(words) <= 3 and not any(w.casefold() in ("you", "your", "u") for w in words)
 
 

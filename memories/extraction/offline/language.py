@@ -224,8 +224,9 @@ def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
         # a person by what they do ("Apple sent me a phone" is a firm's name)
         and token.lower_.endswith(ROLE_ENDINGS)
         and token.dep_ in ("nsubj", "nsubjpass")
+        # ("Landlord says the boiler guy is coming": only "is", where the name is said)
         and after is not None
-        and (after.tag_.startswith("VB") or after.tag_ == "MD")
+        and after.lower_ in ("is", "'s", "’s", "was")
     )
 
 
