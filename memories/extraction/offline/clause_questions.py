@@ -18,7 +18,7 @@ from datetime import date
 from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
-from memories.extraction.offline.language import dictionary_word, known_noun
+from memories.extraction.offline.language import dictionary_word, done_to_their_own, known_noun
 from memories.extraction.offline.words import (
     BUILT_PLACES,
     DAY_PREPOSITIONS,
@@ -53,6 +53,8 @@ def clause_questions(tokens: list[Token], who: str | None) -> list[str]:
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None and _first_word(tokens).i not in (verb.i, *(c.i for c in verb.lefts)):
         return []  # the verb, or its helper, opens the clause: "Been learning ..."
+    if subject is None and done_to_their_own(verb):
+        return []  # "Broke his wrist but he's fine": said of him, not of the speaker
     said = _subject(subject, who, tokens)
     if said is None:
         return []
@@ -123,11 +125,6 @@ def _subject(
     if subject is None:
         if _first_word(tokens).pos_ not in ("VERB", "AUX"):
             return None
-        if any(
-            t.dep_ == "poss" and t.lower_ in ("his", "her", "their") and t.head.dep_ == "dobj"
-            for t in tokens
-        ):
-            return None  # "Broke his wrist": said of him, not of the speaker
         return (who or "I"), not who  # "Been learning Italian": I, said without
     low = subject.lower_
     if low in ("i", "me"):

@@ -28,9 +28,11 @@ from memories.extraction.offline.facets import (
     wished_for,
 )
 from memories.extraction.offline.language import (
+    CLOCK,
     ROLE_ENDINGS,
     clauses_of_their_own,
     dictionary_word,
+    done_to_their_own,
     home_place,
     hyphenated,
     in_law,
@@ -93,6 +95,9 @@ def cues_for(
     if items:
         return _roster_cues(reading.text)
     cues: list[str] = []
+    # each sentence's plain questions, asked once (a measure is always wanted, the rest
+    # only when no rule knows the statement's shape)
+    plain = {s.start: clause_questions(list(s), who) for s in reading.doc.sents}
     for sent in reading.doc.sents:
         reported = _found_out(list(sent))
         if reported:
@@ -123,7 +128,7 @@ def cues_for(
         cues.extend(_put_me_on(list(sent), who))
         # "I've been learning the piano for about 6 months": how long, whatever else is
         # asked of it
-        cues.extend(q for q in clause_questions(list(sent), who) if q.startswith("how long"))
+        cues.extend(q for q in plain[sent.start] if q.startswith("how long"))
         cues.extend(_named_aside(list(sent), who))
         cues.extend(_new_amount(list(sent), who))
         cues.extend(_new_one(list(sent), who))
@@ -167,7 +172,7 @@ def cues_for(
         # questions of its clauses' parts
         for sent in reading.doc.sents:
             room = max(0, MAX_CUES - 2 - len(cues)) if cues else MAX_CUES
-            cues.extend(clause_questions(list(sent), who)[:room])
+            cues.extend(plain[sent.start][:room])
     cues.extend(kinds)
     if asked:
         cues.append(asked)
@@ -404,37 +409,23 @@ def _introduced_as(doc, who: str | None) -> list[str]:
     me, do, my = _subject_words(who, "i")
     am = "is" if who else "am"
     out: list[str] = []
-    for name in doc:
-        if name.pos_ != "PROPN" or name.dep_ not in ("attr", "acomp", "ROOT"):
-            continue
-        for part in (c for c in name.children if c.dep_ == "appos"):
-            if part.like_num and part.text.isdigit() and int(part.text) <= 120:
-                out.append(f"how old {am} {me}")
-            elif (
-                part.pos_ == "NOUN"
-                and part.lemma_.lower() not in NO_JOBS | RELATIONS | VAGUE_NOUNS
-                and not part.like_num
-                and part.tag_ == "NN"
-                and known_noun(part.lemma_.lower())
-            ):
-                out += [f"what {do} {me} do for work", f"what is {my} job"]
-                for prep in (c for c in part.children if c.dep_ == "prep"):
-                    if prep.lower_ == "in":
-                        out.append(f"where {do} {me} live")
-                    elif prep.lower_ == "from":
-                        out.append(f"where {am} {me} from")
-        break
+    name = next((t for t in doc if t.pos_ == "PROPN" and t.dep_ in ("attr", "acomp", "ROOT")), None)
+    parts = [c for c in name.children if c.dep_ == "appos"] if name is not None else []
+    for part in parts:
+        if part.text.isdigit() and int(part.text) <= 120:
+            out.append(f"how old {am} {me}")
+        elif (
+            part.tag_ == "NN"
+            and part.lemma_.lower() not in NO_JOBS | RELATIONS | VAGUE_NOUNS
+            and known_noun(part.lemma_.lower())
+        ):
+            out += [f"what {do} {me} do for work", f"what is {my} job"]
+            for prep in (c for c in part.children if c.dep_ == "prep"):
+                if prep.lower_ == "in":
+                    out.append(f"where {do} {me} live")
+                elif prep.lower_ == "from":
+                    out.append(f"where {am} {me} from")
     return out
-
-
-def _done_to_their_own(verb: Token) -> bool:
-    """ "Broke his wrist but he's fine" (to "Is he ok?"): a verb said without its subject
-    whose object is his, her or their own is said of that person, not of the speaker."""
-    return any(
-        c.dep_ == "dobj"
-        and any(g.dep_ == "poss" and g.lower_ in ("his", "her", "their") for g in c.children)
-        for c in verb.children
-    )
 
 
 def _fan_of(tokens: list[Token], who: str | None) -> list[str]:
@@ -738,7 +729,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
         subject is None
         and tokens[0].i == verb.i
         and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
-        and not _done_to_their_own(verb)
+        and not done_to_their_own(verb)
     )
     # "Me and my friend Fiona are going to Lisbon", "Tom and I moved": we
     together = subject is not None and (
@@ -1090,11 +1081,13 @@ def _wish_questions(tokens: list[Token], who: str | None) -> list[str]:
     return [f"what {do} {me} want to {lemma}"]
 
 
-_CLOCK = re.compile(r"^\d{1,2}(?:[:.]\d{2})(?:am|pm)?$|^\d{1,2}(?:am|pm)$", re.IGNORECASE)
 _MONEY_SIGNS = frozenset("£$€₹¥") | {"R$", "A$", "C$", "NZ$", "HK$", "S$"}
 
 
 _CHILDREN = word_set("kid child boy girl twin grandkid grandchild")
+# what "I'm a …" says one is by habit or health ("a night owl", "a diabetic"), not a
+# role taken in something ("a member", "a guest") nor a taste ("a fan")
+_KINDS_OF_PERSON = NO_JOBS - {"person", "fan", "lover", "member", "guest"}
 
 
 def _kind_of_person(attr: Token | None) -> str:
@@ -1103,7 +1096,7 @@ def _kind_of_person(attr: Token | None) -> str:
     if attr is None or not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in attr.children):
         return ""
     for noun in (attr, *(c for c in attr.children if c.dep_ == "appos")):
-        if noun.lemma_.lower() in NO_JOBS - {"person", "fan", "lover", "member", "guest"}:
+        if noun.lemma_.lower() in _KINDS_OF_PERSON:
             nouns = [c.lower_ for c in noun.children if c.dep_ == "compound" and c.pos_ == "NOUN"]
             return " ".join([*nouns, noun.lower_])
     return ""
@@ -1195,7 +1188,7 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
         after = [t for t in tokens if t.i > verb.i]
         if whose and any(t.text in _MONEY_SIGNS or t.ent_type_ == "MONEY" for t in after):
             out.append(f"how much is {whose} {thing}")
-        elif whose and any(_CLOCK.match(t.text) for t in after):
+        elif whose and any(CLOCK.match(t.text) for t in after):
             out += [f"what time is {whose} {thing}", f"when is {whose} {thing}"]
         elif whose and names_a_day(after[:4]):
             out.append(f"when is {whose} {thing}")  # "Surgery is on the 9th at 8am"

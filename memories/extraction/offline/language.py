@@ -118,7 +118,7 @@ def _opening_verbs(doc: Doc) -> Doc:
             before -= 1
         if token.tag_ == "VBG" and doc[before].tag_ == "PRP$":
             token.tag_ = "NN"
-        elif _firm_read_as_plural(token) or (
+        elif _firm_read_as_word(token) or (
             # "I drive to Reading now", "my parents live in Dorking": a capitalised word
             # inside a sentence, right after a preposition, is a place's name, not a verb
             token.tag_.startswith("VB")
@@ -208,6 +208,21 @@ def _as_subject(token: Token) -> None:
 
 
 ROLE_ENDINGS = ("ist", "er", "or", "ian", "lord", "lady", "ee")
+_KIN = FEMALE_KIN | MALE_KIN | RELATIONS
+
+# a time of day typed as one word: "7:30", "7.30pm", "7am"
+CLOCK = re.compile(r"^\d{1,2}(?:[:.]\d{2})(?:am|pm)?$|^\d{1,2}(?:am|pm)$", re.IGNORECASE)
+
+
+def done_to_their_own(verb: Token) -> bool:
+    """ "Broke his wrist but he's fine" (to "Is he ok?"): the verb's object is his, her
+    or their own, so a verb said without its subject is said of that person, not of the
+    speaker."""
+    return any(
+        c.dep_ == "dobj"
+        and any(g.dep_ == "poss" and g.lower_ in ("his", "her", "their") for g in c.subtree)
+        for c in verb.children
+    )
 
 
 def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
@@ -220,7 +235,7 @@ def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
         and token.tag_ == "NNP"
         and token.is_title
         and token.lower_ in nouns
-        and token.lower_ not in FEMALE_KIN | MALE_KIN | RELATIONS
+        and token.lower_ not in _KIN
         # a person by what they do ("Apple sent me a phone" is a firm's name)
         and token.lower_.endswith(ROLE_ENDINGS)
         and token.dep_ in ("nsubj", "nsubjpass")
@@ -230,7 +245,7 @@ def _role_read_as_name(token: Token, nouns: frozenset[str]) -> bool:
     )
 
 
-def _firm_read_as_plural(token: Token) -> bool:
+def _firm_read_as_word(token: Token) -> bool:
     """ "I work at Boots", "My mortgage is with Nationwide": a capitalised plural,
     adverb or adjective inside a sentence, right after "at" or "with", is a shop's or a
     firm's name."""

@@ -33,6 +33,7 @@ from spacy.tokens import Doc, Span, Token
 
 from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import (
+    CLOCK,
     dictionary_word,
     home_place,
     hyphenated,
@@ -1355,13 +1356,10 @@ def _answers(tokens: list[Token]) -> bool:
     return dated or often or any(_content(t) for t in tokens)
 
 
-_CLOCK = re.compile(r"\d{1,2}(?:[:.]\d{2})(?:am|pm)?|\d{1,2}(?:am|pm)", re.IGNORECASE)
-
-
 def _clock(token: Token) -> bool:
     """A time of day: "7:30", "7am", or "7" before "am"/"pm"."""
     after = token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
-    return bool(_CLOCK.fullmatch(token.text)) or (
+    return bool(CLOCK.match(token.text)) or (
         token.text.isdigit() and after in ("am", "pm", "a.m.", "p.m.")
     )
 
@@ -3175,8 +3173,6 @@ def _render(tokens: list[Token], dates: list[Resolved]) -> str:
         if note and n + 1 == len(tokens) and len(text) > 1 and text.endswith("."):
             # "Start 1st Feb.": the abbreviation's stop ends the sentence, after the note
             text, ws = text[:-1], f".{ws}"
-            parts.append(f"{text} ({note}){ws}")
-            continue
         parts.append(f"{text} ({note}){ws}" if note else f"{text}{ws}")
     return _finish("".join(parts))
 
