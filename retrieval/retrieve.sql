@@ -246,9 +246,12 @@ semantic_cues AS MATERIALIZED (
     ORDER BY distance
     LIMIT __semantic_cues__
 ),
+-- Memories whose best cues are equally near (the same question asked of both: "what
+-- do I read" of "I'm reading Dune" and, months later, of "I'm reading Piranesi") rank
+-- the most recently updated first: of two equal answers the later is the current one.
 semantic AS (
-    SELECT document_id, cue, distance,
-           row_number() OVER (ORDER BY distance, document_id) AS rank
+    SELECT b.document_id, b.cue, b.distance,
+           row_number() OVER (ORDER BY b.distance, d.updated DESC, b.document_id) AS rank
     FROM (
         SELECT DISTINCT ON (document_id) document_id, cue, distance
         FROM semantic_cues
@@ -256,7 +259,8 @@ semantic AS (
         WHERE %(semantic_max_distance)s::float8 IS NULL
            OR distance <= %(semantic_max_distance)s::float8
         ORDER BY document_id, distance, cue
-    ) best_cue
+    ) b
+    JOIN retrieval_document d ON d.namespace_id = %(namespace_id)s AND d.id = b.document_id
     ORDER BY rank
     LIMIT %(semantic_depth)s
 ),

@@ -201,6 +201,28 @@ def test_older_events_fade_but_facts_do_not(api, notes):
     assert paths(body)[-1] == "events/runs/old-run-00000002.md"
 
 
+def test_of_two_memories_asked_the_same_question_the_later_ranks_first(api, notes):
+    # Facts do not fade, so age cannot order them: the semantic arm's tie (the same best
+    # cue, the same distance) goes to the memory updated last, whatever its path says.
+    now = datetime.now(UTC)
+    write(
+        notes,
+        {
+            "facts/books/b-piranesi-00000002.md": memory(
+                cues=["what do I read"], body="Reading Piranesi.", updated=now
+            ),
+            "facts/books/a-dune-00000001.md": memory(
+                cues=["what do I read"], body="Reading Dune.", updated=now - timedelta(days=200)
+            ),
+        },
+    )
+    for arms in ("semantic", "lexical,semantic"):
+        body = retrieve(api, "what am I reading", arms=arms)
+        assert paths(body)[0] == "facts/books/b-piranesi-00000002.md", arms
+    body = retrieve(api, "what am I reading", arms="semantic")
+    assert [r["arms"]["semantic"]["rank"] for r in body["results"]] == [1, 2]
+
+
 def test_a_plan_does_not_fade_before_the_day_it_names(api, notes):
     now = datetime.now(UTC)
     said = now - timedelta(days=180)
