@@ -1415,3 +1415,25 @@ def test_a_doing_taken_up_or_given_up_is_kept(api, say):
     assert "I've started running again." in stored, stored
     assert any(b.startswith("Stopped drinking in January") for b in stored), stored
     assert not any("raining" in b for b in stored), stored
+
+
+def test_an_aim_or_a_habit_said_without_i_is_kept(api, say):
+    say(
+        "Training for the Cardiff half in October",
+        "Good luck!",
+        "Saving for a house deposit",
+        "Nice.",
+        "Swimming in the sea every morning",
+        "Brr!",
+        "Studying for ages today",
+        "Heading to bed, early start every day this week",
+        "Living for the weekends honestly",
+    )
+    stored = bodies(api)
+    assert any(b.startswith("Training for the Cardiff half") for b in stored), stored
+    assert "Saving for a house deposit." in stored, stored
+    assert "Swimming in the sea every morning." in stored, stored
+    # how long, a stretch that passes, and a mood are no aim and no habit
+    assert len(stored) == 3, stored
+    assert "Cardiff" in top(api, "what race am I training for")
+    assert "deposit" in top(api, "what am I saving for")

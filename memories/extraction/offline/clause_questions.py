@@ -18,10 +18,16 @@ from datetime import date
 from spacy.tokens import Token
 
 from memories.extraction.offline.dates import WEEKDAYS, resolve_dates
-from memories.extraction.offline.language import dictionary_word, done_to_their_own, known_noun
+from memories.extraction.offline.language import (
+    aim_preposition,
+    dictionary_word,
+    done_to_their_own,
+    known_noun,
+)
 from memories.extraction.offline.words import (
     BUILT_PLACES,
     DAY_PREPOSITIONS,
+    GOAL_VERBS,
     MOVE_VERBS,
     RELATIONS,
     STATUS_CHANGES,
@@ -357,7 +363,7 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         out.append(asked)  # "I got promoted": did I get promoted
     elif passive and phrase.islower() and phrase != "we" and any(a.tag_ == "VBD" for a in auxes):
         out.append(f"what happened to {phrase}")  # "My bike got nicked" (done, not going on)
-    if lemma in GOAL_VERBS and not passive and (goal := _goal(verb)):
+    if lemma in GOAL_VERBS and not passive and (goal := aim_preposition(verb)):
         out.append(f"what {asked} {goal}")  # "I'm training for the Manchester marathon"
     if auxes and (
         any(c.dep_ == "prep" and c.lower_ == "since" for c in verb.children) or _lasting(verb)
@@ -377,29 +383,6 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     if _placed(verb):
         out.append(f"where {asked}{thing}")
     return out
-
-
-# verbs whose "for" names an aim: what one trains, signs up, saves or studies for
-GOAL_VERBS = word_set(
-    "train sign register enter enrol enroll save study revise prepare apply audition"
-)
-
-
-def _goal(verb: Token) -> str:
-    """ "for" (or "to", "onto") before the thing a goal verb aims at, a thing and not a
-    day, a sum or a person ("signed up for the Toronto half", "saving for a deposit")."""
-    for prep in verb.children:
-        if prep.dep_ != "prep" or prep.lower_ not in ("for", "to", "onto"):
-            continue
-        aim = next((g for g in prep.children if g.dep_ == "pobj"), None)
-        if (
-            aim is not None
-            and aim.pos_ in ("NOUN", "PROPN")
-            and aim.ent_type_ not in ("DATE", "TIME", "MONEY", "PERSON")
-            and aim.lemma_.lower() not in RELATIONS
-        ):
-            return prep.lower_
-    return ""
 
 
 def _how_often(verb: Token) -> bool:

