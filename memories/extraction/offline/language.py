@@ -84,7 +84,11 @@ def _opening_verbs(doc: Doc) -> Doc:
             token.is_sent_start
             and token.tag_ == "NN"
             and _ing_verb(token.lower_, verbs)
-            and doc[token.i + 1].tag_ in ("NNS", "NN", "DT", "PRP$", "IN")
+            # ("Training for the Cardiff half": "for" the aim, as a verb's)
+            and (
+                doc[token.i + 1].tag_ in ("NNS", "NN", "DT", "PRP$")
+                or doc[token.i + 1].lower_ == "for"
+            )
             and not any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in token.sent)
         ):
             token.tag_ = "VBG"
