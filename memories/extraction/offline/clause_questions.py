@@ -320,7 +320,9 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         does = "did" if past else ("do" if plural else "does")
         asked = f"{does} {phrase} {lemma}{particle}"
     if lemma == "turn" and any(c.like_num for c in verb.children):
-        return [f"how old is {phrase}", f"when {asked}"]  # "Grandma turned 90 last Sunday"
+        # "Grandma turned 90 last Sunday"; "Just turned 30": how old am I
+        be = "am" if phrase == "I" else ("are" if plural else "is")
+        return [f"how old {be} {phrase}", f"when {asked}"]
     if lemma in MOVE_VERBS and _dated(verb) and not phrase[:1].isupper():
         # "Yoga's moved to Thursdays": when it is now
         return [f"when {'are' if plural else 'is'} {phrase}"]
