@@ -1437,3 +1437,21 @@ def test_an_aim_or_a_habit_said_without_i_is_kept(api, say):
     assert len(stored) == 3, stored
     assert "Cardiff" in top(api, "what race am I training for")
     assert "deposit" in top(api, "what am I saving for")
+
+
+def test_a_liking_or_a_diet_said_without_i_am_is_kept_and_asked(api, say):
+    say("I'm vegetarian.", when="2026-01-05T18:00:00Z")
+    say(
+        "Really into bouldering these days",
+        "Fun!",
+        "Vegan since last March",
+        "Wow.",
+        "Vegan options were rubbish though",
+        "Into it!",
+        when="2026-03-10T18:00:00Z",
+    )
+    stored = bodies(api)
+    assert len(stored) == 3, stored
+    assert "bouldering" in top(api, "what am I into")
+    # what I eat now comes first, the vegetarian one below it
+    assert top(api, "what is my diet").startswith("Vegan since last March"), stored

@@ -104,7 +104,7 @@ def cues_for(
             # "Turns out I'm allergic to cats": asked as what was found out
             inner = cues_for(read(reported), who=who)
             cues.extend(c for c in inner if c not in (reported, f"{who}: {reported}"))
-        fan = _fan_of(list(sent), who)
+        fan = _fan_of(list(sent), who) or _into(list(sent), who)
         if fan:
             # "Not a fan of horror films tbh": a liking, asked as one
             cues.extend(fan)
@@ -447,6 +447,33 @@ def _fan_of(tokens: list[Token], who: str | None) -> list[str]:
     denied = any(t.lower_ in ("not", "n't", "nt", "no", "never") for t in tokens if t.i < fan.i)
     doing = f"{do}n't" if denied else do
     return [f"what {doing} {me} like", f"{do} {me} like {said}"]
+
+
+def _into(tokens: list[Token], who: str | None) -> list[str]:
+    """ "I'm really into bouldering", "Big into fly fishing": a liking of the speaker's,
+    asked as one ("what am I into", "do I like bouldering"); [] for anyone else's."""
+    into = next((t for t in tokens if t.lower_ == "into"), None)
+    thing = next((c for c in into.children if c.dep_ in ("pobj", "pcomp")), None) if into else None
+    if thing is None or thing.pos_ == "PRON" or thing.lower_ in ("it", "that", "this"):
+        return []
+    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None and subject.lower_ not in ("i", "we"):
+        return []
+    if subject is None and any(
+        not (t.is_punct or t.pos_ in ("ADV", "ADJ")) for t in tokens if t.i < into.i
+    ):
+        return []  # "Drove into town": a way, not a liking
+    if subject is not None and subject.head.lemma_ != "be":
+        return []
+    me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
+    when = {t.i for c in thing.children if c.dep_ == "npadvmod" for t in c.subtree}
+    said = " ".join(
+        t.text if t.pos_ == "PROPN" else t.lower_
+        for t in thing.subtree
+        if not t.is_punct and t.i not in when  # "bouldering these days": no when
+    )
+    am = "are" if me == "we" else ("is" if who else "am")
+    return [f"what {am} {me} into", f"{do} {me} like {said}"]
 
 
 def _kin_couple(tokens: list[Token]) -> str | None:

@@ -240,6 +240,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
     first_person = subject is not None and subject.lower_ in _FIRST
     if subject is None and tokens and tokens[0].tag_ in ("VBD", "VBN"):
         first_person = True  # "Got a Kindle ...": the speaker
+    if subject is None and tokens and tokens[0].lower_ in DIETS:
+        first_person = True  # "Vegan since last March", "Pescatarian now": what I eat
     if (
         subject is None
         and tokens

@@ -50,6 +50,7 @@ from memories.extraction.offline.words import (
     CORRECTION,
     COURTESIES,
     DAY_PREPOSITIONS,
+    DIETS,
     ENDING_PARTICLES,
     ENDING_VERBS,
     FEELINGS,
@@ -2162,6 +2163,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False
     if _liking_without_subject(tokens, first):
         return True  # "Hate flying", "Not a big fan of cilantro": a liking, the "I" left out
+    if _diet_without_subject(tokens, first):
+        return True  # "Vegan since last March": what I eat, the "I'm" left out
     if _wish_without_subject(tokens, first):
         return True  # "keen to get over to Iceland next year": a plan, the "I" left out
     if first.lower_ == "off" and _away_to(tokens, first):
@@ -2362,7 +2365,30 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
             and what.pos_ not in ("PRON", "AUX")
             and any(_content(t) for t in rest)
         )
+    said = [t for t in tokens if t.i >= first.i and not t.is_punct]
+    while said and said[0].lower_ in _INTENSIFIERS:
+        said = said[1:]
+    if said and said[0].lower_ == "into":  # "Really into bouldering these days"
+        return (
+            len(said) > 1
+            and said[1].pos_ != "PRON"
+            and said[1].lower_ not in ("it", "that", "this")
+            and any(_content(t) or t.tag_ == "VBG" for t in said[1:])
+        )
     return bool(_FAN_OF.match(_text(tokens[first.i - tokens[0].i :])))
+
+
+_INTENSIFIERS = word_set("really big so massively well super very totally proper well")
+
+
+def _diet_without_subject(tokens: list[Token], first: Token) -> bool:
+    """ "Vegan since last March", "Veggie for ten years now": what I eat, said as what I
+    am without "I'm", and nothing else said (not "Vegan options were rubbish")."""
+    if first.lower_ not in DIETS:
+        return False
+    if first.i != tokens[0].i and not all(t.pos_ == "ADV" for t in tokens[: first.i - tokens[0].i]):
+        return False
+    return not any(t.pos_ in ("VERB", "AUX") or t.tag_.startswith("VB") for t in tokens)
 
 
 def _away_to(tokens: list[Token], first: Token) -> bool:
