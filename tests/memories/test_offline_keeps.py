@@ -1455,3 +1455,18 @@ def test_a_liking_or_a_diet_said_without_i_am_is_kept_and_asked(api, say):
     assert "bouldering" in top(api, "what am I into")
     # what I eat now comes first, the vegetarian one below it
     assert top(api, "what is my diet").startswith("Vegan since last March"), stored
+
+
+def test_family_counted_or_an_origin_said_without_a_verb_is_kept_and_asked(api, say):
+    say(
+        "Two kids, Maya 7 and Leo 4",
+        "Lovely ages!",
+        "Originally from Galway but been in London since 2015",
+        "Nice.",
+        "Two coffees down, three to go",
+    )
+    stored = bodies(api)
+    assert len(stored) == 2, stored
+    assert "Maya 7" in top(api, "how many kids do I have")
+    assert "Maya 7" in top(api, "what are my kids called")
+    assert "Galway" in top(api, "where am I from")

@@ -313,6 +313,8 @@ def test_a_statement_no_rule_knows_is_asked_after_by_its_parts(api, say):
         "The caterer is a woman called Bea Ashworth.": "who is the caterer",
         "Nan turned 85 on Sunday.": "how old is Nan",
         "Just turned 30 last week.": "how old am I",  # never "how old is I"
+        "Mum's 70 next month.": "how old is my mum",  # never "when is my mum"
+        "Grandad will be 90 on Sunday.": "when is my grandad's birthday",
     }
     for n, (said, question) in enumerate(asked.items()):
         job = say(said, when=f"2026-03-{10 + n}T18:00:00Z")

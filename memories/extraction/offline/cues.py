@@ -46,6 +46,7 @@ from memories.extraction.offline.words import (
     BUILT_PLACES,
     DWELLINGS,
     ENDING_VERBS,
+    FAMILY,
     FEELINGS,
     FEMALE_KIN,
     INTERJECTIONS,
@@ -104,7 +105,12 @@ def cues_for(
             # "Turns out I'm allergic to cats": asked as what was found out
             inner = cues_for(read(reported), who=who)
             cues.extend(c for c in inner if c not in (reported, f"{who}: {reported}"))
-        fan = _fan_of(list(sent), who) or _into(list(sent), who)
+        fan = (
+            _fan_of(list(sent), who)
+            or _into(list(sent), who)
+            or _counted_kin(list(sent), who)
+            or _from_originally(list(sent), who)
+        )
         if fan:
             # "Not a fan of horror films tbh": a liking, asked as one
             cues.extend(fan)
@@ -474,6 +480,42 @@ def _into(tokens: list[Token], who: str | None) -> list[str]:
     )
     am = "are" if me == "we" else ("is" if who else "am")
     return [f"what {am} {me} into", f"{do} {me} like {said}"]
+
+
+def _day_word(token: Token) -> bool:
+    """A word of a day said after an age ("70 next month", "65 in June", "90 on Sunday")."""
+    return token.ent_type_ == "DATE" or token.lower_ in ("in", "on", "next", "this")
+
+
+def _counted_kin(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Two kids, Maya 7 and Leo 4": a count of family said without "I have", asked as
+    how many, and by their names and ages when they follow."""
+    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if (
+        root is None
+        or root.tag_ != "NNS"
+        or root.lemma_.lower() not in FAMILY
+        or not any(c.dep_ == "nummod" and c.i < root.i for c in root.children)
+        or any(c.dep_ in ("nsubj", "nsubjpass") for c in root.children)
+    ):
+        return []
+    me, do, my = _subject_words(who, "i")
+    kind = root.lower_
+    out = [f"how many {kind} {do} {me} have"]
+    if any(t.pos_ == "PROPN" and t.i > root.i for t in tokens):
+        out.append(f"what are {my} {kind} called")
+    if any(t.like_num and t.i > root.i for t in tokens):
+        out.append(f"how old are {my} {kind}")
+    return out
+
+
+def _from_originally(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Originally from Galway": where the speaker is from."""
+    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if root is None or root.lower_ != "from" or not any(t.lower_ == "originally" for t in tokens):
+        return []
+    me, _, _ = _subject_words(who, "i")
+    return [f"where {'is' if who else 'am'} {me} from"]
 
 
 def _kin_couple(tokens: list[Token]) -> str | None:
@@ -1185,10 +1227,13 @@ def _shape_questions(tokens: list[Token], who: str | None) -> list[str]:
         and aged
         and aged[0].text.isdigit()
         and int(aged[0].text) <= 120
-        and all(t.lower_ in _AGE_WORDS for t in aged[1:])
+        and all(t.lower_ in _AGE_WORDS or _day_word(t) for t in aged[1:])
     ):
-        # "Gran is 94", "my nan is 90": asked as mine
-        return [f"how old is {f'my {subject.lower_}' if kin else subject.text}"]
+        # "Gran is 94", "my nan is 90": asked as mine; "Mum's 70 next month": and when
+        whose = f"my {subject.lower_}" if kin else subject.text
+        if any(_day_word(t) and t.lower_ not in _AGE_WORDS for t in aged[1:]):
+            return [f"how old is {whose}", f"when is {whose}'s birthday"]
+        return [f"how old is {whose}"]
     if (
         verb.lemma_ == "be"
         and young

@@ -53,6 +53,7 @@ from memories.extraction.offline.words import (
     DIETS,
     ENDING_PARTICLES,
     ENDING_VERBS,
+    FAMILY,
     FEELINGS,
     FEMALE_KIN,
     GOAL_VERBS,
@@ -2234,7 +2235,13 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
     ):
         # a fragment: "Long day.", "Quick one before my coffee kicks in."; but "dentist
         # next tuesday at 3:30" is a note of when something is
-        return _appointment(tokens) or _arranged(tokens) or new_amount(tokens) is not None
+        return (
+            _appointment(tokens)
+            or _arranged(tokens)
+            or new_amount(tokens) is not None
+            or _counted_kin(tokens)
+            or _origin(tokens)
+        )
     if first.pos_ in ("VERB", "AUX") and first.tag_ == "VB" and not implicit_i:
         return False  # an imperative: a request, not a fact
     if (
@@ -2379,6 +2386,29 @@ def _liking_without_subject(tokens: list[Token], first: Token) -> bool:
 
 
 _INTENSIFIERS = word_set("really big so massively well super very totally proper well")
+
+
+def _counted_kin(tokens: list[Token]) -> bool:
+    """ "Two kids, Maya 7 and Leo 4", "3 cats": how many of a kind of family one has,
+    said as a count without "I have"."""
+    return any(
+        t.dep_ == "ROOT"
+        and t.tag_ == "NNS"
+        and t.lemma_.lower() in FAMILY
+        and any(c.dep_ == "nummod" and c.i < t.i for c in t.children)
+        for t in tokens
+    )
+
+
+def _origin(tokens: list[Token]) -> bool:
+    """ "Originally from Galway", "From Leeds originally": where the speaker is from,
+    said without "I'm"."""
+    return any(t.lower_ == "originally" for t in tokens) and any(
+        t.dep_ == "ROOT"
+        and t.lower_ == "from"
+        and any(c.dep_ == "pobj" and c.pos_ == "PROPN" for c in t.children)
+        for t in tokens
+    )
 
 
 def _diet_without_subject(tokens: list[Token], first: Token) -> bool:

@@ -32,6 +32,8 @@ RELATIONS = word_set(
     nephew neighbour neighbor flatmate
     roommate housemate dog cat kitten puppy pet"""
 )
+# what one counts among one's family, pets and kids ("Two kids, Maya 7 and Leo 4")
+FAMILY = RELATIONS | word_set("kid child grandkid grandchild twin chicken chook hen rabbit")
 
 # Verbs whose passive says a person's standing changed ("I got promoted", "we got
 # engaged", "I was laid off"): a life event, whole without an object.
