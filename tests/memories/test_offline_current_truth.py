@@ -195,6 +195,15 @@ CHANGES = [
         id="a-new-measure-of-mine-these-days",
     ),
     pytest.param(
+        # (the small tagger reads the unit of "82kg" as a name)
+        "I weigh 82kg.",
+        "I'm 79kg these days.",
+        ["I weigh 82kg."],
+        "how much do I weigh",
+        "79kg",
+        id="a-new-measure-typed-against-its-unit",
+    ),
+    pytest.param(
         "I volunteer 2 days a week at the food bank.",
         "I've gone up to 3 days a week.",
         ["I volunteer 2 days a week at the food bank."],

@@ -694,7 +694,10 @@ def _measures(doc) -> list[tuple[tuple[str, str, str], str]]:
     found = []
     for token in doc:
         unit = token.head
-        if not token.like_num or token.dep_ != "nummod" or unit.pos_ != "NOUN":
+        # (the small tagger reads the unit of "82kg" as a name: a unit is typed lower case)
+        if not (unit.pos_ == "NOUN" or unit.pos_ == "PROPN" and unit.text.islower()):
+            continue
+        if not token.like_num or token.dep_ != "nummod":
             continue
         if token.ent_type_ == "MONEY":
             continue  # a sum is a thing's price, said of many things: left to the thing
@@ -714,7 +717,7 @@ def _measures(doc) -> list[tuple[tuple[str, str, str], str]]:
 def _amount_kind(token: Token) -> set[str]:
     kind = {token.ent_type_} & {"QUANTITY", "MONEY", "PERCENT"}
     unit = token.head if token.dep_ == "nummod" else None
-    if unit is not None and unit.pos_ == "NOUN":
+    if unit is not None and (unit.pos_ == "NOUN" or unit.text.islower()):
         kind.add(unit.lemma_.lower())
     return kind
 
