@@ -315,6 +315,8 @@ def test_a_statement_no_rule_knows_is_asked_after_by_its_parts(api, say):
         "Just turned 30 last week.": "how old am I",  # never "how old is I"
         "Mum's 70 next month.": "how old is my mum",  # never "when is my mum"
         "Grandad will be 90 on Sunday.": "when is my grandad's birthday",
+        "I quit smoking two years ago.": "when did I quit",  # past, though read "quit"
+        "My driving test is the week after next.": "when is my driving test",
     }
     for n, (said, question) in enumerate(asked.items()):
         job = say(said, when=f"2026-03-{10 + n}T18:00:00Z")
@@ -952,3 +954,10 @@ def test_a_colour_is_never_asked_the_colour_of(api, say):
     job = say("I finally bought a car", "What did you get?", "a 2019 Toyota Yaris hybrid in grey")
     cues = all_cues(api, job)
     assert "what colour is the grey" not in cues, cues
+
+
+def test_years_ago_is_asked_as_when_not_how_long(api, say):
+    job = say("We got married 3 years ago this June.")
+    cues = all_cues(api, job)
+    assert "when did we get married" in cues, cues
+    assert not [c for c in cues if c.startswith("how long")], cues

@@ -314,8 +314,11 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
     elif verb.tag_ == "VBG":  # "Currently reading ...": its "am" left out
         asked = f"{'am' if phrase == 'I' else _be(verb, plural)} {phrase} {verb.lower_}{particle}"
     else:
-        past = verb.tag_ == "VBD" or (
-            verb.tag_ in ("VB", "VBN") and subject is None and past_form(verb)
+        past = (
+            verb.tag_ == "VBD"
+            or (verb.tag_ in ("VB", "VBN") and subject is None and past_form(verb))
+            # "I quit smoking two years ago": "quit" read as a present
+            or any(t.dep_ == "advmod" and t.lower_ == "ago" for t in verb.subtree)
         )
         does = "did" if past else ("do" if plural else "does")
         asked = f"{does} {phrase} {lemma}{particle}"
@@ -480,6 +483,8 @@ def _lasting(verb: Token) -> bool:
         t.lemma_.lower() in _SPANS
         and (t.tag_ == "NNS" or any(c.dep_ == "nummod" for c in t.children))
         and t.dep_ in ("npadvmod", "pobj", "dobj", "appos")
+        # ("married 3 years ago": when, not how long)
+        and "ago" not in (t.head.lower_, *(c.lower_ for c in t.children))
         for t in verb.subtree
     ) or any(
         c.dep_ == "prep" and c.lower_ == "since" and any(g.dep_ == "pobj" for g in c.children)
@@ -554,6 +559,8 @@ def names_a_day(tokens: list[Token]) -> bool:
         t.ent_type_ == "DATE"
         and (t.lower_ in _MONTHS or t.lower_.removesuffix("s") in WEEKDAYS)
         or _day_of_every_month(t)
+        # "the weekend after next": a day said, though in words too loose to date
+        or (t.ent_type_ == "DATE" and t.lower_ in ("weekend", "week", "fortnight"))
         # "meet first wednesday of the month": typed lower case, no tagger's date
         or (t.lower_.removesuffix("s") in WEEKDAYS and t.dep_ in ("npadvmod", "pobj"))
         for t in tokens
