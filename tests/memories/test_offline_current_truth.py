@@ -496,3 +496,14 @@ def test_an_instead_or_a_now_of_someone_else_replaces_nothing(api, say):
         when=LATER,
     )
     assert superseded_by(api, phone) == []
+
+
+def test_a_home_bought_and_moved_into_is_where_i_live_now(api, say):
+    say("I rent a flat in Headingley.")
+    say("We bought a house in Horsforth, moved in on Saturday.", when=LATER)
+    assert "I rent a flat in Headingley." not in bodies(api), bodies(api)
+    assert "Horsforth" in top(api, "where do I live")
+    # a house my sister bought and moved into is no home of mine
+    say("My sister bought a house in Otley and moved in on Friday.", when=LATER)
+    assert any("Horsforth" in b for b in bodies(api)), bodies(api)
+    assert any("Otley" in b for b in bodies(api)), bodies(api)

@@ -257,6 +257,13 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         # "I" left out
         first_person = True
     ents = [e for e in tokens[0].doc.ents if tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i]
+    # "We bought a house in Kings Heath, moved in last week": a home bought and moved into
+    moved_in = any(
+        t.lemma_.lower() == "move"
+        and any(c.lower_ == "in" and not any(c.children) for c in t.children)
+        for t in tokens
+    )
+    held_verbs = _HOME_HELD | ({"buy"} if moved_in else set())
 
     def value_of(
         labels: frozenset[str], preps: tuple[str, ...], verbs: frozenset[str] | None = None
@@ -272,8 +279,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 # the home the verb names
                 home = verb.head.head if verb.dep_ == "pobj" else verb.head
                 if verb.dep_ in ("pobj", "dobj") and home.pos_ in ("VERB", "AUX"):
-                    verb, held = home, home.lemma_.lower() in _HOME_HELD
-            elif verbs is not None and verb.lemma_.lower() in _HOME_HELD:
+                    verb, held = home, home.lemma_.lower() in held_verbs
+            elif verbs is not None and verb.lemma_.lower() in held_verbs:
                 held = any(c.dep_ == "dobj" and c.lower_ in DWELLINGS for c in verb.children)
             if verbs is not None and verb.lemma_.lower() not in verbs and not held:
                 continue  # "on the payments team at Intercom in Dublin": not where I live
