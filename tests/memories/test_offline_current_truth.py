@@ -204,6 +204,14 @@ CHANGES = [
         id="a-new-measure-typed-against-its-unit",
     ),
     pytest.param(
+        "My guitar teacher is Mr Okoro.",
+        "Stopped lessons with Mr Okoro, teaching myself now.",
+        ["My guitar teacher is Mr Okoro."],
+        "who is my guitar teacher",
+        "teaching myself",
+        id="lessons-stopped-with-the-one-named",
+    ),
+    pytest.param(
         "I volunteer 2 days a week at the food bank.",
         "I've gone up to 3 days a week.",
         ["I volunteer 2 days a week at the food bank."],
@@ -507,3 +515,11 @@ def test_a_home_bought_and_moved_into_is_where_i_live_now(api, say):
     say("My sister bought a house in Otley and moved in on Friday.", when=LATER)
     assert any("Horsforth" in b for b in bodies(api)), bodies(api)
     assert any("Otley" in b for b in bodies(api)), bodies(api)
+
+
+def test_a_stop_on_the_way_or_for_a_coffee_ends_nothing(api, say):
+    say("I work at Tesco.", "Ok.", "My best friend is Jo.")
+    job = say(
+        "Stopped at Tesco on the way home.", "Ok.", "Stopped for a coffee with Jo.", when=LATER
+    )
+    assert superseded_by(api, job) == []

@@ -738,6 +738,9 @@ def _endings(tokens: list[Token]) -> set[str]:
     names: set[str] = set()
     for token in tokens:
         lemma = token.lemma_.lower()
+        if token.pos_ == "VERB" and lemma == "stop" and not _unrealised(token):
+            names |= _stopped_names(token)
+            continue
         if token.pos_ != "VERB" or (lemma not in ENDING_VERBS and lemma not in ENDING_PARTICLES):
             continue
         particles = {c.lower_ for c in token.children if c.dep_ in ("prt", "prep", "advmod")}
@@ -760,6 +763,22 @@ def _endings(tokens: list[Token]) -> set[str]:
             ):
                 names.add(item.lower_)
     return names
+
+
+def _stopped_names(verb: Token) -> set[str]:
+    """ "Stopped lessons with Mrs Hale", "stopped seeing Dr Patel": what "stop" ends is
+    what it is done to, and whom with; "Stopped at Tesco", "stopped for a coffee with
+    Jo" are a call on the way, and end nothing."""
+    done = [c for c in verb.children if c.dep_ == "dobj" or (c.dep_ == "xcomp" and c.tag_ == "VBG")]
+    if not done:
+        return set()
+    withs = [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "with"]
+    return {
+        t.lower_
+        for c in (*done, *withs)
+        for t in c.subtree
+        if t.pos_ in ("PROPN", "NOUN") and t.ent_type_ not in ("DATE", "TIME")
+    }
 
 
 def _unrealised(verb: Token) -> bool:
