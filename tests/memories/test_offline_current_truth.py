@@ -28,7 +28,7 @@ CHANGES = [
         "Got rid of the Corsa, I've got a Yaris now.",
         ["My car's a blue Corsa.", "My car's a blue Corsa."],
         "what car do I have",
-        "rid of the Corsa",  # what is current comes first, never "a blue Corsa"
+        "Yaris",  # what is current comes first, never "a blue Corsa"
         id="got-rid-of-a-thing-of-mine",
     ),
     pytest.param(

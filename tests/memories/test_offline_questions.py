@@ -961,3 +961,19 @@ def test_years_ago_is_asked_as_when_not_how_long(api, say):
     cues = all_cues(api, job)
     assert "when did we get married" in cues, cues
     assert not [c for c in cues if c.startswith("how long")], cues
+
+
+def test_a_car_of_mine_named_by_its_make_or_model_is_asked_as_my_car(api, say):
+    say(
+        "I work at the Co-op in Hebden Bridge, it's a 20 minute drive.",
+        "Nice.",
+        "The car park at work is always full by 8.",
+    )
+    say("Finally picked up a used Skoda Fabia, 2018, in blue.", when="2026-03-12T18:00:00Z")
+    assert "Fabia" in top(api, "what car do I drive")
+    # someone else's car, a car sold and a golf course are no car of mine
+    for n, said in enumerate(
+        ("My brother just bought a BMW.", "Sold my Corsa last week.", "The Golf course was packed.")
+    ):
+        job = say(said, when=f"2026-03-{14 + n}T18:00:00Z")
+        assert not [c for c in all_cues(api, job) if "car" in c], all_cues(api, job)

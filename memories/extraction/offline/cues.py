@@ -44,6 +44,8 @@ from memories.extraction.offline.language import (
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
     BUILT_PLACES,
+    CAR_MAKES,
+    CAR_MODELS,
     DWELLINGS,
     ENDING_VERBS,
     FAMILY,
@@ -105,6 +107,8 @@ def cues_for(
             # "Turns out I'm allergic to cats": asked as what was found out
             inner = cues_for(read(reported), who=who)
             cues.extend(c for c in inner if c not in (reported, f"{who}: {reported}"))
+        # "Picked up a secondhand Kia Niro EV": a car of mine named by its make or model
+        cues.extend(_car_of_mine(list(sent), who))
         fan = (
             _fan_of(list(sent), who)
             or _into(list(sent), who)
@@ -485,6 +489,60 @@ def _into(tokens: list[Token], who: str | None) -> list[str]:
 def _day_word(token: Token) -> bool:
     """A word of a day said after an age ("70 next month", "65 in June", "90 on Sunday")."""
     return token.ent_type_ == "DATE" or token.lower_ in ("in", "on", "next", "this")
+
+
+def _car_of_mine(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Picked up a secondhand Kia Niro EV", "My Nexon is making a rattling noise": a
+    car of the speaker's, named by its make or model and never by the word "car", asked
+    as one ("what car do I drive"); not one sold, one denied or someone else's."""
+    if any(t.lemma_.lower() in ENDING_VERBS or t.dep_ == "neg" for t in tokens):
+        return []
+    for token in tokens:
+        if not _names_a_car(token):
+            continue
+        head = token
+        while head.dep_ in ("compound", "amod", "nmod", "nummod") and head.head.i != head.i:
+            head = head.head
+        if head.i != token.i and not (_names_a_car(head) or head.lower_ in _CAR_KINDS):
+            continue  # "The Golf course was packed": a course, not a car
+        mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in head.children)
+        verb = head.head
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        by_me = subject is None or subject.lower_ in ("i", "we")
+        had = head.dep_ == "dobj" and verb.lemma_.lower() in _CAR_HAVING and by_me
+        if head.dep_ == "pobj" and verb.lower_ in ("with", "on"):
+            # "Ended up with a 2017 Skoda Octavia estate", "went with a Kia", "settled on"
+            chose = verb.head
+            subject = next((c for c in chose.children if c.dep_ == "nsubj"), None)
+            by_me = subject is None or subject.lower_ in ("i", "we")
+            had = chose.lemma_.lower() in ("end", "go", "settle") and by_me
+        # "Booked the Peugeot 208 in for a service", "The Corsa failed its MOT": the car
+        # one's own talk calls "the" is one's own
+        known = any(c.dep_ == "det" and c.lower_ == "the" for c in head.children) and (
+            head.dep_ == "nsubj" or head.dep_ == "dobj" and by_me
+        )
+        if mine or had or known:
+            me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
+            return [f"what car {do} {me} drive", f"what car {do} {me} have"]
+    return []
+
+
+_CAR_HAVING = word_set("drive have get buy pick own lease hire rent collect order finance")
+# what a car's name may end on: "a Kia Niro EV", "a Skoda Octavia estate"
+_CAR_KINDS = word_set("ev estate hatchback hybrid electric diesel saloon convertible suv van")
+
+
+def _names_a_car(token: Token) -> bool:
+    """A car's make (a word of a dictionary only when capitalised: "Seat", "Mini") or
+    a capitalised model ("Corolla"; "golf" is a game), or a model after its make."""
+    word = token.lower_
+    if word in CAR_MAKES:
+        return token.text[:1].isupper() or not dictionary_word(token.text)
+    if word in CAR_MODELS:
+        return token.text[:1].isupper() or any(
+            t.lower_ in CAR_MAKES for t in token.doc[max(0, token.i - 2) : token.i]
+        )
+    return False
 
 
 def _counted_kin(tokens: list[Token], who: str | None) -> list[str]:

@@ -221,3 +221,27 @@ BUILT_PLACES = word_set(
 
 # the words before "the 3rd" that make it a day of the month ("from the 3rd", "on the 9th")
 DAY_PREPOSITIONS = word_set("on by until till from to before after since")
+
+
+# Cars named by their make or model, not by the word "car" ("Picked up a secondhand
+# Kia Niro EV", "my Corolla"): general knowledge no parser has, kept as a table. Makes
+# count in any case; a model on its own only capitalised (a "golf", a "focus" and a
+# "jazz" are other things), and a model of figures only after its make ("Peugeot 208").
+CAR_MAKES = word_set(
+    """toyota honda nissan mazda subaru mitsubishi suzuki lexus kia hyundai ford vauxhall
+    opel chevrolet chevy dodge jeep chrysler cadillac buick tesla volkswagen vw audi bmw
+    mercedes merc porsche skoda seat cupra renault peugeot citroen citroën dacia fiat alfa
+    volvo saab mini jaguar tata mahindra maruti byd polestar holden infiniti acura genesis
+    lancia smart"""
+)
+CAR_MODELS = word_set(
+    """corolla yaris prius camry rav4 aygo auris avensis hilux chr civic jazz accord crv
+    qashqai juke micra leaf navara mx5 cx5 cx3 outback forester impreza vitara ioniq kona
+    tucson santa niro sportage ceed picanto sorento stonic fiesta focus puma kuga mondeo
+    ranger mustang transit corsa astra insignia mokka zafira golf polo passat tiguan touran
+    octavia fabia superb kodiaq karoq kamiq yeti ibiza leon arona ateca clio megane captur
+    zoe twingo kadjar berlingo sandero duster logan jogger panda punto tipo nexon punch
+    harrier safari creta baleno ertiga brezza innova fortuner xuv700 scorpio thar
+    countryman clubman beetle caddy amarok outlander pajero swift corvette camaro wrangler
+    cherokee"""
+)
