@@ -977,3 +977,11 @@ def test_a_car_of_mine_named_by_its_make_or_model_is_asked_as_my_car(api, say):
     ):
         job = say(said, when=f"2026-03-{14 + n}T18:00:00Z")
         assert not [c for c in all_cues(api, job) if "car" in c], all_cues(api, job)
+
+
+def test_a_phone_or_laptop_named_by_its_model_is_asked_as_mine(api, say):
+    say("My phone bill is £18 a month.", "Ok.", "I use my laptop for work mostly.")
+    say("Finally upgraded, got a Pixel 8 last week.", when="2026-03-12T18:00:00Z")
+    assert "Pixel 8" in top(api, "what phone do I have")
+    job = say("Saw a pixel art exhibition, the galaxy one was huge.", when="2026-03-13T18:00:00Z")
+    assert not [c for c in all_cues(api, job) if "phone" in c], all_cues(api, job)

@@ -52,10 +52,12 @@ from memories.extraction.offline.words import (
     FEELINGS,
     FEMALE_KIN,
     INTERJECTIONS,
+    LAPTOP_NAMES,
     MALE_KIN,
     MOVE_VERBS,
     NO_JOBS,
     PARTS_OF_DAY,
+    PHONE_NAMES,
     RELATIONS,
     STATES,
     VAGUE_NOUNS,
@@ -108,7 +110,7 @@ def cues_for(
             inner = cues_for(read(reported), who=who)
             cues.extend(c for c in inner if c not in (reported, f"{who}: {reported}"))
         # "Picked up a secondhand Kia Niro EV": a car of mine named by its make or model
-        cues.extend(_car_of_mine(list(sent), who))
+        cues.extend(_gadget_of_mine(list(sent), who))
         fan = (
             _fan_of(list(sent), who)
             or _into(list(sent), who)
@@ -491,25 +493,31 @@ def _day_word(token: Token) -> bool:
     return token.ent_type_ == "DATE" or token.lower_ in ("in", "on", "next", "this")
 
 
-def _car_of_mine(tokens: list[Token], who: str | None) -> list[str]:
-    """ "Picked up a secondhand Kia Niro EV", "My Nexon is making a rattling noise": a
-    car of the speaker's, named by its make or model and never by the word "car", asked
-    as one ("what car do I drive"); not one sold, one denied or someone else's."""
+def _gadget_of_mine(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Picked up a secondhand Kia Niro EV", "My Nexon is making a rattling noise",
+    "Finally upgraded, got a Pixel 8": a car, phone or laptop of the speaker's, named by
+    its make or model and never by its kind, asked as one ("what car do I drive", "what
+    phone do I have"); not one sold, one denied or someone else's."""
     if any(t.lemma_.lower() in ENDING_VERBS or t.dep_ == "neg" for t in tokens):
         return []
     for token in tokens:
-        if not _names_a_car(token):
+        kind = _gadget_named(token)
+        if kind is None:
             continue
         head = token
         while head.dep_ in ("compound", "amod", "nmod", "nummod") and head.head.i != head.i:
             head = head.head
-        if head.i != token.i and not (_names_a_car(head) or head.lower_ in _CAR_KINDS):
+        if head.i != token.i and not (
+            _gadget_named(head) == kind
+            or head.lower_ in _GADGET_ENDINGS
+            or any(ch.isdigit() for ch in head.text)
+        ):
             continue  # "The Golf course was packed": a course, not a car
         mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in head.children)
         verb = head.head
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         by_me = subject is None or subject.lower_ in ("i", "we")
-        had = head.dep_ == "dobj" and verb.lemma_.lower() in _CAR_HAVING and by_me
+        had = head.dep_ == "dobj" and verb.lemma_.lower() in _HAVING and by_me
         if head.dep_ == "pobj" and verb.lower_ in ("with", "on"):
             # "Ended up with a 2017 Skoda Octavia estate", "went with a Kia", "settled on"
             chose = verb.head
@@ -523,26 +531,43 @@ def _car_of_mine(tokens: list[Token], who: str | None) -> list[str]:
         )
         if mine or had or known:
             me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
-            return [f"what car {do} {me} drive", f"what car {do} {me} have"]
+            if kind == "car":
+                return [f"what car {do} {me} drive", f"what car {do} {me} have"]
+            return [f"what {kind} {do} {me} have", f"what {kind} {do} {me} use"]
     return []
 
 
-_CAR_HAVING = word_set("drive have get buy pick own lease hire rent collect order finance")
-# what a car's name may end on: "a Kia Niro EV", "a Skoda Octavia estate"
-_CAR_KINDS = word_set("ev estate hatchback hybrid electric diesel saloon convertible suv van")
+_HAVING = word_set("drive have get buy pick own lease hire rent collect order finance use")
+# what a name may end on: "a Kia Niro EV", "a Skoda Octavia estate", "a Pixel 8 Pro"
+_GADGET_ENDINGS = word_set(
+    "ev estate hatchback hybrid electric diesel saloon convertible suv van pro max plus mini air"
+)
+_GADGETS = (
+    ("car", CAR_MAKES, CAR_MODELS),
+    ("phone", PHONE_NAMES, ()),
+    ("laptop", LAPTOP_NAMES, ()),
+)
 
 
-def _names_a_car(token: Token) -> bool:
-    """A car's make (a word of a dictionary only when capitalised: "Seat", "Mini") or
-    a capitalised model ("Corolla"; "golf" is a game), or a model after its make."""
+def _gadget_named(token: Token) -> str | None:
+    """The kind ("car", "phone", "laptop") a make or model names: a make is a word of a
+    dictionary only when capitalised ("Seat", "Pixel"), a model only capitalised
+    ("Corolla"; "golf" is a game) or after its make ("Peugeot 208")."""
     word = token.lower_
-    if word in CAR_MAKES:
-        return token.text[:1].isupper() or not dictionary_word(token.text)
-    if word in CAR_MODELS:
-        return token.text[:1].isupper() or any(
-            t.lower_ in CAR_MAKES for t in token.doc[max(0, token.i - 2) : token.i]
-        )
-    return False
+    for kind, makes, models in _GADGETS:
+        if word in makes:
+            if (
+                token.text[:1].isupper()
+                or token.text[1:2].isupper()
+                or not dictionary_word(token.text)
+            ):
+                return kind
+        elif word in models and (
+            token.text[:1].isupper()
+            or any(t.lower_ in makes for t in token.doc[max(0, token.i - 2) : token.i])
+        ):
+            return kind
+    return None
 
 
 def _counted_kin(tokens: list[Token], who: str | None) -> list[str]:

@@ -245,3 +245,11 @@ CAR_MODELS = word_set(
     countryman clubman beetle caddy amarok outlander pajero swift corvette camaro wrangler
     cherokee"""
 )
+# Phones and laptops named by make or model ("got a Pixel 8", "Dell xps 15"), as above
+PHONE_NAMES = word_set(
+    """iphone pixel galaxy oneplus xperia motorola moto nokia huawei xiaomi redmi oppo
+    realme samsung"""
+)
+LAPTOP_NAMES = word_set(
+    "macbook thinkpad xps chromebook ideapad zenbook vivobook lenovo dell asus acer alienware"
+)
