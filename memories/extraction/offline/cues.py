@@ -498,8 +498,11 @@ def _gadget_of_mine(tokens: list[Token], who: str | None) -> list[str]:
     "Finally upgraded, got a Pixel 8": a car, phone or laptop of the speaker's, named by
     its make or model and never by its kind, asked as one ("what car do I drive", "what
     phone do I have"); not one sold, one denied or someone else's."""
-    if any(t.lemma_.lower() in ENDING_VERBS or t.dep_ == "neg" for t in tokens):
-        return []
+    if any(
+        t.lemma_.lower() in ENDING_VERBS or t.lemma_.lower() == "replace" or t.dep_ == "neg"
+        for t in tokens
+    ):
+        return []  # "I finally replaced the old Fiesta": gone, not mine now
     for token in tokens:
         kind = _gadget_named(token)
         if kind is None:
@@ -507,6 +510,8 @@ def _gadget_of_mine(tokens: list[Token], who: str | None) -> list[str]:
         head = token
         while head.dep_ in ("compound", "amod", "nmod", "nummod") and head.head.i != head.i:
             head = head.head
+        if any(c.lower_ in ("old", "previous", "former") for c in head.children):
+            continue  # "my old Fiesta": the one before
         if head.i != token.i and not (
             _gadget_named(head) == kind
             or head.lower_ in _GADGET_ENDINGS
@@ -531,9 +536,10 @@ def _gadget_of_mine(tokens: list[Token], who: str | None) -> list[str]:
         )
         if mine or had or known:
             me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
-            if kind == "car":
-                return [f"what car {do} {me} drive", f"what car {do} {me} have"]
-            return [f"what {kind} {do} {me} have", f"what {kind} {do} {me} use"]
+            # one question: each more would count the kind's word again in every
+            # question about it ("who services my car")
+            verb = "drive" if kind == "car" else "have"
+            return [f"what {kind} {do} {me} {verb}"]
     return []
 
 
