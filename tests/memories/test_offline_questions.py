@@ -985,3 +985,11 @@ def test_a_phone_or_laptop_named_by_its_model_is_asked_as_mine(api, say):
     assert "Pixel 8" in top(api, "what phone do I have")
     job = say("Saw a pixel art exhibition, the galaxy one was huge.", when="2026-03-13T18:00:00Z")
     assert not [c for c in all_cues(api, job) if "phone" in c], all_cues(api, job)
+
+
+def test_a_liking_denied_or_gone_by_is_not_asked_as_one(api, say):
+    for n, said in enumerate(
+        ("I'm not really into hiking.", "We were really into skateboarding as kids.")
+    ):
+        job = say(said, when=f"2026-03-{12 + n}T18:00:00Z")
+        assert not [c for c in all_cues(api, job) if c.endswith(" into")], all_cues(api, job)

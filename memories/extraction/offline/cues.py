@@ -475,8 +475,10 @@ def _into(tokens: list[Token], who: str | None) -> list[str]:
         not (t.is_punct or t.pos_ in ("ADV", "ADJ")) for t in tokens if t.i < into.i
     ):
         return []  # "Drove into town": a way, not a liking
-    if subject is not None and subject.head.lemma_ != "be":
-        return []
+    if subject is not None and (subject.head.lemma_ != "be" or subject.head.tag_ == "VBD"):
+        return []  # "we were really into skateboarding": a liking gone by
+    if subject is not None and any(c.dep_ == "neg" for c in subject.head.children):
+        return []  # "I'm not really into hiking": no liking to ask after
     me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
     when = {t.i for c in thing.children if c.dep_ == "npadvmod" for t in c.subtree}
     said = " ".join(
