@@ -31,6 +31,7 @@ from memories.extraction.offline.language import (
     CLOCK,
     ROLE_ENDINGS,
     clauses_of_their_own,
+    counted_family,
     dictionary_word,
     done_to_their_own,
     home_place,
@@ -48,7 +49,6 @@ from memories.extraction.offline.words import (
     CAR_MODELS,
     DWELLINGS,
     ENDING_VERBS,
-    FAMILY,
     FEELINGS,
     FEMALE_KIN,
     INTERJECTIONS,
@@ -522,15 +522,16 @@ def _gadget_of_mine(tokens: list[Token], who: str | None) -> list[str]:
             continue  # "The Golf course was packed": a course, not a car
         mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in head.children)
         verb = head.head
+        # "Ended up with a 2017 Skoda Octavia estate", "went with a Kia", "settled on"
+        chose = head.dep_ == "pobj" and verb.lower_ in ("with", "on")
+        if chose:
+            verb = verb.head
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         by_me = subject is None or subject.lower_ in ("i", "we")
-        had = head.dep_ == "dobj" and verb.lemma_.lower() in _HAVING and by_me
-        if head.dep_ == "pobj" and verb.lower_ in ("with", "on"):
-            # "Ended up with a 2017 Skoda Octavia estate", "went with a Kia", "settled on"
-            chose = verb.head
-            subject = next((c for c in chose.children if c.dep_ == "nsubj"), None)
-            by_me = subject is None or subject.lower_ in ("i", "we")
-            had = chose.lemma_.lower() in ("end", "go", "settle") and by_me
+        if chose:
+            had = verb.lemma_.lower() in ("end", "go", "settle") and by_me
+        else:
+            had = head.dep_ == "dobj" and verb.lemma_.lower() in _HAVING and by_me
         # "Booked the Peugeot 208 in for a service", "The Corsa failed its MOT": the car
         # one's own talk calls "the" is one's own
         known = any(c.dep_ == "det" and c.lower_ == "the" for c in head.children) and (
@@ -540,8 +541,7 @@ def _gadget_of_mine(tokens: list[Token], who: str | None) -> list[str]:
             me, do, _ = _subject_words(who, subject.lower_ if subject is not None else "i")
             # one question: each more would count the kind's word again in every
             # question about it ("who services my car")
-            verb = "drive" if kind == "car" else "have"
-            return [f"what {kind} {do} {me} {verb}"]
+            return [f"what {kind} {do} {me} {'drive' if kind == 'car' else 'have'}"]
     return []
 
 
@@ -581,14 +581,8 @@ def _gadget_named(token: Token) -> str | None:
 def _counted_kin(tokens: list[Token], who: str | None) -> list[str]:
     """ "Two kids, Maya 7 and Leo 4": a count of family said without "I have", asked as
     how many, and by their names and ages when they follow."""
-    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
-    if (
-        root is None
-        or root.tag_ != "NNS"
-        or root.lemma_.lower() not in FAMILY
-        or not any(c.dep_ == "nummod" and c.i < root.i for c in root.children)
-        or any(c.dep_ in ("nsubj", "nsubjpass") for c in root.children)
-    ):
+    root = counted_family(tokens)
+    if root is None or any(c.dep_ in ("nsubj", "nsubjpass") for c in root.children):
         return []
     me, do, my = _subject_words(who, "i")
     kind = root.lower_

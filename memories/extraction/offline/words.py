@@ -108,6 +108,8 @@ MESSAGE_NOUNS = word_set(
 # Verbs that open a liking said without its "I" ("Hate flying", "Love a good curry");
 # not "like", which opens "Like I said, ..."
 LIKING_OPENERS = word_set("hate love enjoy adore prefer detest dislike loathe")
+# words of a span of time: "for ages", "for a while", "6 months" say how long, no thing
+SPANS_OF_TIME = word_set("while age ages time bit moment minute hour day week month year")
 # verbs whose "for" names an aim: what one trains, signs up, saves or studies for
 GOAL_VERBS = word_set(
     "train sign register enter enrol enroll save study revise prepare apply audition"
