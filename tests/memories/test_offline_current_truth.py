@@ -267,6 +267,13 @@ def test_someone_elses_change_to_the_same_kind_of_thing_supersedes_nothing(api, 
     assert superseded_by(api, hers) == []
 
 
+def test_a_new_thing_of_someone_elses_home_supersedes_nothing_of_mine(api, say):
+    say("Our little house in Roath is freezing in winter.")
+    job = say("My parents' house in Cork needs a new roof.", when=LATER)
+    assert superseded_by(api, job) == []
+    assert "Roath" in top(api, "where do I live")
+
+
 def test_a_now_beside_my_place_is_no_new_value_of_it(api, say):
     say("I live in Didsbury with my partner Jo.")
     job = say("Still in Didsbury, the drive to Salford is much quicker now.", when=LATER)

@@ -993,3 +993,39 @@ def test_a_liking_denied_or_gone_by_is_not_asked_as_one(api, say):
     ):
         job = say(said, when=f"2026-03-{12 + n}T18:00:00Z")
         assert not [c for c in all_cues(api, job) if c.endswith(" into")], all_cues(api, job)
+
+
+def test_my_home_named_with_its_place_answers_where_i_live(api, say):
+    say(
+        "Our little house in Roath is freezing in winter.",
+        "Brr!",
+        "My parents' house in Cork needs a new roof.",
+        "Oh no.",
+        "My old flat in Hackney had mice.",
+    )
+    assert "Roath" in top(api, "where do I live")
+    job = say("My mum's flat in Hove is tiny.")
+    assert "where do I live" not in all_cues(api, job)
+
+
+def test_a_move_said_after_an_opening_adverb_answers_where_i_live(api, say):
+    say(
+        "Finally shifted to Indiranagar last month.",
+        "Congrats!",
+        "The meeting shifted to Zoom, so I can stay home.",
+        "Handy.",
+        "My brother lives in Mysore.",
+    )
+    assert "Indiranagar" in top(api, "where do I live")
+
+
+def test_a_job_started_after_an_opening_adverb_answers_where_i_work(api, say):
+    say(
+        "Just started at Deloitte last month as a junior auditor.",
+        "Congrats!",
+        "My sister works at the council in Leeds.",
+        "Nice.",
+        "I go to the gym at PureGym most mornings.",
+    )
+    assert "Deloitte" in top(api, "where do I work")
+    assert "Deloitte" in top(api, "what is my job")

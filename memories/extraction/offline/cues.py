@@ -39,6 +39,7 @@ from memories.extraction.offline.language import (
     in_law,
     known_noun,
     name_given,
+    opening_word,
     parse,
     switched_kind,
 )
@@ -881,7 +882,7 @@ def _questions(tokens: list[Token], who: str | None) -> list[str]:
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     implicit = (
         subject is None
-        and tokens[0].i == verb.i
+        and opening_word(tokens).i == verb.i
         and (verb.tag_ in ("VBD", "VBN") or verb.lower_ == "got")  # "Got" is tagged VB too
         and not done_to_their_own(verb)
     )
@@ -1164,7 +1165,12 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     home taken by the speaker in a named place answers where the speaker lives (not
     one stayed in: "a flat in Lisbon for a week")."""
     verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ == "VERB"), None)
-    if verb is None or _is_question_sentence(tokens) or verb.lemma_.lower() not in _HOME_TAKING:
+    if _is_question_sentence(tokens):
+        return []
+    if _my_home_in(tokens):
+        me, do, _ = _subject_words(who, "i")
+        return [f"where {do} {me} live"]
+    if verb is None or verb.lemma_.lower() not in _HOME_TAKING:
         return []
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is not None and subject.lower_ not in ("i", "we"):
@@ -1185,6 +1191,36 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     return []
 
 
+def _my_home_in(tokens: list[Token]) -> bool:
+    """ "Our flat in Chorlton has no garden", "the heating in my place in Walthamstow":
+    the speaker's home named with its place, whatever the sentence says of it (not "my
+    old flat in Hackney", not a home the speaker told of in the past)."""
+    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if root is None or root.tag_ == "VBD":
+        return False
+    for home in tokens:
+        if home.lemma_.lower() not in DWELLINGS | {"place"} or not any(
+            c.dep_ == "poss" and c.lower_ in ("my", "our") for c in home.children
+        ):
+            continue
+        if any(c.lower_ in _BYGONE for c in home.children):
+            continue
+        place = next(
+            (
+                p
+                for c in home.children
+                if c.dep_ == "prep" and c.lower_ == "in"
+                for p in c.children
+                if p.dep_ == "pobj"
+            ),
+            None,
+        )
+        if place is not None and (place.pos_ == "PROPN" or place.ent_type_ in ("GPE", "LOC")):
+            return True
+    return False
+
+
+_BYGONE = word_set("old previous former last first")
 _HOME_TAKING = word_set("sign buy rent lease own purchase find get move")
 _GOING = word_set("go visit travel get fly head see")
 
@@ -1405,7 +1441,9 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
         return []
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     # "Started at Monzo in March", "Starting as head chef at ...": the "I" left out
-    implicit = subject is None and tokens[0].i == verb.i and verb.tag_ in ("VBD", "VBN", "VBG")
+    implicit = (
+        subject is None and opening_word(tokens).i == verb.i and verb.tag_ in ("VBD", "VBN", "VBG")
+    )
     if subject is None and not implicit:
         return []
     out: list[str] = []

@@ -27,6 +27,7 @@ from spacy.tokens import Doc, Token
 from memories.extraction.offline.language import (
     clauses_of_their_own,
     in_law,
+    opening_word,
     parse,
     with_apostrophes,
     without_opener,
@@ -151,7 +152,7 @@ _JOB_NOUNS = word_set("job role position post")
 _TAKING_A_JOB = word_set("start get land take accept begin have")  # not "want", "apply for"
 _VENUE_VERBS = MOVE_VERBS | word_set("switch relocate")
 PRONOUN = "it"  # a facet's subject said as "it": what it is was said before
-_HOME_VERBS = word_set("live move relocate settle be base")
+_HOME_VERBS = word_set("live move relocate settle be base shift")
 _HOME_HELD = word_set("rent own share")  # "I rent a flat in Leith": a home, not a garage
 # base verbs that open a statement of one's own with the "I" left out, rarely a request
 _SAID_WITHOUT_I = word_set("live work")
@@ -238,18 +239,19 @@ def _facets(tokens: list[Token]) -> list[Facet]:
     found: list[Facet] = []
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass")), None)
     first_person = subject is not None and subject.lower_ in _FIRST
-    if subject is None and tokens and tokens[0].tag_ in ("VBD", "VBN"):
-        first_person = True  # "Got a Kindle ...": the speaker
+    opening = opening_word(tokens) if tokens else None
+    if subject is None and opening is not None and opening.tag_ in ("VBD", "VBN"):
+        first_person = True  # "Got a Kindle ...", "Finally moved to Leeds": the speaker
     if subject is None and tokens and tokens[0].lower_ in DIETS:
         first_person = True  # "Vegan since last March", "Pescatarian now": what I eat
     if (
         subject is None
         and tokens
         and (
-            tokens[0].tag_ in ("VB", "VBP")
-            and tokens[0].lemma_.lower() in _SAID_WITHOUT_I
-            or tokens[0].tag_ == "VBG"
-            and tokens[0].lemma_.lower() in _STARTS
+            opening.tag_ in ("VB", "VBP")
+            and opening.lemma_.lower() in _SAID_WITHOUT_I
+            or opening.tag_ == "VBG"
+            and opening.lemma_.lower() in _STARTS
         )
         and not any(t.lower_ in _ADDRESSED for t in tokens)
     ):
@@ -361,7 +363,7 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         if role is not None:
             found.append(role)
         if lemmas & (_HOME_VERBS | _HOME_HELD) and (
-            "live" in lemmas or "move" in lemmas or "relocate" in lemmas or job is None
+            lemmas & {"live", "move", "relocate", "shift"} or job is None
         ):
             home = value_of(_PLACE_LABELS, ("in", "to"), _HOME_VERBS)
             if (

@@ -345,6 +345,24 @@ def without_opener(tokens: list) -> list:
     return tokens
 
 
+def opening_word(tokens: list[Token]) -> Token:
+    """The word a statement opens with once an adverb or two before its verb are passed
+    over ("Finally moved to Leeds", "Just started at Deloitte"): where the "I" left out
+    would stand. Never a denial ("Never moved to Leeds" opens with "Never")."""
+    for token in tokens[:3]:
+        if not (
+            token.tag_ == "RB"
+            and token.dep_ == "advmod"
+            and token.head.i > token.i
+            and token.lower_ not in _DENIALS
+        ):
+            return token
+    return tokens[0]
+
+
+_DENIALS = frozenset(("not", "n't", "never", "no", "hardly", "barely"))
+
+
 def in_law(noun: Token) -> str:
     """ "-in-law" when the noun is typed with it ("sister-in-law", "mother in law"),
     else ""."""

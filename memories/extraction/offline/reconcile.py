@@ -763,11 +763,15 @@ def _retyped(new: Reading, old: Reading) -> bool:
 
 def _said_of_mine(verb: Token, lemma: str) -> bool:
     """The clause is the speaker's: its subject is "I" or "we", or the thing itself
-    ("my commute is 40 minutes now"); "my sister got a new job" is my sister's."""
+    ("my commute is 40 minutes now"); "my sister got a new job" is my sister's, and so
+    is "my parents' house needs a new roof"."""
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None:
         return True  # "switched to oat milk": the speaker, unsaid
-    return subject.lower_ in ("i", "we") or subject.lemma_.lower() == lemma
+    return subject.lower_ in ("i", "we") or (
+        subject.lemma_.lower() == lemma
+        and all(c.lower_ in ("my", "our") for c in subject.children if c.dep_ == "poss")
+    )
 
 
 _ROLES = frozenset(("nsubj", "nsubjpass", "dobj", "attr", "pobj"))
