@@ -1029,3 +1029,19 @@ def test_a_job_started_after_an_opening_adverb_answers_where_i_work(api, say):
     )
     assert "Deloitte" in top(api, "where do I work")
     assert "Deloitte" in top(api, "what is my job")
+
+
+def test_a_post_said_without_a_verb_answers_what_i_do_for_work(api, say):
+    say(
+        "Nurse at the Royal Infirmary, nights mostly.",
+        "Tough hours!",
+        "My brother is a plumber in Hull.",
+        "Handy.",
+        "Physio at Spire on Friday at 3pm.",
+    )
+    assert "Royal Infirmary" in top(api, "what do I do for work")
+    say("Part-time at Boots on weekends, mostly tills.", when="2026-04-01T09:00:00Z")
+    assert "Part-time at Boots on weekends, mostly tills." in bodies(api)
+    assert "Boots" in top(api, "what do I do for work")
+    appointment = say("Dentist at Bupa on Tuesday.")
+    assert "what do I do for work" not in all_cues(api, appointment)

@@ -24,6 +24,7 @@ from memories.extraction.offline.facets import (
     Reading,
     can_not_bear,
     cleft_states,
+    my_home_in,
     read,
     wished_for,
 )
@@ -42,6 +43,7 @@ from memories.extraction.offline.language import (
     opening_word,
     parse,
     switched_kind,
+    work_said_bare,
 )
 from memories.extraction.offline.rules import rule_for
 from memories.extraction.offline.words import (
@@ -148,6 +150,9 @@ def cues_for(
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
             me, do, _ = _subject_words(who, "i")
             cues.append(f"where {do} {me} live")
+        if work_said_bare(list(sent)) is not None:
+            me, do, _ = _subject_words(who, "i")
+            cues.append(f"what {do} {me} do for work")  # "Nurse at the Royal Infirmary"
     # "a nurse at St James's on £34,000 a year": a sum said with my job is my pay
     roles = {f.value for f in reading.facets if f.subject == "i" and f.attribute == "role"}
     kinds: list[str] = []
@@ -1167,7 +1172,7 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ == "VERB"), None)
     if _is_question_sentence(tokens):
         return []
-    if _my_home_in(tokens):
+    if my_home_in(tokens) is not None:
         me, do, _ = _subject_words(who, "i")
         return [f"where {do} {me} live"]
     if verb is None or verb.lemma_.lower() not in _HOME_TAKING:
@@ -1191,36 +1196,6 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     return []
 
 
-def _my_home_in(tokens: list[Token]) -> bool:
-    """ "Our flat in Chorlton has no garden", "the heating in my place in Walthamstow":
-    the speaker's home named with its place, whatever the sentence says of it (not "my
-    old flat in Hackney", not a home the speaker told of in the past)."""
-    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
-    if root is None or root.tag_ == "VBD":
-        return False
-    for home in tokens:
-        if home.lemma_.lower() not in DWELLINGS | {"place"} or not any(
-            c.dep_ == "poss" and c.lower_ in ("my", "our") for c in home.children
-        ):
-            continue
-        if any(c.lower_ in _BYGONE for c in home.children):
-            continue
-        place = next(
-            (
-                p
-                for c in home.children
-                if c.dep_ == "prep" and c.lower_ == "in"
-                for p in c.children
-                if p.dep_ == "pobj"
-            ),
-            None,
-        )
-        if place is not None and (place.pos_ == "PROPN" or place.ent_type_ in ("GPE", "LOC")):
-            return True
-    return False
-
-
-_BYGONE = word_set("old previous former last first")
 _HOME_TAKING = word_set("sign buy rent lease own purchase find get move")
 _GOING = word_set("go visit travel get fly head see")
 

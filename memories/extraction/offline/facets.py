@@ -31,6 +31,7 @@ from memories.extraction.offline.language import (
     parse,
     with_apostrophes,
     without_opener,
+    work_said_bare,
 )
 from memories.extraction.offline.words import (
     CORRECTION,
@@ -42,6 +43,7 @@ from memories.extraction.offline.words import (
     MOVE_VERBS,
     NO_JOBS,
     RELATIONS,
+    TRADES,
     UNREALISED,
     VAGUE_NOUNS,
     word_set,
@@ -203,6 +205,38 @@ def read(text: str) -> Reading:
     return reading
 
 
+def my_home_in(tokens: list[Token]) -> Token | None:
+    """ "Our flat in Chorlton has no garden", "the heating in my place in Walthamstow":
+    the speaker's home named with its place, whatever the sentence says of it (not "my
+    old flat in Hackney", not a home the speaker told of in the past): the place's word."""
+    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if root is None or root.tag_ == "VBD":
+        return None
+    for home in tokens:
+        if home.lemma_.lower() not in DWELLINGS | {"place"} or not any(
+            c.dep_ == "poss" and c.lower_ in ("my", "our") for c in home.children
+        ):
+            continue
+        if any(c.lower_ in _BYGONE for c in home.children):
+            continue
+        place = next(
+            (
+                p
+                for c in home.children
+                if c.dep_ == "prep" and c.lower_ == "in"
+                for p in c.children
+                if p.dep_ == "pobj"
+            ),
+            None,
+        )
+        if place is not None and (place.pos_ == "PROPN" or place.ent_type_ in ("GPE", "LOC")):
+            return place
+    return None
+
+
+_BYGONE = word_set("old previous former last first")
+
+
 def _a_stay(tokens: list[Token], lemmas: set[str]) -> bool:
     """ "We're in Paris this weekend", "I'm in Glasgow till Sunday": being somewhere for a
     time that is named (not how long: "been in Leeds for 5 years" is a home), a stay."""
@@ -258,6 +292,9 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         # "Live in Kothrud", "Work at Deloitte", "Starting at Mercari on Monday": the
         # "I" left out
         first_person = True
+    # "Nurse at the Royal Infirmary": a post of mine, the "I'm" left out
+    post = work_said_bare(tokens) if subject is None and tokens else None
+    first_person = first_person or post is not None
     ents = [e for e in tokens[0].doc.ents if tokens[0].i <= e.start and e.end - 1 <= tokens[-1].i]
     # "We bought a house in Kings Heath, moved in last week": a home bought and moved into
     moved_in = any(
@@ -345,13 +382,17 @@ def _facets(tokens: list[Token]) -> list[Facet]:
             and said_of_me(t.head)
             for t in tokens
         )
-        if new_job or (
-            mine & _JOB_VERBS
-            and (
-                "work" in lemmas
-                or "join" in lemmas
-                or starts_at
-                or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)
+        if (
+            new_job
+            or post is not None
+            or (
+                mine & _JOB_VERBS
+                and (
+                    "work" in lemmas
+                    or "join" in lemmas
+                    or starts_at
+                    or any(t.dep_ in ("attr", "pobj") and t.pos_ == "NOUN" for t in tokens)
+                )
             )
         ):
             job = value_of(_ORG_LABELS, ("at", "for", "with"))
@@ -360,6 +401,12 @@ def _facets(tokens: list[Token]) -> list[Facet]:
         if job is not None:
             found.append(Facet("i", "job", job[0], job[1]))
         role = _role(tokens)
+        if role is None and post is not None and post[0].lower_ in TRADES:
+            span = sorted(
+                [post[0], *(t for t in post[0].lefts if t.dep_ in ("compound", "amod"))],
+                key=lambda t: t.i,
+            )
+            role = Facet("i", "role", " ".join(t.lower_ for t in span), tuple(t.i for t in span))
         if role is not None:
             found.append(role)
         if lemmas & (_HOME_VERBS | _HOME_HELD) and (

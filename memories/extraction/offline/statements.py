@@ -44,6 +44,7 @@ from memories.extraction.offline.language import (
     parse,
     switched_kind,
     without_opener,
+    work_said_bare,
 )
 from memories.extraction.offline.rules import rule_for, trace
 from memories.extraction.offline.words import (
@@ -2170,6 +2171,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return True  # "Off to Padstow 4 to 11 June": a trip, the "I'm" left out
     if _state_without_subject(tokens, first):
         return True  # "Allergic to ibuprofen", "Fluent in Welsh": a state, the "I'm" left out
+    if work_said_bare(tokens) is not None:
+        return True  # "Nurse at the Royal Infirmary", "Part-time at Boots": my post, no verb
     if home_place(tokens) is not None and not _is_question(tokens[0].sent):
         return True  # "bus home to levenshulme takes forever": where home is, said in passing
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."

@@ -52,6 +52,30 @@ NO_JOBS = word_set(
     bridesmaid groomsman usher godmother godfather godparent witness guest host"""
 )
 
+# Trades and posts people say they hold, general knowledge: "Nurse at the Royal
+# Infirmary", "Part-time barista at Costa" (a job said without "I'm a"). Words ending as
+# a doer does ("-er", "-ist", "-ian") count too (language.ROLE_ENDINGS).
+TRADES = word_set(
+    """nurse doctor gp surgeon dentist vet midwife paramedic physio physiotherapist
+    pharmacist therapist carer caregiver teacher lecturer tutor professor headteacher
+    ta assistant engineer developer dev programmer analyst architect accountant
+    auditor actuary lawyer solicitor barrister paralegal clerk consultant manager
+    director ceo cto founder intern apprentice trainee associate receptionist
+    secretary administrator admin cashier barista chef cook waiter waitress bartender
+    baker butcher plumber electrician joiner carpenter builder labourer mechanic
+    technician driver courier postman postwoman postie firefighter officer soldier
+    pilot steward stewardess cleaner housekeeper nanny childminder librarian
+    journalist editor writer designer artist photographer musician producer scientist
+    researcher chemist biologist economist postdoc registrar
+    rep salesman saleswoman recruiter buyer merchandiser pharmacist optician optometrist
+    radiographer sonographer dietitian nutritionist counsellor psychologist
+    psychiatrist coach instructor trainer lifeguard
+    porter warden janitor caretaker gardener landscaper florist hairdresser barber
+    stylist beautician tattooist agent broker banker trader teller"""
+)
+# What says a post is held at a place without naming it: "Part-time at Boots".
+WORK_HOURS = word_set("part-time full-time parttime fulltime freelance contract locum temping")
+
 # Lasting states of a person said with what they are about ("allergic to", "fluent in"),
 # whole without "I'm": "Allergic to ibuprofen too".
 STATES = word_set(
