@@ -1045,3 +1045,31 @@ def test_a_post_said_without_a_verb_answers_what_i_do_for_work(api, say):
     assert "Boots" in top(api, "what do I do for work")
     appointment = say("Dentist at Bupa on Tuesday.")
     assert "what do I do for work" not in all_cues(api, appointment)
+
+
+def test_pay_said_without_salary_or_earn_answers_how_much_i_earn(api, say):
+    say(
+        "My sister earns a fortune in banking, she's on way more than me.",
+        "Ha.",
+        "I'm on £35k now, after the regrade.",
+        "Congrats.",
+        "I'm on 20mg of sertraline.",
+    )
+    assert "£35k" in top(api, "how much do I earn")
+    assert "£35k" in top(api, "what is my salary")
+    say("Making 48k at the moment, which is fine.", when="2026-05-01T09:00:00Z")
+    assert "Making 48k at the moment, which is fine." in bodies(api)
+
+
+def test_a_course_said_without_studying_answers_what_i_study(api, say):
+    say(
+        "Halfway through my PhD in marine biology now.",
+        "Impressive!",
+        "My son is doing his GCSEs this year.",
+        "Busy house.",
+        "I'm reading a great book about whales.",
+    )
+    assert "PhD" in top(api, "what am I studying")
+    say("Second year of nursing at Salford uni.", first="user", when="2026-04-01T09:00:00Z")
+    assert "Second year of nursing at Salford uni." in bodies(api)
+    assert "Salford" in top(api, "where do I study")

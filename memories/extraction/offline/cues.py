@@ -42,6 +42,8 @@ from memories.extraction.offline.language import (
     name_given,
     opening_word,
     parse,
+    pay_said,
+    study_said,
     switched_kind,
     work_said_bare,
 )
@@ -153,6 +155,21 @@ def cues_for(
         if work_said_bare(list(sent)) is not None:
             me, do, _ = _subject_words(who, "i")
             cues.append(f"what {do} {me} do for work")  # "Nurse at the Royal Infirmary"
+        course = study_said(list(sent))
+        if course is not None:
+            # "Halfway through my PhD in marine biology", "Second year of nursing at Salford"
+            me, do, _ = _subject_words(who, "i")
+            am = "is" if who else "am"
+            cues.extend([f"what {am} {me} studying", f"what {do} {me} study"])
+            if any(
+                (t.pos_ == "PROPN" and t.dep_ == "pobj" and t.head.lower_ == "at")
+                or t.lower_ in _PLACES_OF_STUDY
+                for t in sent
+            ):
+                cues.append(f"where {do} {me} study")
+        if pay_said(list(sent)) and not _is_question_sentence(list(sent)):
+            me, do, my = _subject_words(who, "i")
+            cues.extend([f"how much {do} {me} earn", f"what is {my} salary"])  # "I'm on £35k"
     # "a nurse at St James's on £34,000 a year": a sum said with my job is my pay
     roles = {f.value for f in reading.facets if f.subject == "i" and f.attribute == "role"}
     kinds: list[str] = []
@@ -1196,6 +1213,7 @@ def _home_questions(tokens: list[Token], who: str | None) -> list[str]:
     return []
 
 
+_PLACES_OF_STUDY = word_set("uni university college school academy sixth-form")
 _HOME_TAKING = word_set("sign buy rent lease own purchase find get move")
 _GOING = word_set("go visit travel get fly head see")
 

@@ -19,11 +19,13 @@ from spacy.tokens import Doc, Token
 
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.words import (
+    COURSES,
     FAMILY,
     FEMALE_KIN,
     MALE_KIN,
     RELATIONS,
     SPANS_OF_TIME,
+    STUDY_YEARS,
     SWITCHED_FORMS,
     TRADES,
     VAGUE_NOUNS,
@@ -406,6 +408,77 @@ def work_said_bare(tokens: list[Token]) -> tuple[Token, Token] | None:
 _VISITED = word_set(
     "dentist doctor gp physio physiotherapist vet optician hairdresser barber therapist"
 )
+
+
+def pay_said(tokens: list[Token]) -> bool:
+    """ "I'm on £35k now", "Making 48k at the moment", "I take home £2,400 a month",
+    "I'm on minimum wage": what the speaker earns, said without "salary" or "earn"
+    (not "I'm on 20mg of sertraline", no sum; not what one spends)."""
+    for verb in tokens:
+        if verb.pos_ not in ("VERB", "AUX"):
+            continue
+        subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        mine = (subject is not None and subject.lower_ == "i") or (
+            subject is None and opening_word(tokens).i == verb.i
+        )
+        if not mine:
+            continue
+        lemma = verb.lemma_.lower()
+        if lemma == "be":
+            for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "on"):
+                said = list(prep.subtree)[1:]
+                if any(_a_sum(t) or t.lemma_.lower() in ("wage", "salary") for t in said):
+                    return True
+        taken_home = lemma == "take" and any(c.lower_ == "home" for c in verb.children)
+        if (lemma in ("make", "earn") or taken_home) and any(
+            c.dep_ == "dobj" and _a_sum(c) for c in verb.children
+        ):
+            return True
+    return False
+
+
+def _a_sum(token: Token) -> bool:
+    """A sum of money as typed: "£35k", "48k", "35 grand", "$60,000"."""
+    if token.ent_type_ == "MONEY" or _THOUSANDS.match(token.text):
+        return True
+    if token.lemma_.lower() == "grand" and any(c.like_num for c in token.children):
+        return True
+    return token.like_num and any(c.tag_ == "$" for c in token.children)
+
+
+_THOUSANDS = re.compile(r"^\d+(?:[.,]\d+)?k$", re.IGNORECASE)
+
+
+def study_said(tokens: list[Token]) -> Token | None:
+    """ "Halfway through my PhD in marine biology", "Doing a part-time MA at Birkbeck",
+    "Second year of nursing at Salford uni": a course of the speaker's, its word (the
+    course, or the year of it), or None. Someone else's ("My son is doing his GCSEs")
+    and a course in a question are not the speaker's."""
+    if any(t.text == "?" for t in tokens):
+        return None
+    for token in tokens:
+        course = token.lower_ in COURSES or hyphenated(token) in COURSES
+        year_of = (
+            token.lemma_.lower() == "year"
+            and any(c.dep_ == "amod" and c.lower_ in STUDY_YEARS for c in token.children)
+            and any(c.dep_ == "prep" and c.lower_ in ("of", "at") for c in token.children)
+        )
+        if not (course or year_of) or token.pos_ not in ("NOUN", "PROPN"):
+            continue
+        owners = [c for c in token.children if c.dep_ == "poss"]
+        if any(c.lower_ not in ("my", "our") for c in owners):
+            continue
+        verb = token.head
+        while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+            verb = verb.head
+        if verb.pos_ in ("VERB", "AUX") and (
+            verb.tag_ == "VBD" or verb.lemma_.lower() in ("have", "get", "finish", "complete")
+        ):
+            continue  # "I got a 2:1 degree from Leeds": one had, not one being done
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None or subject.lower_ in ("i", "we"):
+            return token
+    return None
 
 
 def in_law(noun: Token) -> str:

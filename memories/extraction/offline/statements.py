@@ -42,6 +42,8 @@ from memories.extraction.offline.language import (
     known_verb,
     new_amount,
     parse,
+    pay_said,
+    study_said,
     switched_kind,
     without_opener,
     work_said_bare,
@@ -2173,6 +2175,10 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return True  # "Allergic to ibuprofen", "Fluent in Welsh": a state, the "I'm" left out
     if work_said_bare(tokens) is not None:
         return True  # "Nurse at the Royal Infirmary", "Part-time at Boots": my post, no verb
+    if pay_said(tokens):
+        return True  # "Making 48k at the moment": what I earn, the "I'm" left out
+    if study_said(tokens) is not None:
+        return True  # "Halfway through my PhD", "Second year of nursing": my course
     if home_place(tokens) is not None and not _is_question(tokens[0].sent):
         return True  # "bus home to levenshulme takes forever": where home is, said in passing
     # "Got a Kindle ...", "Just started doing aerial yoga", "Gonna continue my edu ..."

@@ -76,6 +76,16 @@ TRADES = word_set(
 # What says a post is held at a place without naming it: "Part-time at Boots".
 WORK_HOURS = word_set("part-time full-time parttime fulltime freelance contract locum temping")
 
+# What one studies for, general knowledge: "Halfway through my PhD", "Doing a
+# part-time MA in history" (a course said without "studying").
+COURSES = word_set(
+    """phd dphil doctorate masters master's ma msc mba mphil llm ba bsc beng meng llb
+    degree apprenticeship diploma pgce gcses gcse a-levels alevels igcse ib hnd nvq
+    btec access foundation"""
+)
+# years of a course: "Second year of nursing at Salford uni", "final year at Exeter"
+STUDY_YEARS = word_set("first second third fourth fifth final 1st 2nd 3rd 4th")
+
 # Lasting states of a person said with what they are about ("allergic to", "fluent in"),
 # whole without "I'm": "Allergic to ibuprofen too".
 STATES = word_set(
