@@ -530,3 +530,10 @@ def test_a_stop_on_the_way_or_for_a_coffee_ends_nothing(api, say):
         "Stopped at Tesco on the way home.", "Ok.", "Stopped for a coffee with Jo.", when=LATER
     )
     assert superseded_by(api, job) == []
+
+
+def test_a_home_left_in_the_past_supersedes_nothing(api, say):
+    say("I live in York with my wife.")
+    job = say("I lived in Leeds for ten years before that.", when=LATER)
+    assert superseded_by(api, job) == []
+    assert "York" in top(api, "where do I live")

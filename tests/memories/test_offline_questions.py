@@ -1073,3 +1073,23 @@ def test_a_course_said_without_studying_answers_what_i_study(api, say):
     say("Second year of nursing at Salford uni.", first="user", when="2026-04-01T09:00:00Z")
     assert "Second year of nursing at Salford uni." in bodies(api)
     assert "Salford" in top(api, "where do I study")
+
+
+def test_what_i_was_is_asked_in_the_past_and_a_kid_is_no_job(api, say):
+    kid = say("I support Celtic, have done since I was a kid.")
+    assert "what do I do for work" not in all_cues(api, kid)
+    was = say("I was a teacher for 20 years.")
+    cues = all_cues(api, was)
+    assert "what did I do for work" in cues and "what is my job" not in cues, cues
+
+
+def test_a_vague_word_told_apart_by_the_word_before_it_is_asked_after(api, say):
+    job = say(
+        "I gave blood at the town hall last week.",
+        "Good on you!",
+        "My blood type is O negative, so they always want me back.",
+        "Universal donor!",
+        "My dad's blood pressure is high though.",
+    )
+    assert "what is my blood type" in all_cues(api, job)
+    assert "O negative" in top(api, "what is my blood type")

@@ -1521,7 +1521,9 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
             out.append(f"what {_noun_phrase(kept)} {do} {me} {lemma}")
         # an animal has no job ("My two dogs are a nightmare")
         animal = subject.lemma_.lower() in _ANIMALS
-        if (works_as or is_a or taken_up or plies) and not animal:
+        if is_a and verb.tag_ == "VBD" and not (works_as or taken_up or plies):
+            out.append(f"what did {me} do for work")  # "I was a teacher for 20 years"
+        elif (works_as or is_a or taken_up or plies) and not animal:
             out += [f"what {do} {me} do for work", f"what is {my} job"]
         named_place = (
             _named_place(verb)
@@ -2111,6 +2113,9 @@ def _asked_of(subject: Token, verb: Token) -> str:
     return f"is {thing}"
 
 
+_SLOTS_WHEN_NAMED = word_set("type kind sort day time week part")
+
+
 def _facet_questions(subject: str, attribute: str, who: str | None, value: str = "") -> list[str]:
     me = who or "I"
     my = f"{who}'s" if who else "my"
@@ -2125,7 +2130,11 @@ def _facet_questions(subject: str, attribute: str, who: str | None, value: str =
         return [f"{do} {me} like {attribute[5:]}"]
     if subject.startswith("my ") and attribute == "is":
         words = subject.split()
-        if words[-1] in VAGUE_NOUNS or any(w in ("-", "go", "to") for w in words):
+        # ("my blood type", "my pay day": a vague word told apart by a word before it)
+        told_apart = len(words) > 2 and words[-1] in _SLOTS_WHEN_NAMED
+        if (words[-1] in VAGUE_NOUNS and not told_apart) or any(
+            w in ("-", "go", "to") for w in words
+        ):
             return []  # "My current one is ...", "My go-to coffee order is ...": no slot noun
         if words[-1] in RELATIONS or value.split(".")[0].split(" ")[0] in _TITLES:
             return [f"who is {my} {subject[3:]}"]  # "My supervisor is Dr Nkemelu"

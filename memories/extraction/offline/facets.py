@@ -237,6 +237,19 @@ def my_home_in(tokens: list[Token]) -> Token | None:
 _BYGONE = word_set("old previous former last first")
 
 
+def _bygone_state(verb: Token) -> bool:
+    """ "lived", "was based", "used to live": a state of the past, where a move ("moved
+    to Leeds") holds still."""
+    if verb.lemma_.lower() not in ("live", "be", "base", "stay"):
+        return False
+    helpers = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    return (
+        verb.tag_ == "VBD"
+        or any(c.tag_ == "VBD" for c in helpers)
+        or (verb.head.lemma_.lower() == "use" and verb.dep_ == "xcomp")
+    )
+
+
 def _a_stay(tokens: list[Token], lemmas: set[str]) -> bool:
     """ "We're in Paris this weekend", "I'm in Glasgow till Sunday": being somewhere for a
     time that is named (not how long: "been in Leeds for 5 years" is a home), a stay."""
@@ -325,6 +338,8 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 continue  # "on the payments team at Intercom in Dublin": not where I live
             if _wished(verb):
                 continue  # "I'd love to live in Lisbon": a wish, no home (nor job)
+            if verbs is not None and _bygone_state(verb):
+                continue  # "I lived in Leeds for ten years before that": a home left
             if verbs is not None and any(
                 c.dep_.startswith("nsubj") and c.lower_ not in _FIRST for c in verb.children
             ):

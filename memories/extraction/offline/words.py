@@ -49,7 +49,8 @@ NO_JOBS = word_set(
     """vegan vegetarian veggie pescatarian smoker nonsmoker vaper drinker teetotaller twin
     diabetic coeliac celiac insomniac person owl bird lark fan lover nerd geek foodie
     fanatic enthusiast addict newbie beginner member regular
-    bridesmaid groomsman usher godmother godfather godparent witness guest host"""
+    bridesmaid groomsman usher godmother godfather godparent witness guest host
+    kid child teenager teen toddler baby boy girl"""
 )
 
 # Trades and posts people say they hold, general knowledge: "Nurse at the Royal
