@@ -1093,3 +1093,16 @@ def test_a_vague_word_told_apart_by_the_word_before_it_is_asked_after(api, say):
     )
     assert "what is my blood type" in all_cues(api, job)
     assert "O negative" in top(api, "what is my blood type")
+
+
+def test_a_pet_named_by_its_breed_answers_what_my_dog_is_called(api, say):
+    say(
+        "My sister's labrador is huge, bigger than her kids.",
+        "Ha!",
+        "Our cockapoo Bramble is two next month.",
+        "Cute.",
+        "The dog walker comes on Tuesdays and Thursdays.",
+    )
+    assert "Bramble" in top(api, "what is my dog's name")
+    assert "cockapoo" in top(api, "what breed is my dog")
+    assert "cockapoo" in top(api, "what pets do I have")

@@ -52,6 +52,8 @@ from memories.extraction.offline.words import (
     BUILT_PLACES,
     CAR_MAKES,
     CAR_MODELS,
+    CAT_BREEDS,
+    DOG_BREEDS,
     DWELLINGS,
     ENDING_VERBS,
     FEELINGS,
@@ -116,6 +118,7 @@ def cues_for(
             cues.extend(c for c in inner if c not in (reported, f"{who}: {reported}"))
         # "Picked up a secondhand Kia Niro EV": a car of mine named by its make or model
         cues.extend(_gadget_of_mine(list(sent), who))
+        cues.extend(_pet_by_breed(list(sent), who))
         fan = (
             _fan_of(list(sent), who)
             or _into(list(sent), who)
@@ -568,6 +571,58 @@ def _gadget_of_mine(tokens: list[Token], who: str | None) -> list[str]:
     return []
 
 
+def _pet_by_breed(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Our cockapoo Bramble is two next month", "Got a labrador puppy", "My dog Biscuit
+    is a beagle": a pet of the speaker's named by its breed, asked as the kind of animal
+    it is ("what breed is my dog", "what is my dog's name"); not someone else's."""
+    for token in tokens:
+        kind = _breed_kind(token)
+        if kind is None:
+            continue
+        head = token
+        while head.dep_ in ("compound", "amod", "nmod") and head.head.i != head.i:
+            head = head.head  # "a labrador puppy"
+        verb = head.head
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in head.children)
+        by_me = subject is None or subject.lower_ in ("i", "we")
+        had = head.dep_ == "dobj" and verb.lemma_.lower() in _PET_TAKING and by_me
+        # "My dog Biscuit is a beagle": the breed of a pet already called mine
+        of_mine = (
+            head.dep_ == "attr"
+            and subject is not None
+            and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children)
+        )
+        if not (mine or had or of_mine) or any(t.dep_ == "neg" for t in tokens):
+            continue
+        me, do, my = _subject_words(who, "i")
+        out = [f"what breed is {my} {kind}", f"what pets {do} {me} have"]
+        # "Our cockapoo Bramble", "My dog Biscuit", "a greyhound called Pip": its name
+        # (the small tagger reads "Bramble" as an adjective, and "Our cat Miso" as two
+        # subjects)
+        owner = subject if of_mine else head
+        named = any(
+            (t.pos_ == "PROPN" or (t.dep_ == "appos" and t.text[:1].isupper()))
+            and _breed_kind(t) is None
+            for t in [*owner.subtree, *(c for c in verb.children if c.dep_ == "nsubj")]
+            if t.i != owner.i or t.pos_ == "PROPN"
+        )
+        if named or any(t.lower_ in ("called", "named") for t in tokens):
+            out.append(f"what is {my} {kind}'s name")
+        return out
+    return []
+
+
+def _breed_kind(token: Token) -> str | None:
+    word = token.lower_
+    if word in DOG_BREEDS:
+        return "dog"
+    if word in CAT_BREEDS and (word != "coon" or token.doc[token.i - 1].lower_ == "maine"):
+        return "cat"
+    return None
+
+
+_PET_TAKING = word_set("have get adopt rescue buy pick bring own")
 _HAVING = word_set("drive have get buy pick own lease hire rent collect order finance use")
 # what a name may end on: "a Kia Niro EV", "a Skoda Octavia estate", "a Pixel 8 Pro"
 _GADGET_ENDINGS = word_set(

@@ -87,6 +87,18 @@ COURSES = word_set(
 # years of a course: "Second year of nursing at Salford uni", "final year at Exeter"
 STUDY_YEARS = word_set("first second third fourth fifth final 1st 2nd 3rd 4th")
 
+# Breeds of the pets people keep, general knowledge, by the word that ends their name
+# ("border collie", "Maine Coon"): what kind of animal a pet named only by its breed is.
+DOG_BREEDS = word_set(
+    """labrador retriever spaniel cockapoo cavapoo labradoodle goldendoodle cavachon
+    poodle beagle terrier staffie staffy westie yorkie schnauzer dachshund collie
+    sheepdog husky malamute greyhound whippet lurcher pug bulldog frenchie rottweiler
+    doberman alsatian corgi chihuahua bichon maltese pomeranian dalmatian vizsla
+    weimaraner mastiff newfoundland samoyed akita shiba springador jackahuahua
+    puggle cockerpoo sprocker"""
+)
+CAT_BREEDS = word_set("siamese persian ragdoll bengal sphynx burmese coon shorthair moggy tabby")
+
 # Lasting states of a person said with what they are about ("allergic to", "fluent in"),
 # whole without "I'm": "Allergic to ibuprofen too".
 STATES = word_set(
