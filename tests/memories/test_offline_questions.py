@@ -1106,3 +1106,20 @@ def test_a_pet_named_by_its_breed_answers_what_my_dog_is_called(api, say):
     assert "Bramble" in top(api, "what is my dog's name")
     assert "cockapoo" in top(api, "what breed is my dog")
     assert "cockapoo" in top(api, "what pets do I have")
+
+
+def test_a_dislike_with_a_reason_spliced_on_is_asked_as_a_dislike(api, say):
+    job = say("I personally cant stand cilantro, it tastes like soap to me.")
+    assert {"what don't I like", "what do I hate"} <= all_cues(api, job)
+
+
+def test_a_levels_typed_with_a_space_are_what_i_study(api, say):
+    job = say(
+        "My a levels are chem, bio and geography.",
+        "Good mix.",
+        "I work at the Co-op on Saturdays.",
+        "Nice.",
+        "My brother is doing a degree in Leeds.",
+    )
+    assert "what am I studying" in all_cues(api, job)
+    assert "chem" in top(api, "what am I studying")

@@ -39,6 +39,7 @@ from memories.extraction.offline.language import (
     hyphenated,
     in_law,
     known_noun,
+    main_verb,
     name_given,
     opening_word,
     parse,
@@ -411,7 +412,8 @@ def _denied(tokens: list[Token], who: str | None) -> list[str] | None:
     """A statement whose main verb is denied ("I don't eat pork", "I never drive"): the
     questions it answers as said ("what don't I eat", "do I eat pork"), [] when it is
     not the speaker's; None when nothing is denied."""
-    verb = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ == "VERB"), None)
+    verb = main_verb(tokens)
+    verb = verb if verb is not None and verb.pos_ == "VERB" else None
     # ("I'm a pharmacist ... so usually not home til 7": a "not" after the verb denies
     # something else)
     if verb is None or not any(c.dep_ == "neg" and c.i < verb.i for c in verb.children):

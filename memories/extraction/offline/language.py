@@ -457,7 +457,9 @@ def study_said(tokens: list[Token]) -> Token | None:
     if any(t.text == "?" for t in tokens):
         return None
     for token in tokens:
-        course = token.lower_ in COURSES or hyphenated(token) in COURSES
+        # "my a levels", "doing A levels": an article never goes with a plural
+        a_levels = token.lower_ == "levels" and token.i > 0 and token.doc[token.i - 1].lower_ == "a"
+        course = token.lower_ in COURSES or hyphenated(token) in COURSES or a_levels
         year_of = (
             token.lemma_.lower() == "year"
             and any(c.dep_ == "amod" and c.lower_ in STUDY_YEARS for c in token.children)
@@ -476,9 +478,31 @@ def study_said(tokens: list[Token]) -> Token | None:
         ):
             continue  # "I got a 2:1 degree from Leeds": one had, not one being done
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is None or subject.lower_ in ("i", "we"):
-            return token
+        if subject is None or subject.lower_ in ("i", "we") or (subject.i == token.i and owners):
+            return token  # (… or "My a levels are chem, bio and maths")
     return None
+
+
+def main_verb(tokens: list[Token]) -> Token | None:
+    """The verb a sentence is about: its root, or, when the root is a second clause
+    spliced on with a comma ("I cant stand cilantro, it tastes like soap", which the
+    parser hangs on "tastes"), the first clause's verb with its own subject."""
+    root = next((t for t in tokens if t.dep_ == "ROOT" and t.pos_ in ("VERB", "AUX")), None)
+    if root is None:
+        return None
+    first = next(
+        (
+            c
+            for c in root.children
+            if c.dep_ == "ccomp"
+            and c.i < root.i
+            and c.pos_ in ("VERB", "AUX")
+            and any(g.dep_ == "nsubj" for g in c.children)
+            and any(t.text == "," for t in root.doc[c.i : root.i])
+        ),
+        None,
+    )
+    return first or root
 
 
 def in_law(noun: Token) -> str:
