@@ -537,3 +537,16 @@ def test_a_home_left_in_the_past_supersedes_nothing(api, say):
     job = say("I lived in Leeds for ten years before that.", when=LATER)
     assert superseded_by(api, job) == []
     assert "York" in top(api, "where do I live")
+
+
+def test_a_new_job_at_a_firm_typed_in_lower_case_replaces_the_old_one(api, say):
+    say("I work at greggs on the high street.")
+    say("Started at deloitte last month, so much better.", when=LATER)
+    assert "deloitte" in top(api, "where do I work")
+    assert not any("greggs" in body and "deloitte" not in body for body in bodies(api))
+
+
+def test_a_new_job_after_an_exclamation_replaces_the_old_one(api, say):
+    say("I work at Greggs on the high street.")
+    say("New job! started at Deloitte last month.", when=LATER)
+    assert "Deloitte" in top(api, "where do I work")

@@ -1123,3 +1123,16 @@ def test_a_levels_typed_with_a_space_are_what_i_study(api, say):
     )
     assert "what am I studying" in all_cues(api, job)
     assert "chem" in top(api, "what am I studying")
+
+
+def test_a_medicine_known_by_its_dose_answers_what_medication_i_am_on(api, say):
+    say(
+        "My blood pressure has been a bit high lately.",
+        "Worth keeping an eye on.",
+        "On 10mg amlodipine for it now.",
+        "OK.",
+        "My mum takes 5mg of warfarin.",
+    )
+    assert "amlodipine" in top(api, "what medication am I on")
+    say("Started on levothyroxine 75mcg last month.", when="2026-04-01T09:00:00Z")
+    assert "Started on levothyroxine 75mcg last month (2026-03)." in bodies(api)

@@ -35,6 +35,7 @@ from memories.extraction.offline.language import (
     counted_family,
     dictionary_word,
     done_to_their_own,
+    dose_said,
     home_place,
     hyphenated,
     in_law,
@@ -171,6 +172,11 @@ def cues_for(
                 for t in sent
             ):
                 cues.append(f"where {do} {me} study")
+        if dose_said(list(sent)):
+            # "I take 50mg of sertraline", "On 10mg amlodipine": a medicine of mine
+            me, do, _ = _subject_words(who, "i")
+            am = "is" if who else "am"
+            cues.extend([f"what medication {am} {me} on", f"what medication {do} {me} take"])
         if pay_said(list(sent)) and not _is_question_sentence(list(sent)):
             me, do, my = _subject_words(who, "i")
             cues.extend([f"how much {do} {me} earn", f"what is {my} salary"])  # "I'm on £35k"

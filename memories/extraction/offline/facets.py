@@ -27,6 +27,7 @@ from spacy.tokens import Doc, Token
 from memories.extraction.offline.language import (
     clauses_of_their_own,
     in_law,
+    name_typed_lower,
     opening_word,
     parse,
     with_apostrophes,
@@ -352,7 +353,7 @@ def _facets(tokens: list[Token]) -> list[Facet]:
                 continue  # "for Christmas", "at Easter": when, never where
             if ent is not None and ent.label_ in labels:
                 return ent.text.lower(), tuple(range(prep.i, ent.end))
-            if pobj.pos_ == "PROPN":
+            if pobj.pos_ == "PROPN" or name_typed_lower(pobj):
                 words = sorted(
                     [pobj, *(c for c in pobj.children if c.dep_ in ("compound", "flat"))],
                     key=lambda t: t.i,

@@ -22,6 +22,7 @@ from memories.extraction.offline.words import (
     COURSES,
     FAMILY,
     FEMALE_KIN,
+    INTERJECTIONS,
     MALE_KIN,
     RELATIONS,
     SPANS_OF_TIME,
@@ -181,7 +182,11 @@ def _no_lowercase_starts(doc: Doc) -> Doc:
     # sentence: the parser alone cut "Yeah, my flatmate | and I adopted a cat" in two.
     for token in doc[1:]:
         before = doc[token.i - 1]
-        if (
+        if token.is_alpha and before.text and set(before.text) <= {"!", "?"}:
+            # "New job! started at Deloitte": a word after "!" or "?" opens a sentence
+            # (an opening past verb is left in lower case, and the parser ran on)
+            token.is_sent_start = True
+        elif (
             token.is_lower
             and token.is_alpha
             and not before.is_space
@@ -505,6 +510,29 @@ def main_verb(tokens: list[Token]) -> Token | None:
     return first or root
 
 
+def dose_said(tokens: list[Token]) -> bool:
+    """ "I take 50mg of sertraline", "On 10mg amlodipine for my blood pressure",
+    "Started on levothyroxine 75mcg": a medicine of the speaker's, known by its dose
+    whatever its name (not "My mum takes 5mg of ...", not a question)."""
+    if any(t.text == "?" for t in tokens):
+        return False
+    dosed = any(
+        _DOSE.match(t.text) or (t.lower_ in _DOSE_UNITS and t.i > 0 and t.doc[t.i - 1].like_num)
+        for t in tokens
+    )
+    if not dosed:
+        return False
+    if not any(t.pos_ in ("VERB", "AUX") for t in tokens) and not any(
+        t.lower_ == "on" for t in tokens
+    ):
+        return False  # "sertraline 50mg, i take it ...": a name for what follows, no statement
+    return all(t.lower_ in ("i", "we") for t in tokens if t.dep_ in ("nsubj", "nsubjpass"))
+
+
+_DOSE = re.compile(r"^\d+(?:\.\d+)?(?:mg|mcg|µg|ug|ml|iu)$", re.IGNORECASE)
+_DOSE_UNITS = frozenset(("mg", "mcg", "µg", "ug", "ml", "iu", "milligrams", "micrograms"))
+
+
 def in_law(noun: Token) -> str:
     """ "-in-law" when the noun is typed with it ("sister-in-law", "mother in law"),
     else ""."""
@@ -550,6 +578,25 @@ def known_noun(word: str) -> bool:
     "lovely")."""
     index, exceptions = _lemma_tables()
     return word in index.get("noun", ()) or word in exceptions.get("noun", ())
+
+
+def name_typed_lower(token: Token) -> bool:
+    """ "at waitrose", "started at deloitte", "in bracknell": a name typed in lower case
+    after a preposition, a word no table knows in any form ("at uni", "at boots" and
+    "at the gym" are words)."""
+    return (
+        token.dep_ == "pobj"
+        and token.is_alpha
+        and token.text.islower()
+        and len(token.text) >= 3
+        and not token.is_stop
+        and token.lower_ not in INTERJECTIONS | _CASUAL_WORDS
+        and not dictionary_word(token.text)
+        and not dictionary_word(token.lemma_)
+    )
+
+
+_CASUAL_WORDS = frozenset(("uni", "tho", "thru", "gonna", "wanna", "gotta", "cuz", "coz", "rn"))
 
 
 def dictionary_word(word: str) -> bool:

@@ -37,9 +37,11 @@ from memories.extraction.offline.language import (
     aim_preposition,
     counted_family,
     dictionary_word,
+    dose_said,
     home_place,
     hyphenated,
     known_verb,
+    name_typed_lower,
     new_amount,
     parse,
     pay_said,
@@ -2177,6 +2179,8 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return True  # "Nurse at the Royal Infirmary", "Part-time at Boots": my post, no verb
     if pay_said(tokens):
         return True  # "Making 48k at the moment": what I earn, the "I'm" left out
+    if dose_said(tokens):
+        return True  # "On 10mg amlodipine for my blood pressure": a medicine of mine
     if study_said(tokens) is not None:
         return True  # "Halfway through my PhD", "Second year of nursing": my course
     if home_place(tokens) is not None and not _is_question(tokens[0].sent):
@@ -3038,7 +3042,12 @@ def _specific(token: Token) -> bool:
         and token.lower_ not in MALE_KIN
     ):
         return True
+    if name_typed_lower(token) and token.head.lower_ in _NAMING_PREPOSITIONS:
+        return True  # "Started at deloitte last month": a name typed in lower case
     return token.like_num or any(c.isdigit() for c in token.text)
+
+
+_NAMING_PREPOSITIONS = frozenset(("at", "for", "with", "in", "to", "from"))
 
 
 def _mine(tokens: list[Token]) -> bool:
