@@ -1136,3 +1136,15 @@ def test_a_medicine_known_by_its_dose_answers_what_medication_i_am_on(api, say):
     assert "amlodipine" in top(api, "what medication am I on")
     say("Started on levothyroxine 75mcg last month.", when="2026-04-01T09:00:00Z")
     assert "Started on levothyroxine 75mcg last month (2026-03)." in bodies(api)
+
+
+def test_kin_said_as_a_name_moving_into_a_home_answers_where_they_live(api, say):
+    job = say(
+        "Mum's just moved into a care home in Harrogate.",
+        "That's a big change.",
+        "My dad still lives in the house in Ripon.",
+        "OK.",
+        "I live in Leeds.",
+    )
+    assert "where does my mum live" in all_cues(api, job)
+    assert "Harrogate" in top(api, "where does my mum live")

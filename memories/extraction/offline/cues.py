@@ -1643,15 +1643,17 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
                 for g in (preps["from"].children if "from" in preps else ())
             ):
                 out.append(f"where {does} {other} {lemma}")  # not "switched from football"
+            kin = subject.lower_ in FEMALE_KIN | MALE_KIN  # "Mum's just moved into ..."
             if (
                 lemma in ("move", "relocate", "emigrate")
-                and "to" in preps
+                and ("to" in preps or "into" in preps)
                 # ("Choir's moved to the library": a word typed capitalised, no one;
                 # "My appointment got moved to the 9th": no one either)
-                and not (subject.is_sent_start and dictionary_word(subject.text))
-                and (subject.pos_ == "PROPN" or subject.lemma_.lower() in RELATIONS)
+                and (kin or not (subject.is_sent_start and dictionary_word(subject.text)))
+                and (subject.pos_ == "PROPN" or subject.lemma_.lower() in RELATIONS or kin)
             ):
-                out.append(f"where does {other} live")  # "my brother Tom moved to Vancouver"
+                # "my brother Tom moved to Vancouver"; "Mum's moved into a care home": my mum
+                out.append(f"where does {f'my {subject.lower_}' if kin else other} live")
     if owned and lemma in _NAMING and subject.dep_ == "nsubjpass":
         # "My dog is called Biscuit": asked by what it is called, or its name
         out += [f"what is {owned} called", f"what is {owned}'s name"]
