@@ -1148,3 +1148,24 @@ def test_kin_said_as_a_name_moving_into_a_home_answers_where_they_live(api, say)
     )
     assert "where does my mum live" in all_cues(api, job)
     assert "Harrogate" in top(api, "where does my mum live")
+
+
+def test_a_name_typed_in_lower_case_after_a_relation_is_a_name(api, say):
+    job = say(
+        "my son ollie is 7 and obsessed with dinosaurs",
+        "Ha, classic.",
+        "my daughter is 4 and into unicorns",
+        "Cute.",
+        "my dog biscuit hates the hoover lol",
+    )
+    assert {"what is my son's name", "how old is my son"} <= all_cues(api, job)
+    assert "ollie" in top(api, "what is my son's name").lower()
+    # a word of the language after a relation is no name
+    assert any(b.startswith("My dog biscuit hates") for b in bodies(api))
+
+
+def test_a_dated_statement_is_asked_when_whatever_else_is_asked(api, say):
+    job = say("My sister Anika is getting married in Jaipur next March.")
+    assert "when is my sister getting married" in all_cues(api, job)
+    job = say("My brother is moving to Glasgow next year.")
+    assert "when is my brother" not in all_cues(api, job)

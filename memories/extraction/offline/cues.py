@@ -112,6 +112,7 @@ def cues_for(
     # each sentence's plain questions, asked once (a measure is always wanted, the rest
     # only when no rule knows the statement's shape)
     plain = {s.start: clause_questions(list(s), who) for s in reading.doc.sents}
+    dated: list[str] = []
     for sent in reading.doc.sents:
         reported = _found_out(list(sent))
         if reported:
@@ -151,6 +152,10 @@ def cues_for(
         # "I've been learning the piano for about 6 months": how long, whatever else is
         # asked of it
         cues.extend(q for q in plain[sent.start] if q.startswith("how long"))
+        if any(t.ent_type_ == "DATE" for t in sent):
+            # "My sister Anika is getting married next March": when, whatever else is
+            # asked of it (who she is, where), asked below unless a "when" is
+            dated.extend(q for q in plain[sent.start][:3] if _asks_when_done(q))
         cues.extend(_named_aside(list(sent), who))
         cues.extend(_new_amount(list(sent), who))
         cues.extend(_new_one(list(sent), who))
@@ -218,6 +223,8 @@ def cues_for(
         for sent in reading.doc.sents:
             room = max(0, MAX_CUES - 2 - len(cues)) if cues else MAX_CUES
             cues.extend(plain[sent.start][:room])
+    if not any(c.startswith("when ") for c in cues):
+        cues.extend(dated)
     cues.extend(kinds)
     if asked:
         cues.append(asked)
@@ -237,6 +244,17 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+def _asks_when_done(question: str) -> bool:
+    """ "when is my sister getting married", "when do I swim": when something is done,
+    not "when is my brother" (a "be" with no doing asks of no event)."""
+    words = question.split()
+    if len(words) < 3 or words[0] != "when":
+        return False
+    return words[1] not in ("is", "are", "am", "was", "were") or any(
+        w.endswith("ing") for w in words[3:]
+    )
 
 
 def _new_one(tokens: list[Token], who: str | None) -> list[str]:

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from functools import lru_cache
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -704,7 +705,40 @@ def cased(text: str) -> str:
             return match.group(1) + match.group(2) + match.group(3).lower()
         return match.group(1) + match.group(2) + match.group(3)[:1].upper() + match.group(3)[1:]
 
-    return _SENTENCE_START.sub(capital, text)
+    return _named_kin(_SENTENCE_START.sub(capital, text))
+
+
+# "my sister anika", "my son ollie is 7": a name typed in lower case after a relation
+_KIN_THEN_WORD = re.compile(
+    r"\b((?:my|our|his|her)\s+(?:" + "|".join(sorted(RELATIONS)) + r")\s+)([a-z][a-z'’-]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _named_kin(text: str) -> str:
+    """``text`` with a name typed in lower case after "my sister", "our dog" given its
+    capital, when no table knows it as a word: the small tagger reads "anika" as a noun
+    and loses whose name it is."""
+
+    def capital(match: re.Match) -> str:
+        word = match.group(2)
+        if not word.islower() or len(word) < 3 or word in INTERJECTIONS or _a_word(word):
+            return match.group(0)
+        return match.group(1) + word[:1].upper() + word[1:]
+
+    return _KIN_THEN_WORD.sub(capital, text)
+
+
+def _a_word(word: str) -> bool:
+    """A word of the language, as typed or inflected ("passed", "moving", "lives",
+    "just"), not a name."""
+    if word in STOP_WORDS or dictionary_word(word):
+        return True
+    stems = [word[: -len(end)] for end in _ENDINGS if word.endswith(end)]
+    return any(dictionary_word(stem) or dictionary_word(stem + "e") for stem in stems if stem)
+
+
+_ENDINGS = ("s", "es", "ed", "d", "ing", "ies", "ly")
 
 
 # "im a nurse", "ive got two kids": typed without the apostrophe, "m" and "ve" are read
