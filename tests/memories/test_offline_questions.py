@@ -1169,3 +1169,14 @@ def test_a_dated_statement_is_asked_when_whatever_else_is_asked(api, say):
     assert "when is my sister getting married" in all_cues(api, job)
     job = say("My brother is moving to Glasgow next year.")
     assert "when is my brother" not in all_cues(api, job)
+
+
+def test_a_fan_of_a_name_said_before_fan_answers_who_i_support(api, say):
+    say(
+        "Massive Arsenal fan here.",
+        "Nice, how's the season going?",
+        "My dad is a big Spurs fan, so Sundays are tense.",
+        "Ha!",
+        "The fan in my bedroom is broken.",
+    )
+    assert "Arsenal" in top(api, "which football team do I support")

@@ -36,6 +36,7 @@ from memories.extraction.offline.language import (
     dictionary_word,
     done_to_their_own,
     dose_said,
+    fan_named,
     home_place,
     hyphenated,
     in_law,
@@ -500,7 +501,7 @@ def _fan_of(tokens: list[Token], who: str | None) -> list[str]:
     of = next((c for c in fan.children if c.lower_ == "of"), None) if fan else None
     thing = next((c for c in of.children if c.dep_ == "pobj"), None) if of else None
     if thing is None:
-        return []
+        return _fan_before(tokens, fan, who)
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.i < fan.i), None)
     if subject is not None and subject.lower_ not in ("i", "we"):
         return []
@@ -511,6 +512,20 @@ def _fan_of(tokens: list[Token], who: str | None) -> list[str]:
     denied = any(t.lower_ in ("not", "n't", "nt", "no", "never") for t in tokens if t.i < fan.i)
     doing = f"{do}n't" if denied else do
     return [f"what {doing} {me} like", f"{do} {me} like {said}"]
+
+
+def _fan_before(tokens: list[Token], fan: Token | None, who: str | None) -> list[str]:
+    """ "Lifelong Leeds fan", "I'm a huge Taylor Swift fan": whom the speaker supports
+    and likes, the name said before "fan"; [] for anyone else's ("My dad is a big
+    Spurs fan")."""
+    named = fan_named(tokens) if fan is not None else None
+    if named is None:
+        return []
+    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.i < fan.i), None)
+    if subject is not None and subject.lower_ not in ("i", "we"):
+        return []
+    me, do, _ = _subject_words(who, "i")
+    return [f"who {do} {me} support", f"{do} {me} like {named}", f"what {do} {me} like"]
 
 
 def _into(tokens: list[Token], who: str | None) -> list[str]:

@@ -534,6 +534,26 @@ _DOSE = re.compile(r"^\d+(?:\.\d+)?(?:mg|mcg|µg|ug|ml|iu)$", re.IGNORECASE)
 _DOSE_UNITS = frozenset(("mg", "mcg", "µg", "ug", "ml", "iu", "milligrams", "micrograms"))
 
 
+def fan_named(tokens: list[Token]) -> str | None:
+    """ "Massive Arsenal fan here", "I'm a huge Taylor Swift fan": the name a fan is a
+    fan of, said before the word (the words of it, as typed), or None."""
+    fan = next((t for t in tokens if t.lemma_.lower() == "fan" and t.pos_ == "NOUN"), None)
+    if fan is None:
+        return None
+    words = [
+        t
+        for t in fan.subtree
+        if t.i < fan.i
+        and t.pos_ == "PROPN"
+        and t.dep_ in ("compound", "nmod")
+        and t.text[:1].isupper()
+        and not t.is_sent_start  # "Massive Arsenal fan": capitalised only as the start
+    ]
+    if not words:
+        return None
+    return " ".join(t.text for t in words)
+
+
 def in_law(noun: Token) -> str:
     """ "-in-law" when the noun is typed with it ("sister-in-law", "mother in law"),
     else ""."""

@@ -38,6 +38,7 @@ from memories.extraction.offline.language import (
     counted_family,
     dictionary_word,
     dose_said,
+    fan_named,
     home_place,
     hyphenated,
     known_verb,
@@ -2179,6 +2180,10 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return True  # "Nurse at the Royal Infirmary", "Part-time at Boots": my post, no verb
     if pay_said(tokens):
         return True  # "Making 48k at the moment": what I earn, the "I'm" left out
+    if fan_named(tokens) is not None and not any(
+        t.dep_ in ("nsubj", "nsubjpass") and t.lower_ not in ("i", "we") for t in tokens
+    ):
+        return True  # "Massive Arsenal fan here": a liking of mine, the "I'm" left out
     if dose_said(tokens):
         return True  # "On 10mg amlodipine for my blood pressure": a medicine of mine
     if study_said(tokens) is not None:
