@@ -4,7 +4,7 @@ POST /v1/memories and GET /v1/retrieve; jobs run inline."""
 
 import re
 
-from tests.memories.test_offline_extractor import all_cues, bodies, memory, top
+from tests.memories.test_offline_extractor import all_cues, bodies, cues_of, memory, top
 
 
 def test_clauses_after_a_heading_that_talks_to_the_assistant_are_statements(api, say):
@@ -1180,3 +1180,29 @@ def test_a_fan_of_a_name_said_before_fan_answers_who_i_support(api, say):
         "The fan in my bedroom is broken.",
     )
     assert "Arsenal" in top(api, "which football team do I support")
+
+
+def test_a_language_i_am_learning_answers_what_language_i_am_learning(api, say):
+    job = say(
+        "started learning spanish on duolingo",
+        "¡Muy bien!",
+        "My daughter is learning French at school.",
+        "Lovely.",
+        "I'm learning to drive too, test in May.",
+    )
+    cues = cues_of(api, job)
+    asked = [body_cues for body_cues in cues.values() if "what language am I learning" in body_cues]
+    assert len(asked) == 1, cues  # the speaker's Spanish, not the daughter's French
+    assert "spanish" in top(api, "what language am I learning").lower()
+
+
+def test_retirement_answers_what_i_do_for_work(api, say):
+    job = say(
+        "Retired since 2019, used to be a postman.",
+        "Enjoying it?",
+        "My son works at the council.",
+    )
+    assert {"am I retired", "what did I do for work"} <= all_cues(api, job)
+    assert "Retired" in top(api, "what do I do for work")
+    other = say("My dad retired in May.")
+    assert "am I retired" not in all_cues(api, other)

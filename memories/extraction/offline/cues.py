@@ -41,6 +41,7 @@ from memories.extraction.offline.language import (
     hyphenated,
     in_law,
     known_noun,
+    language_learned,
     main_verb,
     name_given,
     opening_word,
@@ -123,6 +124,7 @@ def cues_for(
         # "Picked up a secondhand Kia Niro EV": a car of mine named by its make or model
         cues.extend(_gadget_of_mine(list(sent), who))
         cues.extend(_pet_by_breed(list(sent), who))
+        cues.extend(_retired(list(sent), who))
         fan = (
             _fan_of(list(sent), who)
             or _into(list(sent), who)
@@ -178,6 +180,11 @@ def cues_for(
                 for t in sent
             ):
                 cues.append(f"where {do} {me} study")
+        if language_learned(list(sent)) is not None and not _is_question_sentence(list(sent)):
+            # "Learning Japanese on Duolingo", "Trying to learn Welsh": a language of mine
+            me, _, _ = _subject_words(who, "i")
+            am = "is" if who else "am"
+            cues.append(f"what language {am} {me} learning")
         if dose_said(list(sent)):
             # "I take 50mg of sertraline", "On 10mg amlodipine": a medicine of mine
             me, do, _ = _subject_words(who, "i")
@@ -526,6 +533,42 @@ def _fan_before(tokens: list[Token], fan: Token | None, who: str | None) -> list
         return []
     me, do, _ = _subject_words(who, "i")
     return [f"who {do} {me} support", f"{do} {me} like {named}", f"what {do} {me} like"]
+
+
+def _retired(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Retired since 2019", "I retired last year", "I used to be a postman": the
+    speaker's working life over, or what it was, asked as work ("what do I do for
+    work", "am I retired", "what did I do for work"); [] for anyone else's."""
+    out: list[str] = []
+    me, do, _ = _subject_words(who, "i")
+    am = "is" if who else "am"
+    others = any(t.dep_ in ("nsubj", "nsubjpass") and t.lower_ not in ("i", "we") for t in tokens)
+    for word in tokens:
+        subject = (
+            next((c for c in word.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            if word.dep_ == "acomp"
+            else next((c for c in word.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        )
+        # ("Retired since 2019, used to be a postman": the "I" left out of both)
+        left_out = subject is None and not others
+        mine = left_out or (subject is not None and subject.lower_ in ("i", "we"))
+        if not mine or any(t.dep_ == "neg" for t in tokens):
+            continue
+        if word.lower_ in ("retired", "retire"):
+            out += [f"{am} {me} retired", f"what {do} {me} do for work"]
+            if word.tag_ == "VBD" or any(t.ent_type_ == "DATE" for t in tokens):
+                out.append(f"when did {me} retire")
+        elif word.lemma_.lower() == "use" and any(
+            c.dep_ == "xcomp"
+            and c.lemma_ == "be"
+            and any(
+                g.dep_ == "attr" and g.pos_ == "NOUN" and g.lemma_.lower() not in NO_JOBS
+                for g in c.children
+            )
+            for c in word.children
+        ):
+            out.append(f"what did {me} do for work")  # "I used to be a postman"
+    return list(dict.fromkeys(out))
 
 
 def _into(tokens: list[Token], who: str | None) -> list[str]:

@@ -24,6 +24,7 @@ from memories.extraction.offline.words import (
     FAMILY,
     FEMALE_KIN,
     INTERJECTIONS,
+    LANGUAGES,
     MALE_KIN,
     RELATIONS,
     SPANS_OF_TIME,
@@ -552,6 +553,30 @@ def fan_named(tokens: list[Token]) -> str | None:
     if not words:
         return None
     return " ".join(t.text for t in words)
+
+
+def language_learned(tokens: list[Token]) -> Token | None:
+    """ "Learning Japanese on Duolingo", "Trying to learn Welsh", "started learning
+    spanish": a language the speaker is learning (its word), or None; someone else's
+    ("My daughter is learning French") is not the speaker's."""
+    for verb in tokens:
+        if verb.lemma_.lower() not in _LEARNING_VERBS or verb.pos_ != "VERB":
+            continue
+        tongue = next(
+            (c for c in verb.children if c.dep_ == "dobj" and c.lower_ in LANGUAGES), None
+        )
+        if tongue is None:
+            continue
+        head = verb
+        while head.dep_ in ("xcomp", "conj") and head.head.i != head.i:
+            head = head.head  # "Trying to learn Welsh": the trying is said of whom
+        subject = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None or subject.lower_ in ("i", "we"):
+            return tongue
+    return None
+
+
+_LEARNING_VERBS = frozenset(("learn", "study", "practise", "practice", "revise"))
 
 
 def in_law(noun: Token) -> str:

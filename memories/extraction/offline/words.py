@@ -99,6 +99,16 @@ DOG_BREEDS = word_set(
 )
 CAT_BREEDS = word_set("siamese persian ragdoll bengal sphynx burmese coon shorthair moggy tabby")
 
+# Languages people learn, general knowledge (typed in any case: "learning spanish").
+LANGUAGES = word_set(
+    """english spanish french german italian portuguese japanese mandarin chinese
+    cantonese korean arabic hindi urdu welsh gaelic irish dutch swedish norwegian danish
+    finnish icelandic polish russian ukrainian czech greek turkish hebrew swahili
+    tagalog vietnamese thai indonesian malay bengali punjabi tamil telugu marathi
+    gujarati persian farsi latin esperanto catalan basque romanian hungarian croatian
+    serbian bsl asl yoruba igbo zulu afrikaans"""
+)
+
 # Lasting states of a person said with what they are about ("allergic to", "fluent in"),
 # whole without "I'm": "Allergic to ibuprofen too".
 STATES = word_set(
