@@ -1206,3 +1206,16 @@ def test_retirement_answers_what_i_do_for_work(api, say):
     assert "Retired" in top(api, "what do I do for work")
     other = say("My dad retired in May.")
     assert "am I retired" not in all_cues(api, other)
+
+
+def test_how_i_get_to_work_answers_how_i_get_to_work(api, say):
+    say(
+        "Bus to work every day, the 42.",
+        "Reliable?",
+        "My husband drives to work, the lucky sod.",
+        "Ha.",
+        "I want to work in London one day.",
+    )
+    assert "Bus to work" in top(api, "how do I get to work")
+    job = say("I cycle to work most days.", when="2026-05-01T09:00:00Z")
+    assert "how do I get to work" in all_cues(api, job)

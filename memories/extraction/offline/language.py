@@ -579,6 +579,43 @@ def language_learned(tokens: list[Token]) -> Token | None:
 _LEARNING_VERBS = frozenset(("learn", "study", "practise", "practice", "revise"))
 
 
+def commute_said(tokens: list[Token]) -> bool:
+    """ "I cycle to work most days", "Bus to work every day, the 42", "I get the train
+    into Manchester for work": how the speaker gets to work (not "My husband drives to
+    work"; not a question)."""
+    if any(t.text == "?" for t in tokens):
+        return False
+    if any(t.dep_ in ("nsubj", "nsubjpass") and t.lower_ not in ("i", "we") for t in tokens):
+        return False
+    to_work = any(
+        (
+            t.lemma_.lower() in _WORKPLACES
+            and t.dep_ == "pobj"
+            and t.head.lower_ in ("to", "into", "for")
+        )
+        # ("I cycle to work": the parser takes "to work" for an infinitive)
+        or (t.lower_ == "work" and t.i > 0 and t.doc[t.i - 1].lower_ == "to")
+        for t in tokens
+    )
+    if not to_work:
+        return False
+    for token in tokens:
+        lemma = token.lemma_.lower()
+        if token.pos_ == "VERB" and lemma in _COMMUTING:
+            return True  # "I cycle to work", "Drive to the office on Tuesdays"
+        if lemma in _VEHICLES and (
+            token.dep_ == "ROOT"  # "Bus to work every day"
+            or (token.dep_ == "dobj" and token.head.lemma_.lower() in ("get", "take", "catch"))
+        ):
+            return True
+    return False
+
+
+_WORKPLACES = frozenset(("work", "office", "job", "school", "uni", "college", "site"))
+_COMMUTING = frozenset(("cycle", "bike", "walk", "drive", "ride", "scoot", "commute", "run"))
+_VEHICLES = frozenset(("bus", "train", "tube", "tram", "metro", "ferry", "coach", "bike", "car"))
+
+
 def in_law(noun: Token) -> str:
     """ "-in-law" when the noun is typed with it ("sister-in-law", "mother in law"),
     else ""."""
