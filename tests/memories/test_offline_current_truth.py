@@ -544,9 +544,18 @@ def test_a_new_job_at_a_firm_typed_in_lower_case_replaces_the_old_one(api, say):
     say("Started at deloitte last month, so much better.", when=LATER)
     assert "deloitte" in top(api, "where do I work")
     assert not any("greggs" in body and "deloitte" not in body for body in bodies(api))
+    # a word no table knows is no name when a table of ours knows it
+    say("Asking for a coworker.", when=LATER)
+    assert "Asking for a coworker." not in bodies(api)
 
 
 def test_a_new_job_after_an_exclamation_replaces_the_old_one(api, say):
     say("I work at Greggs on the high street.")
     say("New job! started at Deloitte last month.", when=LATER)
     assert "Deloitte" in top(api, "where do I work")
+
+
+def test_a_new_doing_at_the_same_place_is_no_restatement(api, say):
+    say("I swim at the leisure centre on Mondays.")
+    say("I volunteer at the leisure centre on Mondays too.", when=LATER)
+    assert "I volunteer at the leisure centre on Mondays too." in bodies(api)

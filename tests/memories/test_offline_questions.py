@@ -1160,8 +1160,10 @@ def test_a_name_typed_in_lower_case_after_a_relation_is_a_name(api, say):
     )
     assert {"what is my son's name", "how old is my son"} <= all_cues(api, job)
     assert "ollie" in top(api, "what is my son's name").lower()
-    # a word of the language after a relation is no name
+    # a word of the language after a relation is no name, nor is "we'll"
     assert any(b.startswith("My dog biscuit hates") for b in bodies(api))
+    say("If he gets as big as his dad we'll need a bigger car.")
+    assert not any("We'll" in b for b in bodies(api)), bodies(api)
 
 
 def test_a_dated_statement_is_asked_when_whatever_else_is_asked(api, say):
@@ -1206,16 +1208,3 @@ def test_retirement_answers_what_i_do_for_work(api, say):
     assert "Retired" in top(api, "what do I do for work")
     other = say("My dad retired in May.")
     assert "am I retired" not in all_cues(api, other)
-
-
-def test_how_i_get_to_work_answers_how_i_get_to_work(api, say):
-    say(
-        "Bus to work every day, the 42.",
-        "Reliable?",
-        "My husband drives to work, the lucky sod.",
-        "Ha.",
-        "I want to work in London one day.",
-    )
-    assert "Bus to work" in top(api, "how do I get to work")
-    job = say("I cycle to work most days.", when="2026-05-01T09:00:00Z")
-    assert "how do I get to work" in all_cues(api, job)

@@ -32,7 +32,6 @@ from memories.extraction.offline.language import (
     CLOCK,
     ROLE_ENDINGS,
     clauses_of_their_own,
-    commute_said,
     counted_family,
     dictionary_word,
     done_to_their_own,
@@ -186,10 +185,6 @@ def cues_for(
             me, _, _ = _subject_words(who, "i")
             am = "is" if who else "am"
             cues.append(f"what language {am} {me} learning")
-        if commute_said(list(sent)):
-            # "I cycle to work most days", "Bus to work every day": how I get to work
-            me, do, _ = _subject_words(who, "i")
-            cues.extend([f"how {do} {me} get to work", f"how {do} {me} commute"])
         if dose_said(list(sent)):
             # "I take 50mg of sertraline", "On 10mg amlodipine": a medicine of mine
             me, do, _ = _subject_words(who, "i")

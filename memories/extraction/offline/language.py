@@ -579,43 +579,6 @@ def language_learned(tokens: list[Token]) -> Token | None:
 _LEARNING_VERBS = frozenset(("learn", "study", "practise", "practice", "revise"))
 
 
-def commute_said(tokens: list[Token]) -> bool:
-    """ "I cycle to work most days", "Bus to work every day, the 42", "I get the train
-    into Manchester for work": how the speaker gets to work (not "My husband drives to
-    work"; not a question)."""
-    if any(t.text == "?" for t in tokens):
-        return False
-    if any(t.dep_ in ("nsubj", "nsubjpass") and t.lower_ not in ("i", "we") for t in tokens):
-        return False
-    to_work = any(
-        (
-            t.lemma_.lower() in _WORKPLACES
-            and t.dep_ == "pobj"
-            and t.head.lower_ in ("to", "into", "for")
-        )
-        # ("I cycle to work": the parser takes "to work" for an infinitive)
-        or (t.lower_ == "work" and t.i > 0 and t.doc[t.i - 1].lower_ == "to")
-        for t in tokens
-    )
-    if not to_work:
-        return False
-    for token in tokens:
-        lemma = token.lemma_.lower()
-        if token.pos_ == "VERB" and lemma in _COMMUTING:
-            return True  # "I cycle to work", "Drive to the office on Tuesdays"
-        if lemma in _VEHICLES and (
-            token.dep_ == "ROOT"  # "Bus to work every day"
-            or (token.dep_ == "dobj" and token.head.lemma_.lower() in ("get", "take", "catch"))
-        ):
-            return True
-    return False
-
-
-_WORKPLACES = frozenset(("work", "office", "job", "school", "uni", "college", "site"))
-_COMMUTING = frozenset(("cycle", "bike", "walk", "drive", "ride", "scoot", "commute", "run"))
-_VEHICLES = frozenset(("bus", "train", "tube", "tram", "metro", "ferry", "coach", "bike", "car"))
-
-
 def in_law(noun: Token) -> str:
     """ "-in-law" when the noun is typed with it ("sister-in-law", "mother in law"),
     else ""."""
@@ -673,7 +636,7 @@ def name_typed_lower(token: Token) -> bool:
         and token.text.islower()
         and len(token.text) >= 3
         and not token.is_stop
-        and token.lower_ not in INTERJECTIONS | _CASUAL_WORDS
+        and token.lower_ not in INTERJECTIONS | _CASUAL_WORDS | _KIN | TRADES | COURSES
         and not dictionary_word(token.text)
         and not dictionary_word(token.lemma_)
     )
@@ -792,7 +755,7 @@ def cased(text: str) -> str:
 
 # "my sister anika", "my son ollie is 7": a name typed in lower case after a relation
 _KIN_THEN_WORD = re.compile(
-    r"\b((?:my|our|his|her)\s+(?:" + "|".join(sorted(RELATIONS)) + r")\s+)([a-z][a-z'’-]+)\b",
+    r"\b((?:my|our|his|her)\s+(?:" + "|".join(sorted(RELATIONS)) + r")\s+)([a-z][a-z-]+)\b(?!['’])",
     re.IGNORECASE,
 )
 

@@ -35,7 +35,6 @@ from memories.extraction.offline.dates import WEEKDAYS, Resolved, resolve_dates
 from memories.extraction.offline.language import (
     CLOCK,
     aim_preposition,
-    commute_said,
     counted_family,
     dictionary_word,
     dose_said,
@@ -2185,8 +2184,6 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         t.dep_ in ("nsubj", "nsubjpass") and t.lower_ not in ("i", "we") for t in tokens
     ):
         return True  # "Massive Arsenal fan here": a liking of mine, the "I'm" left out
-    if commute_said(tokens):
-        return True  # "Bus to work every day, the 42": how I get to work
     if dose_said(tokens):
         return True  # "On 10mg amlodipine for my blood pressure": a medicine of mine
     if study_said(tokens) is not None:
