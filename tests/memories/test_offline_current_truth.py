@@ -559,3 +559,14 @@ def test_a_new_doing_at_the_same_place_is_no_restatement(api, say):
     say("I swim at the leisure centre on Mondays.")
     say("I volunteer at the leisure centre on Mondays too.", when=LATER)
     assert "I volunteer at the leisure centre on Mondays too." in bodies(api)
+
+
+def test_a_move_puts_right_a_home_said_in_passing(api, say):
+    say("Our flat in Chorlton has no garden sadly.")
+    job = say("We did it, moved to Stockport on the weekend!", when=LATER)
+    assert superseded_by(api, job) == ["Our flat in Chorlton has no garden sadly."]
+    assert "Stockport" in top(api, "where do I live")
+    # and a home said in passing replaces nothing: it may name a part of the place
+    say("We live in Ottawa, in the Glebe.")
+    later = say("Our apartment in the Glebe has a big south window.", when=LATER)
+    assert superseded_by(api, later) == []

@@ -22,7 +22,15 @@ from collections.abc import Mapping, Sequence
 from spacy.tokens import Span, Token
 
 from memories.extraction.offline.dates import WEEKDAYS
-from memories.extraction.offline.facets import PRONOUN, Facet, Reading, cleft_states, names, read
+from memories.extraction.offline.facets import (
+    PRONOUN,
+    Facet,
+    Reading,
+    cleft_states,
+    my_home_in,
+    names,
+    read,
+)
 from memories.extraction.offline.facets import without_speaker as speaker_free
 from memories.extraction.offline.language import (
     new_amount,
@@ -309,6 +317,8 @@ def changes(new: Reading, old: Reading) -> bool:
         return True
     if _switched_kind(new, old):
         return True
+    if _moved_from(new, old):
+        return True
     if _new_one(new, old):
         return True
     if any(
@@ -353,6 +363,30 @@ def changes(new: Reading, old: Reading) -> bool:
         )
         for token, lemma, clause in _role_tokens(new)
     )
+
+
+def _moved_from(new: Reading, old: Reading) -> bool:
+    """ "We moved to Kingston on the weekend" after "Our apartment in the Glebe has a big
+    south window": a move of the speaker's to another place puts right a home of theirs
+    said in passing. Only that way round: a home said in passing replaces nothing, for
+    it may name a part of the place said before ("We live in Ottawa, in the Glebe")."""
+    moved = [
+        f
+        for f in new.facets
+        if f.subject == "i"
+        and f.attribute == "home"
+        and any(t.lemma_.lower() in _MOVING for t in new.doc)
+    ]
+    if not moved:
+        return False
+    for sent in old.doc.sents:
+        place = my_home_in(list(sent))
+        if place is not None and all(place.lower_ not in f.value for f in moved):
+            return True
+    return False
+
+
+_MOVING = frozenset(("move", "relocate", "shift"))
 
 
 def value_kinds(tokens) -> set[str]:
