@@ -555,12 +555,6 @@ def test_a_new_job_after_an_exclamation_replaces_the_old_one(api, say):
     assert "Deloitte" in top(api, "where do I work")
 
 
-def test_a_new_doing_at_the_same_place_is_no_restatement(api, say):
-    say("I swim at the leisure centre on Mondays.")
-    say("I volunteer at the leisure centre on Mondays too.", when=LATER)
-    assert "I volunteer at the leisure centre on Mondays too." in bodies(api)
-
-
 def test_a_move_puts_right_a_home_said_in_passing(api, say):
     say("Our flat in Chorlton has no garden sadly.")
     job = say("We did it, moved to Stockport on the weekend!", when=LATER)

@@ -1154,24 +1154,12 @@ def _opened(tokens: list[Token]) -> bool:
     return sum(t.text == "(" for t in tokens) > sum(t.text == ")" for t in tokens)
 
 
-_LIGHT_VERBS = word_set("be have do get go make say think know mean guess reckon")
-
-
 def _restates(new: Reading, old: Reading) -> bool:
     """The new statement says nothing the old one does not: its names and numbers are
     the old one's, and it adds no wish, plan or ending ("Ravi wants to quit Kumon" is
     news beside "Ravi goes to Kumon")."""
     words = {t.lemma_.lower() for t in new.doc if t.pos_ in ("NOUN", "PROPN", "NUM")}
     have = {t.lemma_.lower() for t in old.doc if t.pos_ in ("NOUN", "PROPN", "NUM", "VERB")}
-    # what the new one does is news too ("I cycle to work most days" beside "Bus to work
-    # every day"), unless it is a verb that says little of itself
-    doing = {
-        t.lemma_.lower()
-        for t in new.doc
-        if t.pos_ == "VERB" and t.lemma_.lower() not in _LIGHT_VERBS and not t.is_stop
-    }
-    if doing - have:
-        return False
     news = {
         t.lemma_.lower()
         for t in new.doc
