@@ -165,34 +165,7 @@ def cues_for(
         if home_place(list(sent)) is not None and not _is_question_sentence(list(sent)):
             me, do, _ = _subject_words(who, "i")
             cues.append(f"where {do} {me} live")
-        if work_said_bare(list(sent)) is not None:
-            me, do, _ = _subject_words(who, "i")
-            cues.append(f"what {do} {me} do for work")  # "Nurse at the Royal Infirmary"
-        course = study_said(list(sent))
-        if course is not None:
-            # "Halfway through my PhD in marine biology", "Second year of nursing at Salford"
-            me, do, _ = _subject_words(who, "i")
-            am = "is" if who else "am"
-            cues.extend([f"what {am} {me} studying", f"what {do} {me} study"])
-            if any(
-                (t.pos_ == "PROPN" and t.dep_ == "pobj" and t.head.lower_ == "at")
-                or t.lower_ in _PLACES_OF_STUDY
-                for t in sent
-            ):
-                cues.append(f"where {do} {me} study")
-        if language_learned(list(sent)) is not None and not _is_question_sentence(list(sent)):
-            # "Learning Japanese on Duolingo", "Trying to learn Welsh": a language of mine
-            me, _, _ = _subject_words(who, "i")
-            am = "is" if who else "am"
-            cues.append(f"what language {am} {me} learning")
-        if dose_said(list(sent)):
-            # "I take 50mg of sertraline", "On 10mg amlodipine": a medicine of mine
-            me, do, _ = _subject_words(who, "i")
-            am = "is" if who else "am"
-            cues.extend([f"what medication {am} {me} on", f"what medication {do} {me} take"])
-        if pay_said(list(sent)) and not _is_question_sentence(list(sent)):
-            me, do, my = _subject_words(who, "i")
-            cues.extend([f"how much {do} {me} earn", f"what is {my} salary"])  # "I'm on £35k"
+        cues.extend(_said_of_oneself(list(sent), who))
     # "a nurse at St James's on £34,000 a year": a sum said with my job is my pay
     roles = {f.value for f in reading.facets if f.subject == "i" and f.attribute == "role"}
     kinds: list[str] = []
@@ -252,6 +225,34 @@ def cues_for(
             seen.add(key)
             out.append(cue)
     return out[:MAX_CUES]
+
+
+def _said_of_oneself(tokens: list[Token], who: str | None) -> list[str]:
+    """What is said of oneself without the usual verb, asked as the speaker would ask
+    it: a post ("Nurse at the Royal Infirmary"), a course ("Halfway through my PhD"), a
+    language being learned, a medicine by its dose ("On 10mg amlodipine"), pay ("I'm on
+    £35k now"). The readings are ``language``'s, shared with what is kept."""
+    me, do, my = _subject_words(who, "i")
+    am = "is" if who else "am"
+    asked = not _is_question_sentence(tokens)
+    out: list[str] = []
+    if work_said_bare(tokens) is not None:
+        out.append(f"what {do} {me} do for work")
+    if study_said(tokens) is not None:
+        out += [f"what {am} {me} studying", f"what {do} {me} study"]
+        if any(
+            (t.pos_ == "PROPN" and t.dep_ == "pobj" and t.head.lower_ == "at")
+            or t.lower_ in _PLACES_OF_STUDY
+            for t in tokens
+        ):
+            out.append(f"where {do} {me} study")  # "Second year of nursing at Salford uni"
+    if asked and language_learned(tokens) is not None:
+        out.append(f"what language {am} {me} learning")
+    if dose_said(tokens):
+        out += [f"what medication {am} {me} on", f"what medication {do} {me} take"]
+    if asked and pay_said(tokens):
+        out += [f"how much {do} {me} earn", f"what is {my} salary"]
+    return out
 
 
 def _asks_when_done(question: str) -> bool:
