@@ -1470,3 +1470,50 @@ def test_family_counted_or_an_origin_said_without_a_verb_is_kept_and_asked(api, 
     assert "Maya 7" in top(api, "how many kids do I have")
     assert "Maya 7" in top(api, "what are my kids called")
     assert "Galway" in top(api, "where am I from")
+
+
+def test_a_pronoun_after_someones_partner_means_the_partner(api, say):
+    job = say("Had lunch with Noor and her new husband. he's a pilot with Emirates")
+    stored = bodies(api)
+    assert "He (Noor's new husband)'s a pilot with Emirates." in stored, stored
+    assert "pilot" in top(api, "what does Noor's husband do for work")
+    assert not any(c.startswith(("what does Noor do", "who is Noor?")) for c in all_cues(api, job))
+
+
+def test_someones_relative_is_asked_as_their_relative_not_as_them(api, say):
+    job = say("Omar's sister lives in Cardiff.")
+    cues = all_cues(api, job)
+    assert "where does Omar's sister live" in cues, cues
+    assert "where does Omar live" not in cues, cues
+
+
+def test_a_colour_said_for_a_thing_carries_the_question(api, say):
+    say(
+        "What colour are the kitchen units going to be?",
+        "My wife wants navy. I prefer white",
+        first="assistant",
+    )
+    asked = '— answering "What colour are the kitchen units going to be?"'
+    stored = bodies(api)
+    assert f"My wife wants navy. {asked}" in stored, stored
+    assert f"I prefer white. {asked}" in stored, stored
+
+
+def test_a_reply_that_names_nothing_of_its_own_carries_the_question(api, say):
+    say("How did the relay go on Saturday?", "We came second!", first="assistant")
+    assert bodies(api) == ['We came second! — answering "How did the relay go on Saturday?"']
+
+
+def test_a_part_of_what_the_sentence_before_named_is_said_beside_it(api, say):
+    say("Tried the new Thai place on Ecclesall Road. The curry was far too sweet")
+    stored = bodies(api)
+    assert "Tried the new Thai place on Ecclesall Road." in stored, stored
+    assert (
+        'The curry was far too sweet. — after "Tried the new Thai place on Ecclesall Road."'
+        in stored
+    ), stored
+
+
+def test_a_place_begun_at_on_a_day_is_kept(api, say):
+    say("Started at the new climbing wall on Thursday.", when="2026-03-10T18:00:00Z")
+    assert "climbing wall" in top(api, "where did I start on Thursday")

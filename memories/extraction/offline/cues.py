@@ -1590,6 +1590,8 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
     if person is not None and not who:
         me, do, my = person, "does", f"{person}'s"
     owned = _owned(subject, who) if subject is not None else ""
+    if subject is not None and not owned and not who:
+        owned = _kin_of_someone(subject)  # "Noor's husband is a pilot", "my son's teacher"
     if subject is None:
         subject = verb  # no word of its own: nothing below is asked of it
     if owned and subject.lemma_.lower() in RELATIONS and not first and person is None:
@@ -1792,6 +1794,25 @@ def _owned(subject: Token, who: str | None) -> str:
     owner = f"{who}'s" if who else next(c.lower_ for c in subject.children if c.dep_ == "poss")
     # "my grandparents", asked as they were said (not "my grandparent")
     return f"{owner} {_noun_phrase(subject, plural=subject.tag_ == 'NNS')}"
+
+
+def _kin_of_someone(subject: Token) -> str:
+    """ "Noor's husband" for a subject "Noor's new husband", "my brother's wife" for "my
+    brother's wife": a relation of someone named or of my own relation; "" otherwise."""
+    if subject.lemma_.lower() not in RELATIONS:
+        return ""
+    poss = next((c for c in subject.children if c.dep_ == "poss"), None)
+    if poss is None:
+        return ""
+    if poss.pos_ == "PROPN" and poss.text[:1].isupper():  # (no firm has a husband)
+        whose = " ".join(t.text for t in poss.subtree if t.dep_ != "case")
+    elif poss.lemma_.lower() in RELATIONS and any(
+        c.dep_ == "poss" and c.lower_ in ("my", "our") for c in poss.children
+    ):
+        whose = f"{next(c.lower_ for c in poss.children if c.dep_ == 'poss')} {poss.lower_}"
+    else:
+        return ""
+    return f"{whose}'s {subject.lower_}"
 
 
 def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
@@ -2093,16 +2114,32 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
     )
     if relation is None:
         relation = _named_role(subject)
+    # "Sam's girlfriend is a vet": she is someone's kin, no one named; asked as such
+    named_owner = next(
+        (
+            c
+            for c in subject.children
+            if c.dep_ == "poss" and c.pos_ == "PROPN" and c.text[:1].isupper()
+        ),
+        None,
+    )
+    if relation is None or who:
+        named_owner = None
     names = [
         t
         for t in subject.subtree
         if t.pos_ == "PROPN"
+        and t != named_owner
+        and not (named_owner is not None and t.head == named_owner)
         and t.lower_ not in _KIN_WORDS
         # "my neighbour Priya": the name beside a relation is a person's, tagged or not
         and (t.ent_type_ == "PERSON" or (relation and t.dep_ == "appos" and t.head.i == subject.i))
     ]
     owner = "my" if not who else f"{who}'s"
     mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children)
+    if named_owner is not None:
+        whose = " ".join(t.text for t in named_owner.subtree if t.dep_ != "case")
+        owner, mine = f"{whose}'s", True
     # "my flatmate's cat": the cat is my flatmate's, asked as such (never "my cat")
     kin = next(
         (

@@ -41,6 +41,7 @@ from gitloom.core.times import as_utc
 from memories.extraction.offline.cues import LEAD_IN, answered_question, cues_for, offers
 from memories.extraction.offline.dates import WEEKDAYS
 from memories.extraction.offline.facets import (
+    COLOURS,
     PRONOUN,
     Facet,
     Reading,
@@ -218,7 +219,13 @@ class OfflineExtractor:
             just_said[speaker] = said[-1].plain if said else ""
             if said:
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
-                said[0] = _with_referent(said[0], question, people.get(speaker, []), genders)
+                said[0] = _with_referent(
+                    said[0],
+                    question,
+                    people.get(speaker, []),
+                    genders,
+                    said_before=_sentence_before(content, said[0].plain),
+                )
                 # "Mum lives in Galway, I visit her every Easter": "her" is the one
                 # person a statement before it in the same message named
                 for n in range(1, len(said)):
@@ -226,7 +233,11 @@ class OfflineExtractor:
                     if _names_newcomer(said[n].plain, said[n - 1].plain):
                         continue  # "My son has a new teacher. His name is ...": not my son's
                     meant = _with_referent(
-                        said[n], "", _maybe_people(said[:n], self._speakers), genders
+                        said[n],
+                        "",
+                        _maybe_people(said[:n], self._speakers),
+                        genders,
+                        said_before=said[n - 1].plain,
                     )
                     said[n] = replace(meant, leans=False) if meant is not said[n] else meant
                 # a "she ..." whose person cannot be said is said with the statement before
@@ -269,7 +280,7 @@ class OfflineExtractor:
                 answers = answered if n == 0 and statement.kind == "fact" else ""
                 text = statement.text
                 reading = read(statement.plain)
-                replying = n == 0 and question and not retracts and statement.kind == "fact"
+                replying = n == 0 and question and not retracts and statement.kind != "roster"
                 # the sentence typed just before the message's first statement, which no
                 # statement holds: what its "it" may be
                 dropped = _sentence_before(content, statement.plain) if n == 0 else ""
@@ -279,8 +290,11 @@ class OfflineExtractor:
                     and question
                     and not retracts
                     and statement.kind == "fact"
-                    and _it_subject(reading.doc)
-                    and not _IT.search(said[n - 1].plain)
+                    and (
+                        (_it_subject(reading.doc) and not _IT.search(said[n - 1].plain))
+                        # "My husband wants yellow. I'm leaning green": green what
+                        or any(_value_without_thing(t) for t in reading.doc)
+                    )
                 )
                 corrected = _corrected(
                     reading,
@@ -293,7 +307,7 @@ class OfflineExtractor:
                     # (the old value left out: the memory says only the value now)
                     was = _clip_cue(_value_left_out(self._readings[corrected].doc))
                     text = f'{text} {CONTEXT_MARK} correcting "{was}"'
-                elif (replying and leans_on_question(reading.doc)) or later_it:
+                elif (replying and _reply_leans(reading.doc)) or later_it:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
@@ -377,6 +391,15 @@ class OfflineExtractor:
                     pointed = _clip_cue(_said_sentences(prior)[-1])
                     text = f'{text} {CONTEXT_MARK} after "{pointed[:1].upper()}{pointed[1:]}"'
                     context.setdefault(n, []).insert(0, pointed)
+                elif (
+                    n > 0
+                    and (part := _the_subject(reading.doc)) is not None
+                    and part.lemma_.lower() not in said[n - 1].plain.lower()
+                    and CONTEXT_MARK not in text
+                ):
+                    # "Finally tried that ramen place. The broth was incredible": the
+                    # broth of the place the statement before named, said beside it
+                    text = f'{text} {CONTEXT_MARK} after "{_clip_cue(said[n - 1].plain)}"'
                 group = next((g for g in reversed(said[:n]) if _group(g.plain)), None)
                 if group is not None and _member(reading, group.plain):
                     # "Our cats are driving me up the wall. Mochi keeps knocking things
@@ -617,6 +640,46 @@ def leans_on_question(doc: Doc) -> bool:
         return True  # "My partner hates all of those.": those the question offered
     return first.lower_ in (
         *("it", "that", "this", "there", "they", "those", "these", "one", "he", "she"),
+    )
+
+
+def _reply_leans(doc: Doc) -> bool:
+    """A reply read alone needs the question it answers: as ``leans_on_question``, or it
+    says a value without its thing ("My husband wants yellow."), names nothing of its
+    own ("We lost 3-1."), or speaks of a part of what was asked after ("The ending was a
+    bit rushed" after "What did you think of the book?")."""
+    return (
+        leans_on_question(doc)
+        or any(_value_without_thing(t) for t in doc)
+        or (len(doc) <= 8 and not any(t.pos_ in ("NOUN", "PROPN") for t in doc))
+        or _the_subject(doc) is not None
+    )
+
+
+def _the_subject(doc: Doc) -> Token | None:
+    """The subject of a statement said as "the" something ("The broth was incredible"),
+    none of the speaker's or anyone's by name: a part of what was said just before."""
+    subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if (
+        subject is None
+        or subject.pos_ != "NOUN"
+        or subject.i > 3
+        or not any(c.dep_ == "det" and c.lower_ == "the" for c in subject.children)
+        or any(c.dep_ in ("poss", "compound") for c in subject.children)
+    ):
+        return None
+    return subject
+
+
+def _value_without_thing(token: Token) -> bool:
+    """A colour said for the thing it is the colour of ("wants yellow", "the grey is
+    nicer"), or a "one" said for a thing ("the smaller one"): the thing is elsewhere."""
+    if token.lower_ in COLOURS:
+        return token.dep_ not in ("amod", "compound", "conj") or token.head.pos_ != "NOUN"
+    return (
+        token.lower_ == "one"
+        and token.dep_ in ("dobj", "pobj", "nsubj", "attr")
+        and any(c.dep_ in ("det", "amod") for c in token.children)
     )
 
 
@@ -1089,7 +1152,12 @@ def _as_person(doc: Doc, name: str) -> None:
 
 
 def _with_referent(
-    statement: Statement, question: str, before: list[str], genders: dict[str, str] | None = None
+    statement: Statement,
+    question: str,
+    before: list[str],
+    genders: dict[str, str] | None = None,
+    *,
+    said_before: str = "",
 ) -> Statement:
     """ "She's gluten-free" after "my friend Ottilie is coming over": "She (Ottilie)'s
     gluten-free"; "I called her this morning": "her (Ottilie)"; "His pills": "His (my
@@ -1133,7 +1201,15 @@ def _with_referent(
     # "my sister Eilidh just had a baby boy. His name is Rory": "his" is not hers
     said_as = "m" if pronoun.lower_ in ("he", "him", "his") else "f"
     known = (genders or {}).get(candidates[0]) or _gender(candidates[0])
-    if known and known != said_as:
+    partner = _their_kin(said_before, said_as)
+    if partner is not None:
+        # "dinner with Maya and her new boyfriend. he's a chef": "he" is the boyfriend,
+        # said by whose he is; with that one in doubt, no note
+        owner, kin = partner
+        if known and known != ("m" if owner == "his" else "f"):
+            return statement
+        candidates = [f"{candidates[0]}'s {kin}"]
+    elif known and known != said_as:
         return statement
     owner = pronoun.lower_ == "his" or (pronoun.lower_ == "her" and pronoun.dep_ == "poss")
     end = pronoun.idx + len(pronoun.text)
@@ -1155,8 +1231,29 @@ def _with_referent(
         statement,
         text=named,
         asked_as=_named_subject(statement.plain, doc, pronoun, candidates[0]),
-        asked_of=candidates[0],
+        # ("Maya's new boyfriend": asked after as someone's kin, no name of his own)
+        asked_of="" if partner is not None else candidates[0],
     )
+
+
+def _their_kin(text: str, gender: str) -> tuple[str, str] | None:
+    """ "his girlfriend", "her new boyfriend": someone said just before by whose they
+    are, of the gender a pronoun after it takes ("his", the kin said); None when no one
+    is, or when more than one is."""
+    found = [
+        (m.group("owner").lower(), m.group("kin"))
+        for m in _THEIR_KIN.finditer(text)
+        if _gender(m.group("kin").split()[-1]) == gender
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+_THEIR_KIN = re.compile(
+    r"\b(?P<owner>his|her)\s+(?P<kin>(?:new\s+)?(?:"
+    + "|".join(sorted(FEMALE_KIN | MALE_KIN))
+    + r"))\b",
+    re.IGNORECASE,
+)
 
 
 def _named_subject(plain: str, doc: Doc, pronoun: Token, person: str) -> str:

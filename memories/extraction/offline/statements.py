@@ -2866,9 +2866,21 @@ def _dated_object(tokens: list[Token]) -> bool:
     or an objectless "Went a bit wild at the mall today" does not have."""
     dated = any(t.ent_type_ == "DATE" and t.lower_ not in ("today", "tonight") for t in tokens)
     return dated and any(
-        t.dep_ == "dobj" and t.pos_ == "NOUN" and _content(t) and t.head.pos_ == "VERB"
+        (t.dep_ == "dobj" and t.pos_ == "NOUN" and _content(t) and t.head.pos_ == "VERB")
+        # "Started at the new gym on Monday": a place one began at, named
+        or (
+            t.dep_ == "pobj"
+            and t.pos_ == "NOUN"
+            and _content(t)
+            and t.head.head.pos_ == "VERB"
+            and t.head.head.lemma_.lower() in _BEGUN_AT
+        )
         for t in tokens
     )
+
+
+# verbs of beginning somewhere ("started at", "signed up at", "enrolled at")
+_BEGUN_AT = word_set("start begin join sign enrol enroll register move transfer")
 
 
 # Verbs of a thing acquired, given up or achieved: said without "I", with what it was
