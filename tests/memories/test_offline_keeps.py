@@ -1517,3 +1517,9 @@ def test_a_part_of_what_the_sentence_before_named_is_said_beside_it(api, say):
 def test_a_place_begun_at_on_a_day_is_kept(api, say):
     say("Started at the new climbing wall on Thursday.", when="2026-03-10T18:00:00Z")
     assert "climbing wall" in top(api, "where did I start on Thursday")
+
+
+def test_hers_or_mine_said_after_a_statement_is_said_beside_it(api, say):
+    say("My cousin drives a Corsa. Mine's a Fiesta")
+    stored = bodies(api)
+    assert 'Mine\'s a Fiesta. — after "My cousin drives a Corsa."' in stored, stored

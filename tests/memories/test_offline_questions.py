@@ -1208,3 +1208,22 @@ def test_retirement_answers_what_i_do_for_work(api, say):
     assert "Retired" in top(api, "what do I do for work")
     other = say("My dad retired in May.")
     assert "am I retired" not in all_cues(api, other)
+
+
+def test_where_someone_was_born_is_asked_as_born_never_as_bear(api, say):
+    job = say("Born in Accra but grew up in Leicester. My daughter was born in Bristol.")
+    cues = all_cues(api, job)
+    assert {"where was I born", "where did I grow up", "where was my daughter born"} <= cues
+    assert not any("bear" in c for c in cues), cues
+    assert "Accra" in top(api, "where was I born")
+
+
+def test_mine_after_something_of_someone_elses_is_my_one_of_it(api, say):
+    say(
+        "My birthday is in June, when's yours?",
+        "Mine's in November",
+        first="assistant",
+        when="2026-03-10T18:00:00Z",
+    )
+    found = top(api, "when is my birthday")
+    assert found.startswith("Mine (my birthday)'s in November"), found

@@ -322,6 +322,8 @@ def _of_doing(verb: Token, phrase: str, plural: bool, subject: Token | None) -> 
         )
         does = "did" if past else ("do" if plural else "does")
         asked = f"{does} {phrase} {lemma}{particle}"
+    if verb.lower_ == "born":  # "My son was born in Leeds": never "does my son bear"
+        asked = f"{'were' if plural else 'was'} {phrase} born"
     if lemma == "turn" and any(c.like_num for c in verb.children):
         # "Grandma turned 90 last Sunday"; "Just turned 30": how old am I
         be = "am" if phrase == "I" else ("are" if plural else "is")

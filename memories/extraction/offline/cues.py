@@ -125,6 +125,7 @@ def cues_for(
         cues.extend(_gadget_of_mine(list(sent), who))
         cues.extend(_pet_by_breed(list(sent), who))
         cues.extend(_retired(list(sent), who))
+        cues.extend(_born(list(sent), who))
         fan = (
             _fan_of(list(sent), who)
             or _into(list(sent), who)
@@ -754,6 +755,31 @@ def _counted_kin(tokens: list[Token], who: str | None) -> list[str]:
         out.append(f"what are {my} {kind} called")
     if any(t.like_num and t.i > root.i for t in tokens):
         out.append(f"how old are {my} {kind}")
+    return out
+
+
+def _born(tokens: list[Token], who: str | None) -> list[str]:
+    """ "Born in Lagos but grew up in Croydon", "I was born in 1990": where or when the
+    speaker was born, and where they grew up, asked as one asks it (never "where do I
+    bear"). Only of the speaker: no one else is said to be born here."""
+    me, _, _ = _subject_words(who, "i")
+    out: list[str] = []
+    for verb in tokens:
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None and subject.lower_ not in ("i", "we"):
+            continue
+        if verb.lower_ == "born":
+            for pobj in (g for c in verb.children if c.lower_ == "in" for g in c.children):
+                if pobj.ent_type_ == "DATE" or pobj.like_num:
+                    out += [f"when was {me} born", f"how old {'is' if who else 'am'} {me}"]
+                elif _place_name(pobj):
+                    out += [f"where was {me} born", f"where {'is' if who else 'am'} {me} from"]
+        elif (
+            verb.lemma_ == "grow"
+            and any(c.lower_ == "up" for c in verb.children)
+            and any(c.lower_ == "in" for c in verb.children)
+        ):
+            out.append(f"where did {me} grow up")
     return out
 
 
@@ -1723,7 +1749,11 @@ def _role_questions(tokens: list[Token], who: str | None, verb: Token | None = N
                 g.dep_ == "pobj" and g.pos_ == "PROPN" and g.ent_type_ not in ("DATE", "TIME")
                 for g in (preps["from"].children if "from" in preps else ())
             ):
-                out.append(f"where {does} {other} {lemma}")  # not "switched from football"
+                # not "switched from football"; "was my son born", never "does my son bear"
+                verb_asked = (
+                    f"was {other} born" if verb.lower_ == "born" else f"{does} {other} {lemma}"
+                )
+                out.append(f"where {verb_asked}")
             kin = subject.lower_ in FEMALE_KIN | MALE_KIN  # "Mum's just moved into ..."
             if (
                 lemma in ("move", "relocate", "emigrate")
@@ -1818,6 +1848,8 @@ def _kin_of_someone(subject: Token) -> str:
 def _asked(verb: Token, do: str, me: str, lemma: str, who: str | None, person: str) -> str:
     """ "do I go" for "I go", "am I going" for "I'm going" (what follows a wh-word)."""
     be = "is" if who else ("are" if person == "we" else "am")
+    if verb.lower_ == "born":
+        return f"{'were' if person == 'we' else 'was'} {me} born"  # never "do I bear"
     if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
         return f"{be} {me} {verb.lower_}"
     got = next((c for c in verb.children if c.dep_ == "auxpass" and c.lemma_ == "get"), None)

@@ -218,6 +218,10 @@ class OfflineExtractor:
             earlier = just_said.get(speaker, "")
             just_said[speaker] = said[-1].plain if said else ""
             if said:
+                # "Mine's in October" after "My birthday is in June, when's yours?"
+                said[0] = _with_mine(said[0], _sentence_before(content, said[0].plain) or prior)
+                for n in range(1, len(said)):
+                    said[n] = _with_mine(said[n], said[n - 1].plain)
                 # "she's gluten-free" opening a reply: who "she" is, beside the word
                 said[0] = _with_referent(
                     said[0],
@@ -660,6 +664,8 @@ def _the_subject(doc: Doc) -> Token | None:
     """The subject of a statement said as "the" something ("The broth was incredible"),
     none of the speaker's or anyone's by name: a part of what was said just before."""
     subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is not None and subject.lower_ in _OWNERS and subject.i < 2:
+        return subject  # "Hers is in May", "Mine's a Polo": hers, mine of what was said
     if (
         subject is None
         or subject.pos_ != "NOUN"
@@ -669,6 +675,9 @@ def _the_subject(doc: Doc) -> Token | None:
     ):
         return None
     return subject
+
+
+_OWNERS = frozenset(("mine", "hers", "his", "ours", "theirs", "yours"))
 
 
 def _value_without_thing(token: Token) -> bool:
@@ -1234,6 +1243,33 @@ def _with_referent(
         # ("Maya's new boyfriend": asked after as someone's kin, no name of his own)
         asked_of="" if partner is not None else candidates[0],
     )
+
+
+def _with_mine(statement: Statement, before: str) -> Statement:
+    """ "Mine's in October" after "My birthday is in June, when's yours?": "Mine (my
+    birthday)'s in October", asked after as "My birthday is in October": the one thing
+    the words before said was someone's ("my sister's car", "your birthday"), never a
+    person ("My sister has a Golf. Mine's a Polo": no note)."""
+    doc = parse(statement.text)
+    mine = next(
+        (t for t in doc if t.dep_ == "nsubj" and t.lower_ in ("mine", "ours") and t.i < 3), None
+    )
+    if mine is None or not before:
+        return statement
+    owned = {
+        t.lemma_.lower()
+        for t in parse(before)
+        if t.pos_ == "NOUN"
+        and t.lemma_.lower() not in RELATIONS
+        and any(c.dep_ == "poss" for c in t.children)
+    }
+    if len(owned) != 1:
+        return statement
+    whose = "my" if mine.lower_ == "mine" else "our"
+    thing = f"{whose} {owned.pop()}"
+    end = mine.idx + len(mine.text)
+    text = f"{statement.text[:end]} ({thing}){statement.text[end:]}"
+    return replace(statement, text=text, asked_as=_named_subject(statement.plain, doc, mine, thing))
 
 
 def _their_kin(text: str, gender: str) -> tuple[str, str] | None:

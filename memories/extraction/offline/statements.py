@@ -2274,7 +2274,12 @@ def _informative(tokens: list[Token], *, allow_pronoun: bool = False) -> bool:
         return False  # "Thinking about home gym stuff.": a musing, not a fact
     content = [t for t in tokens if _content(t)]
     if not content:
-        return _someone_coming(tokens) or _someone_seen_regularly(tokens) or _took_up(tokens)
+        return (
+            _someone_coming(tokens)
+            or _someone_seen_regularly(tokens)
+            or _took_up(tokens)
+            or _mine_dated(tokens)
+        )
     specific = any(_specific(t) for t in tokens)
     if (
         any(t.lower_ in ("pls", "please", "plz") for t in tokens)
@@ -2720,6 +2725,14 @@ def _listed_things(tokens: list[Token]) -> int:
 def _day_word(token: Token) -> bool:
     """A word that names a day: a weekday, "tomorrow", "tonight"."""
     return token.lower_.rstrip("s") in WEEKDAYS or token.lower_ in ("tomorrow", "tonight")
+
+
+def _mine_dated(tokens: list[Token]) -> bool:
+    """ "Mine's in October" (after "My birthday is in June, when's yours?"): my one of
+    what was just said, on a day; what it is, the extractor says beside "mine"."""
+    return any(t.dep_ == "nsubj" and t.lower_ in ("mine", "ours") for t in tokens) and any(
+        t.ent_type_ in ("DATE", "TIME") for t in tokens
+    )
 
 
 def _someone_coming(tokens: list[Token]) -> bool:
