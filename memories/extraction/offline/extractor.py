@@ -70,6 +70,7 @@ from memories.extraction.offline.statements import (
 )
 from memories.extraction.offline.words import (
     COURTESIES,
+    FAMILY,
     FEMALE_KIN,
     INSTEAD,
     LIKING_OPENERS,
@@ -400,6 +401,7 @@ class OfflineExtractor:
                     and (part := _the_subject(reading.doc)) is not None
                     and part.lemma_.lower() not in said[n - 1].plain.lower()
                     and CONTEXT_MARK not in text
+                    and _names_a_thing(read(said[n - 1].plain).doc)
                 ):
                     # "Finally tried that ramen place. The broth was incredible": the
                     # broth of the place the statement before named, said beside it
@@ -655,8 +657,18 @@ def _reply_leans(doc: Doc) -> bool:
     return (
         leans_on_question(doc)
         or any(_value_without_thing(t) for t in doc)
-        or (len(doc) <= 8 and not any(t.pos_ in ("NOUN", "PROPN") for t in doc))
+        or _names_nothing_of_its_own(doc)
         or _the_subject(doc) is not None
+    )
+
+
+def _names_nothing_of_its_own(doc: Doc) -> bool:
+    """ "We came second!", "I'd fall asleep.": a short reply naming no thing, of no
+    state of the speaker's ("I'm vegetarian" says all it means)."""
+    if len(doc) > 8 or any(t.pos_ in ("NOUN", "PROPN") for t in doc):
+        return False
+    return not any(
+        t.dep_ == "nsubj" and t.lower_ in ("i", "we") and t.head.lemma_ == "be" for t in doc
     )
 
 
@@ -670,6 +682,8 @@ def _the_subject(doc: Doc) -> Token | None:
         subject is None
         or subject.pos_ != "NOUN"
         or subject.i > 3
+        # "the wife", "the kids" are the speaker's; "the reason" names nothing
+        or subject.lemma_.lower() in FAMILY | VAGUE_NOUNS
         or not any(c.dep_ == "det" and c.lower_ == "the" for c in subject.children)
         or any(c.dep_ in ("poss", "compound") for c in subject.children)
     ):
@@ -678,6 +692,18 @@ def _the_subject(doc: Doc) -> Token | None:
 
 
 _OWNERS = frozenset(("mine", "hers", "his", "ours", "theirs", "yours"))
+
+
+def _names_a_thing(doc: Doc) -> bool:
+    """A statement with a thing done or gone to ("Tried that ramen place on Deansgate"):
+    what "the broth" after it may be a part of. Not a day ("Dentist on Tuesday")."""
+    return any(
+        t.dep_ in ("dobj", "pobj")
+        and t.pos_ in ("NOUN", "PROPN")
+        and t.ent_type_ not in ("DATE", "TIME")
+        and t.lemma_.lower() not in VAGUE_NOUNS
+        for t in doc
+    )
 
 
 def _value_without_thing(token: Token) -> bool:
