@@ -1348,7 +1348,11 @@ def test_a_yes_with_a_time_of_day_answers_the_question_before_it(api, say):
         when="2026-03-11T10:00:00Z",
     )
     stored = bodies(api)
-    assert 'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?"' in stored
+    # ("they" of the question: who, the speaker's message before says)
+    assert (
+        'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?" '
+        'after "My flight got cancelled ugh."'
+    ) in stored, stored
     assert not any(b.startswith("Yeah tomorrow") for b in stored), stored
 
 
@@ -1523,3 +1527,27 @@ def test_hers_or_mine_said_after_a_statement_is_said_beside_it(api, say):
     say("My cousin drives a Corsa. Mine's a Fiesta")
     stored = bodies(api)
     assert 'Mine\'s a Fiesta. — after "My cousin drives a Corsa."' in stored, stored
+
+
+def test_a_question_after_someone_by_a_pronoun_is_quoted_with_who(api, say):
+    say(
+        "Meeting my new line manager on Monday.",
+        "Good luck! Do you know much about her?",
+        "She used to work at KPMG apparently",
+        when="2026-03-11T10:00:00Z",
+    )
+    say(
+        "My cousins Ravi and Meera are getting married in June.",
+        "Congratulations to them!",
+        "They met at a wedding in Goa.",
+        when="2026-03-11T10:00:00Z",
+    )
+    stored = bodies(api)
+    assert (
+        'She used to work at KPMG apparently. — answering "Do you know much about her?" '
+        'after "Meeting my new line manager on Monday."'
+    ) in stored, stored
+    assert (
+        'They met at a wedding in Goa. — after "My cousins Ravi and Meera are getting married in June."'
+        in stored
+    ), stored

@@ -333,7 +333,7 @@ class OfflineExtractor:
                     n == 0
                     and earlier
                     and not question
-                    and _it_subject(reading.doc)
+                    and (_it_subject(reading.doc) or _someone_unsaid(reading.doc, text))
                     and _names_nothing(prior)
                 ):
                     # "It's a girl." after "My wife is pregnant, due in august!!" and
@@ -605,9 +605,15 @@ def _clip_cue(text: str) -> str:
 
 def _elliptical(question: str) -> bool:
     """ "What colour?", "Where?", "Which one?": a question of a few words that asks after
-    what was just said without naming it."""
+    what was just said without naming it; or one asking after someone by a pronoun
+    ("Do you know much about her?")."""
     words = re.findall(r"[\w'’]+", question)
+    if any(w.casefold() in _SOMEONE_SAID for w in words):
+        return True  # "Do you know much about her?", "How old are they?": who, said before
     return 0 < len(words) <= 3 and not any(w.casefold() in ("you", "your", "u") for w in words)
+
+
+_SOMEONE_SAID = frozenset(("he", "she", "him", "her", "they", "them", "his", "their"))
 
 
 def leans_on_question(doc: Doc) -> bool:
@@ -659,6 +665,19 @@ def _reply_leans(doc: Doc) -> bool:
         or any(_value_without_thing(t) for t in doc)
         or _names_nothing_of_its_own(doc)
         or _the_subject(doc) is not None
+    )
+
+
+def _someone_unsaid(doc: Doc, text: str) -> bool:
+    """ "They met at uni." after "My friends Priya and Sam are getting married" and
+    "Congratulations!": a "he", "she" or "they" opening the statement with no note of
+    who, so the speaker's message before says who it may be."""
+    subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass")), None)
+    return (
+        subject is not None
+        and subject.i == 0
+        and subject.lower_ in ("he", "she", "they")
+        and not text[len(subject.text) :].lstrip().startswith("(")
     )
 
 
