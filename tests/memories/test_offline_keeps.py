@@ -1551,3 +1551,22 @@ def test_a_question_after_someone_by_a_pronoun_is_quoted_with_who(api, say):
         'They met at a wedding in Goa. — after "My cousins Ravi and Meera are getting married in June."'
         in stored
     ), stored
+
+
+def test_an_it_the_question_names_nothing_for_is_quoted_with_what_it_is(api, say):
+    say(
+        "Tried natto for the first time at Kenji's party.",
+        "Oh nice, what did you think?",
+        "It tastes like old socks. Not for me",
+    )
+    say(
+        "Got a new scooter",
+        "Which scooter did you get?",
+        "It's a Vespa",
+    )
+    stored = bodies(api)
+    assert (
+        'It tastes like old socks. — answering "What did you think?" '
+        'after "Tried natto for the first time at Kenji\'s party."'
+    ) in stored, stored
+    assert 'It\'s a Vespa. — answering "Which scooter did you get?"' in stored, stored

@@ -316,7 +316,11 @@ class OfflineExtractor:
                     # "About six years.": what it answers is part of what it says
                     asked_as = _clip_cue(LEAD_IN.sub("", question))
                     text = f'{text} {CONTEXT_MARK} answering "{asked_as[:1].upper()}{asked_as[1:]}"'
-                    if n == 0 and earlier and _elliptical(asked_as):
+                    if (
+                        n == 0
+                        and earlier
+                        and (_elliptical(asked_as) or _it_unnamed(reading.doc, asked_as))
+                    ):
                         # "What colour?" asks after what the speaker said just before
                         text = f'{text} after "{_clip_cue(earlier)}"'
                         context.setdefault(n, []).insert(0, earlier)
@@ -666,6 +670,12 @@ def _reply_leans(doc: Doc) -> bool:
         or _names_nothing_of_its_own(doc)
         or _the_subject(doc) is not None
     )
+
+
+def _it_unnamed(doc: Doc, question: str) -> bool:
+    """ "It tastes like a bonfire." answering "What did you think?": an "it" that the
+    question names nothing for, so the speaker's statement before says what it is."""
+    return _it_subject(doc) and not any(t.pos_ in ("NOUN", "PROPN") for t in parse(question))
 
 
 def _someone_unsaid(doc: Doc, text: str) -> bool:
