@@ -501,16 +501,3 @@ def test_an_it_after_a_reply_that_names_something_is_not_given_my_message_before
     stored = bodies(api)
     assert "It's only 3 hours from Lisbon by train." in stored, stored
     assert not any("after" in b for b in stored), stored
-
-
-def test_a_reply_in_another_language_is_no_answer(api, say):
-    say(
-        "Shall I book the table for Friday?",
-        "Oui, merci beaucoup mon ami",
-        "Anything else?",
-        "Maybe later, tengo que irme.",
-        "What are the dogs called?",
-        "kez and rhi",
-        first="assistant",
-    )
-    assert bodies(api) == ['Kez and rhi. — answering "What are the dogs called?"']

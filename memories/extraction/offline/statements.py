@@ -325,9 +325,6 @@ def _short_answer(
     first = next((s for s in doc.sents if not _only_interjections(s)), None)
     if first is None or _is_question(first) or _joke(first) or rule_for(first, "hypothetical"):
         return []
-    if _foreign(list(first)):
-        trace("not-english", "drop", first.text)
-        return []  # "Maybe later, tengo que irme": a courtesy in another language
     opening = _first_word(first)
     if opening is not None and opening.tag_ == "VB" and opening.pos_ == "VERB":
         return []  # "ask me again in six months": a request, not an answer
@@ -841,12 +838,6 @@ def _from_text(
                     if orphaned is not None:
                         orphaned.append(clause)
                     ahead = clause if n == 0 else []
-                continue
-            if _foreign(clause):
-                # "je dois souper": the rules read English; words no English table
-                # knows are no statement they can read, nor a name to keep
-                decided = True
-                trace("not-english", "drop", _text(clause))
                 continue
             chat = rule_for(clause, "smalltalk")
             if chat is not None:
@@ -2734,23 +2725,6 @@ def _listed_things(tokens: list[Token]) -> int:
 def _day_word(token: Token) -> bool:
     """A word that names a day: a weekday, "tomorrow", "tonight"."""
     return token.lower_.rstrip("s") in WEEKDAYS or token.lower_ in ("tomorrow", "tonight")
-
-
-def _foreign(tokens: list[Token]) -> bool:
-    """A clause most of whose lower-case words no English table knows ("tengo que
-    irme", "je dois souper"): three or more, three in five of them; names typed in
-    lower case ("kez and rhi") or food in an English sentence ("we did a braai with
-    boerewors") are not enough."""
-    words = [t for t in tokens if t.is_alpha and t.text.islower()]
-    unknown = [
-        t
-        for t in words
-        if not t.is_stop
-        and t.lower_ not in INTERJECTIONS
-        and not dictionary_word(t.lower_)
-        and not dictionary_word(t.lemma_)
-    ]
-    return len(unknown) >= 3 and len(unknown) * 5 >= len(words) * 3
 
 
 def _mine_dated(tokens: list[Token]) -> bool:
