@@ -543,3 +543,14 @@ def test_a_doing_stopped_in_a_month_is_the_month_gone(api, say):
     stored = bodies(api)
     assert "I stopped drinking in January (2026-01)." in stored, stored
     assert "I love going to Spain in June." in stored, stored  # any June of a liking
+
+
+def test_a_weekday_said_for_which_of_a_kind_gets_no_date(api, say):
+    say(
+        "What time is the spin class?",
+        "6:30pm, but the Friday one is at 7",
+        first="assistant",
+        when="2026-03-10T18:00:00Z",
+    )
+    [body] = bodies(api)
+    assert "Friday one is at 7" in body and "(2026-" not in body, body

@@ -464,7 +464,7 @@ def _titled(ent: Span) -> bool:
 
 def _names_a_kind(ent: Span) -> bool:
     """A bare weekday between an article and its noun ("the Thursday class", "my Monday
-    meeting"): the noun's kind, said of every such day."""
+    meeting", "the Thursday one"): the noun's kind, said of every such day."""
     doc = ent.doc
     return (
         len(ent) == 1
@@ -472,7 +472,8 @@ def _names_a_kind(ent: Span) -> bool:
         and ent.start > 0
         and doc[ent.start - 1].lower_ in ("the", "my", "our", "a")
         and ent.end < len(doc)
-        and doc[ent.end].pos_ in ("NOUN", "PROPN")
+        # ("the Thursday one": the class said before, on every Thursday)
+        and (doc[ent.end].pos_ in ("NOUN", "PROPN") or doc[ent.end].lower_ in ("one", "ones"))
         and ent[0].dep_ in ("compound", "nmod", "amod")
     )
 

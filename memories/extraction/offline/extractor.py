@@ -319,7 +319,11 @@ class OfflineExtractor:
                     if (
                         n == 0
                         and earlier
-                        and (_elliptical(asked_as) or _it_unnamed(reading.doc, asked_as))
+                        and (
+                            _elliptical(asked_as)
+                            # (a figure quoted in another memory would outlive its correction)
+                            or (_it_unnamed(reading.doc, asked_as) and not _DIGIT.search(earlier))
+                        )
                     ):
                         # "What colour?" asks after what the speaker said just before
                         text = f'{text} after "{_clip_cue(earlier)}"'
@@ -337,7 +341,10 @@ class OfflineExtractor:
                     n == 0
                     and earlier
                     and not question
-                    and (_it_subject(reading.doc) or _someone_unsaid(reading.doc, text))
+                    and (
+                        _it_subject(reading.doc)
+                        or (_someone_unsaid(reading.doc, text) and not _DIGIT.search(earlier))
+                    )
                     and _names_nothing(prior)
                 ):
                     # "It's a girl." after "My wife is pregnant, due in august!!" and
@@ -406,6 +413,7 @@ class OfflineExtractor:
                     and part.lemma_.lower() not in said[n - 1].plain.lower()
                     and CONTEXT_MARK not in text
                     and _names_a_thing(read(said[n - 1].plain).doc)
+                    and not _DIGIT.search(said[n - 1].plain)
                 ):
                     # "Finally tried that ramen place. The broth was incredible": the
                     # broth of the place the statement before named, said beside it
@@ -609,15 +617,10 @@ def _clip_cue(text: str) -> str:
 
 def _elliptical(question: str) -> bool:
     """ "What colour?", "Where?", "Which one?": a question of a few words that asks after
-    what was just said without naming it; or one asking after someone by a pronoun
-    ("Do you know much about her?")."""
+    what was just said without naming it. (Not one asking by a pronoun, "Is it a
+    flat?": the statement before is often not whom or what it means.)"""
     words = re.findall(r"[\w'’]+", question)
-    if any(w.casefold() in _SOMEONE_SAID for w in words):
-        return True  # "Do you know much about her?", "How old are they?": who, said before
     return 0 < len(words) <= 3 and not any(w.casefold() in ("you", "your", "u") for w in words)
-
-
-_SOMEONE_SAID = frozenset(("he", "she", "him", "her", "they", "them", "his", "their"))
 
 
 def leans_on_question(doc: Doc) -> bool:
@@ -673,9 +676,12 @@ def _reply_leans(doc: Doc) -> bool:
 
 
 def _it_unnamed(doc: Doc, question: str) -> bool:
-    """ "It tastes like a bonfire." answering "What did you think?": an "it" that the
-    question names nothing for, so the speaker's statement before says what it is."""
-    return _it_subject(doc) and not any(t.pos_ in ("NOUN", "PROPN") for t in parse(question))
+    """ "It tastes like a bonfire." answering "What did you think?", "That's where I went
+    as a kid" answering "How did you choose?": an "it" or "that" the question names
+    nothing for, so the speaker's statement before says what it is."""
+    return (_it_subject(doc) or _points_back(doc)) and not any(
+        t.pos_ in ("NOUN", "PROPN") for t in parse(question)
+    )
 
 
 def _someone_unsaid(doc: Doc, text: str) -> bool:
