@@ -1348,7 +1348,11 @@ def test_a_yes_with_a_time_of_day_answers_the_question_before_it(api, say):
         when="2026-03-11T10:00:00Z",
     )
     stored = bodies(api)
-    assert 'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?"' in stored
+    # ("they" of the question: who, the speaker's message before says)
+    assert (
+        'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?" '
+        'after "My flight got cancelled ugh."'
+    ) in stored, stored
     assert not any(b.startswith("Yeah tomorrow") for b in stored), stored
 
 
@@ -1569,3 +1573,19 @@ def test_a_that_answering_a_question_naming_nothing_is_quoted_with_what_it_is(ap
         'That\'s where my wife went as a kid. — answering "How did you choose?" '
         'after "My daughter starts at Ashfield Primary in September."'
     ) in stored, stored
+
+
+def test_a_question_asking_by_a_pronoun_quotes_the_statement_before_without_a_figure(api, say):
+    say(
+        "Meeting my new line manager on Monday.",
+        "Good luck! Do you know much about her?",
+        "She used to work at KPMG apparently",
+        when="2026-03-11T10:00:00Z",
+    )
+    assert (
+        'She used to work at KPMG apparently. — answering "Do you know much about her?" '
+        'after "Meeting my new line manager on Monday."'
+    ) in bodies(api), bodies(api)
+    say("My brother moved to Leeds in 2019", "Does he like it?", "He loves it, he's near the canal")
+    loves = next(b for b in bodies(api) if b.startswith("He (my brother) loves it"))
+    assert "2019" not in loves, loves  # a figure quoted here would outlive its correction

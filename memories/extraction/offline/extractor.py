@@ -323,6 +323,7 @@ class OfflineExtractor:
                             _elliptical(asked_as)
                             # (a figure quoted in another memory would outlive its correction)
                             or (_it_unnamed(reading.doc, asked_as) and not _DIGIT.search(earlier))
+                            or (_asks_by_pronoun(asked_as) and not _figure(earlier))
                         )
                     ):
                         # "What colour?" asks after what the speaker said just before
@@ -617,8 +618,7 @@ def _clip_cue(text: str) -> str:
 
 def _elliptical(question: str) -> bool:
     """ "What colour?", "Where?", "Which one?": a question of a few words that asks after
-    what was just said without naming it. (Not one asking by a pronoun, "Is it a
-    flat?": the statement before is often not whom or what it means.)"""
+    what was just said without naming it."""
     words = re.findall(r"[\w'’]+", question)
     return 0 < len(words) <= 3 and not any(w.casefold() in ("you", "your", "u") for w in words)
 
@@ -673,6 +673,21 @@ def _reply_leans(doc: Doc) -> bool:
         or _names_nothing_of_its_own(doc)
         or _the_subject(doc) is not None
     )
+
+
+def _asks_by_pronoun(question: str) -> bool:
+    """ "Do you know much about her?", "When does it arrive?": a question asking after
+    someone or something by a pronoun, whom the speaker's statement before may name."""
+    return any(
+        w.casefold() in ("he", "she", "him", "her", "they", "them", "his", "their", "it")
+        for w in re.findall(r"[\w'’]+", question)
+    )
+
+
+def _figure(text: str) -> bool:
+    """A figure, in digits or words ("£950", "About six."): quoted in another memory it
+    would outlive its correction there."""
+    return bool(_DIGIT.search(text)) or any(t.like_num for t in parse(text))
 
 
 def _it_unnamed(doc: Doc, question: str) -> bool:
