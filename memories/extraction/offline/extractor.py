@@ -323,7 +323,11 @@ class OfflineExtractor:
                             _elliptical(asked_as)
                             # (a figure quoted in another memory would outlive its correction)
                             or (_it_unnamed(reading.doc, asked_as) and not _DIGIT.search(earlier))
-                            or (_asks_by_pronoun(asked_as) and not _figure(earlier))
+                            or (
+                                _asks_by_pronoun(asked_as)
+                                and _names_someone(earlier)
+                                and not _figure(earlier)
+                            )
                         )
                     ):
                         # "What colour?" asks after what the speaker said just before
@@ -676,12 +680,19 @@ def _reply_leans(doc: Doc) -> bool:
 
 
 def _asks_by_pronoun(question: str) -> bool:
-    """ "Do you know much about her?", "When does it arrive?": a question asking after
-    someone or something by a pronoun, whom the speaker's statement before may name."""
+    """ "Do you know much about her?": a question asking after someone by a pronoun,
+    whom the speaker's statement before may name."""
     return any(
-        w.casefold() in ("he", "she", "him", "her", "they", "them", "his", "their", "it")
+        w.casefold() in ("he", "she", "him", "her", "they", "them", "his", "their")
         for w in re.findall(r"[\w'’]+", question)
     )
+
+
+def _names_someone(text: str) -> bool:
+    """ "Meeting my new line manager on Monday": a statement naming someone, by name or
+    by who they are to the speaker (not "Bins go out every wednesday night", which a
+    "them" after it does not mean)."""
+    return any(t.lemma_.lower() in RELATIONS or t.ent_type_ == "PERSON" for t in parse(text))
 
 
 def _figure(text: str) -> bool:
