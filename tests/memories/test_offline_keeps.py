@@ -1504,16 +1504,6 @@ def test_a_reply_that_names_nothing_of_its_own_carries_the_question(api, say):
     assert bodies(api) == ['We came second! — answering "How did the relay go on Saturday?"']
 
 
-def test_a_part_of_what_the_sentence_before_named_is_said_beside_it(api, say):
-    say("Tried the new Thai place on Ecclesall Road. The curry was far too sweet")
-    stored = bodies(api)
-    assert "Tried the new Thai place on Ecclesall Road." in stored, stored
-    assert (
-        'The curry was far too sweet. — after "Tried the new Thai place on Ecclesall Road."'
-        in stored
-    ), stored
-
-
 def test_a_place_begun_at_on_a_day_is_kept(api, say):
     say("Started at the new climbing wall on Thursday.", when="2026-03-10T18:00:00Z")
     assert "climbing wall" in top(api, "where did I start on Thursday")
