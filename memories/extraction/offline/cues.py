@@ -1826,6 +1826,11 @@ def _owned(subject: Token, who: str | None) -> str:
     return f"{owner} {_noun_phrase(subject, plural=subject.tag_ == 'NNS')}"
 
 
+def _possessor(poss: Token) -> str:
+    """ "Priya Sharma" of "Priya Sharma's husband": the owner's words, without the "'s"."""
+    return " ".join(t.text for t in poss.subtree if t.dep_ != "case")
+
+
 def _kin_of_someone(subject: Token) -> str:
     """ "Noor's husband" for a subject "Noor's new husband", "my brother's wife" for "my
     brother's wife": a relation of someone named or of my own relation; "" otherwise."""
@@ -1835,7 +1840,7 @@ def _kin_of_someone(subject: Token) -> str:
     if poss is None:
         return ""
     if poss.pos_ == "PROPN" and poss.text[:1].isupper():  # (no firm has a husband)
-        whose = " ".join(t.text for t in poss.subtree if t.dep_ != "case")
+        whose = _possessor(poss)
     elif poss.lemma_.lower() in RELATIONS and any(
         c.dep_ == "poss" and c.lower_ in ("my", "our") for c in poss.children
     ):
@@ -2170,8 +2175,7 @@ def _about_someone(subject: Token, verb: Token, tokens: list[Token], who: str | 
     owner = "my" if not who else f"{who}'s"
     mine = any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children)
     if named_owner is not None:
-        whose = " ".join(t.text for t in named_owner.subtree if t.dep_ != "case")
-        owner, mine = f"{whose}'s", True
+        owner, mine = f"{_possessor(named_owner)}'s", True
     # "my flatmate's cat": the cat is my flatmate's, asked as such (never "my cat")
     kin = next(
         (
